@@ -1,0 +1,57 @@
+// Buffers and their contents.
+//
+// Send data is a deterministic function of (side, rank, byte index, salt), so expected
+// results are computed, never stored, and a misplaced block names where it came from.
+// Receive buffers start filled with a sentinel so that writes outside the result (gaps
+// between displs, past the end) are caught.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace collrepro {
+
+inline constexpr std::byte kSentinel{0xA5};
+
+// Byte i of the block of (side, rank).
+std::byte pattern_byte(int side, int rank, std::size_t i, std::uint64_t salt = 0);
+void fill_pattern(std::span<std::byte> out, int side, int rank, std::uint64_t salt = 0);
+// The first index where `got` differs from the pattern of (side, rank), or nullopt.
+std::optional<std::size_t> first_pattern_mismatch(std::span<const std::byte> got, int side, int rank,
+                                                  std::uint64_t salt = 0);
+
+// A 64-byte aligned byte buffer; never shrinks its allocation below one byte so that data()
+// is a valid pointer even for size 0.
+class Buffer {
+ public:
+  Buffer() : Buffer(0) {}
+  explicit Buffer(std::size_t bytes, std::byte fill = kSentinel);
+  std::byte* data() { return data_.get(); }
+  const std::byte* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  std::span<std::byte> span() { return {data_.get(), size_}; }
+  std::span<const std::byte> span() const { return {data_.get(), size_}; }
+  void fill(std::byte value);
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  std::unique_ptr<std::byte[], Free> data_;
+  std::size_t size_ = 0;
+};
+
+// Validation of an inter-group result at one process of `my_side`: remote block j must be
+// the pattern of (1 - my_side, j) at displs[j], and every byte outside the blocks must
+// still be the sentinel. Returns a message naming the first wrong byte, or nullopt.
+std::optional<std::string> check_inter_result(std::span<const std::byte> recv,
+                                              std::span<const std::size_t> counts,
+                                              std::span<const std::size_t> displs, int my_side,
+                                              std::uint64_t salt = 0);
+
+}  // namespace collrepro

@@ -1,0 +1,98 @@
+// The algorithm registry.
+//
+// Every algorithm registers itself once, at static-initialisation time, with
+// COLLREPRO_REGISTER(Type) in its own source file (as Google Benchmark's BENCHMARK() does).
+// The registry is filled before main() and never changes afterwards; the driver and the
+// tests look algorithms up by (collective, name) and never special-case a name.
+//
+// An entry carries: a stable kebab-case name (a CSV key), the collective, the topology it
+// is designed for, its kind (proposed, baseline, native), its source and its cost formula
+// as text. Each collective family (intergroup.hpp, isomorphic.hpp) adds a typed interface:
+// supports(shape) with a reason, the cost-model prediction, and prepare() -> Runner.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace collrepro {
+
+enum class Collective { Allgather, Allgatherv, NeighborAlltoall, NeighborAllgather, NeighborAlltoallw };
+const char* to_string(Collective c);
+Collective collective_from_string(const std::string& s);  // throws std::invalid_argument
+
+enum class Kind { Proposed, Baseline, Native };
+const char* to_string(Kind k);
+
+struct AlgorithmInfo {
+  std::string name;        // kebab-case, stable: a CSV key
+  Collective collective;
+  std::string topology;    // "fully-connected", "ring", "torus"
+  Kind kind;
+  std::string source;      // paper, section, algorithm number
+  std::string cost;        // cost formula in the paper's model, as text
+};
+
+// The answer of supports(): yes, or no with a reason a user can act on.
+struct Support {
+  bool ok = true;
+  std::string reason;
+  static Support yes() { return {}; }
+  static Support no(std::string why) { return {false, std::move(why)}; }
+  explicit operator bool() const { return ok; }
+};
+
+// A cost-model prediction in the alpha-beta model, kept as linear coefficients so that
+// alpha and beta can be fitted later: seconds = alpha_terms * alpha + beta_bytes * beta.
+struct Cost {
+  double alpha_terms = 0;
+  double beta_bytes = 0;
+  double seconds(double alpha, double beta) const { return alpha_terms * alpha + beta_bytes * beta; }
+};
+
+// A prepared call: everything set up outside the timed region; run() is what is timed.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual void run() = 0;
+};
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  virtual const AlgorithmInfo& info() const = 0;
+};
+
+class Registry {
+ public:
+  static Registry& global();
+
+  // Throws std::logic_error on a duplicate (collective, name).
+  bool add(std::unique_ptr<const Algorithm> algorithm);
+
+  std::vector<const Algorithm*> all() const;
+  std::vector<const Algorithm*> of(Collective c) const;
+  // nullptr when absent.
+  const Algorithm* find(Collective c, const std::string& name) const;
+
+  // The algorithms of collective c with the family interface F, in name order.
+  template <class F>
+  std::vector<const F*> family(Collective c) const {
+    std::vector<const F*> out;
+    for (const Algorithm* a : of(c))
+      if (const auto* f = dynamic_cast<const F*>(a)) out.push_back(f);
+    return out;
+  }
+
+ private:
+  std::vector<std::unique_ptr<const Algorithm>> algorithms_;
+};
+
+}  // namespace collrepro
+
+#define COLLREPRO_CONCAT_INNER(a, b) a##b
+#define COLLREPRO_CONCAT(a, b) COLLREPRO_CONCAT_INNER(a, b)
+// Registers one instance of Type (default-constructible) in the global registry.
+#define COLLREPRO_REGISTER(Type)                                               \
+  [[maybe_unused]] static const bool COLLREPRO_CONCAT(collrepro_registered_, __LINE__) = \
+      ::collrepro::Registry::global().add(std::make_unique<Type>())

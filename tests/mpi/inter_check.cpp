@@ -1,0 +1,274 @@
+// inter_check: validates one registered inter-group algorithm, bit for bit, against the
+// native intercommunicator MPI_Allgather / MPI_Allgatherv and against the computed
+// expected result, over a matrix of shapes that fit the launched process count.
+//
+//   inter_check --collective allgather|allgatherv --algorithm NAME --mode intercomm|intracomm
+//   inter_check --expect "name;name;..." --collective C     (fails if the registry has others)
+//
+// For every case: send buffers must be unchanged, receive gaps keep the sentinel, the
+// runner is run twice (a prepared runner is reused when timed), and the result equals the
+// native one byte for byte. Unsupported shapes are counted as skipped with their reason;
+// a run where every case is skipped fails, so a test cannot pass by rejecting everything.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collrepro/buffers.hpp"
+#include "collrepro/intergroup.hpp"
+
+using namespace collrepro;
+using inter::Args;
+using inter::Shape;
+
+namespace {
+
+struct Options {
+  Collective collective = Collective::Allgather;
+  std::string algorithm;
+  PairMode mode = PairMode::Intercomm;
+  std::string expect;
+  bool verbose = false;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--collective") o.collective = collective_from_string(next());
+    else if (a == "--algorithm") o.algorithm = next();
+    else if (a == "--mode") {
+      const std::string m = next();
+      if (m != "intercomm" && m != "intracomm") throw std::invalid_argument("--mode intercomm|intracomm");
+      o.mode = m == "intercomm" ? PairMode::Intercomm : PairMode::Intracomm;
+    } else if (a == "--expect") o.expect = next();
+    else if (a == "--verbose") o.verbose = true;
+    else throw std::invalid_argument("unknown argument " + a);
+  }
+  return o;
+}
+
+// (p, q) pairs that fit n processes: every split of n, plus the named ratios of the issue.
+std::vector<std::pair<int, int>> group_pairs(int n) {
+  std::set<std::pair<int, int>> s;
+  for (int p = 1; p < n; ++p) s.insert({p, n - p});
+  for (auto pq : std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {3, 3}, {1, 4}, {4, 1}, {8, 3}, {3, 8}, {13, 3},
+                                                   {3, 13}, {5, 7}, {7, 5}, {2, 6}, {6, 2}, {25, 7}, {7, 25}, {11, 2},
+                                                   {2, 11}, {6, 4}, {4, 6}})
+    if (pq.first + pq.second <= n) s.insert(pq);
+  return {s.begin(), s.end()};
+}
+
+constexpr std::size_t kLarge = (std::size_t{1} << 20) + 3;  // larger than 1 MiB, odd
+
+// Block sizes (ka, kb) for Allgather: zero, tiny, odd, smaller than ceil(p/q), half-duplex
+// in both directions, unequal, and > 1 MiB (only on the larger cases to bound memory).
+std::vector<std::pair<std::size_t, std::size_t>> allgather_sizes(int p, int q) {
+  std::vector<std::pair<std::size_t, std::size_t>> v = {
+      {0, 0}, {1, 1}, {13, 7}, {7, 13}, {3, 1}, {1, 3}, {64, 0}, {0, 64}, {4097, 0}, {0, 4097}, {1000, 250}};
+  if (p + q <= 16) v.push_back({kLarge, (std::size_t{1} << 20) + 5});
+  if (p + q <= 16) v.push_back({kLarge, 0});
+  return v;
+}
+
+// Block size vectors for Allgatherv (one group): equal, arithmetic 2(i+1)c, zero-laden,
+// a single huge block, fewer bytes than processes.
+std::vector<std::vector<std::size_t>> distributions(int n) {
+  const auto N = static_cast<std::size_t>(n);
+  std::vector<std::vector<std::size_t>> d;
+  d.push_back(std::vector<std::size_t>(N, 100));
+  std::vector<std::size_t> arith(N), zeros(N), huge(N, 0), sparse(N, 0), odd(N);
+  for (std::size_t i = 0; i < N; ++i) {
+    arith[i] = 2 * (i + 1) * 5;
+    zeros[i] = (i % 3 == 1) ? 37 : 0;
+    odd[i] = 2 * i + 1;
+  }
+  huge[N / 2] = kLarge;
+  sparse[0] = 1;
+  d.push_back(arith);
+  d.push_back(zeros);
+  d.push_back(huge);
+  d.push_back(sparse);
+  d.push_back(odd);
+  d.push_back(std::vector<std::size_t>(N, 0));
+  return d;
+}
+
+struct Case {
+  Shape shape;
+  bool gapped = false;  // Allgatherv: blocks in reverse order with gaps between them
+  std::string describe() const { return shape.describe() + (gapped ? " displs=gapped" : ""); }
+};
+
+std::vector<Case> cases_for(Collective c, int n) {
+  std::vector<Case> out;
+  for (auto [p, q] : group_pairs(n)) {
+    if (c == Collective::Allgather) {
+      for (auto [ka, kb] : allgather_sizes(p, q)) out.push_back({Shape::uniform(p, q, ka, kb)});
+    } else {
+      const auto da = distributions(p), db = distributions(q);
+      for (std::size_t i = 0; i < da.size(); ++i) {
+        Shape s{p, q, da[i], db[(i + 1) % db.size()]};
+        out.push_back({s, false});
+        out.push_back({s, true});
+      }
+      out.push_back({Shape{p, q, da[2], std::vector<std::size_t>(static_cast<std::size_t>(q), 0)}, false});
+    }
+  }
+  return out;
+}
+
+// Receive layout of remote blocks: contiguous, or reverse order with a 3-byte gap before each.
+void layout(const std::vector<std::size_t>& counts, bool gapped, std::vector<std::size_t>& displs,
+            std::size_t& total) {
+  displs.assign(counts.size(), 0);
+  total = 0;
+  if (!gapped) {
+    for (std::size_t j = 0; j < counts.size(); ++j) displs[j] = std::exchange(total, total + counts[j]);
+    return;
+  }
+  for (std::size_t j = counts.size(); j-- > 0;) {
+    total += 3;
+    displs[j] = std::exchange(total, total + counts[j]);
+  }
+  total += 5;
+}
+
+struct Outcome {
+  bool ran = false;
+  std::string error;  // empty when correct
+};
+
+// Runs the algorithm (twice) and the native reference for one case; returns this rank's verdict.
+Outcome run_case(const inter::InterAlgorithm& algo, const inter::InterAlgorithm& native, const Case& c,
+                 PairMode mode, int world_rank, int world_size, std::uint64_t salt) {
+  const auto sides = (salt % 2 == 0) ? block_sides(world_size, c.shape.p, c.shape.q)
+                                     : interleaved_sides(world_size, c.shape.p, c.shape.q);
+  auto pair = GroupPair::create(MPI_COMM_WORLD, sides, mode);
+  auto ref_pair = GroupPair::create(MPI_COMM_WORLD, sides, PairMode::Intercomm);
+  Outcome out;
+  if (!pair) return out;
+  const int side = pair->side(), me = pair->local_rank();
+  const std::size_t my_bytes = c.shape.blocks(side)[static_cast<std::size_t>(me)];
+  const auto& counts = c.shape.blocks(1 - side);
+  std::vector<std::size_t> displs;
+  std::size_t total = 0;
+  layout(counts, c.gapped, displs, total);
+
+  Buffer send(my_bytes), send_copy(my_bytes), recv(total), ref(total);
+  fill_pattern(send.span(), side, me, salt);
+  std::memcpy(send_copy.data(), send.data(), my_bytes);
+  Args args{send.data(), my_bytes, recv.data(), counts, displs};
+  Args ref_args{send.data(), my_bytes, ref.data(), counts, displs};
+
+  native.prepare(*ref_pair, ref_args)->run();
+  auto runner = algo.prepare(*pair, args);
+  out.ran = true;
+  for (int round = 0; round < 2; ++round) {
+    recv.fill(kSentinel);
+    runner->run();
+    if (std::memcmp(send.data(), send_copy.data(), my_bytes) != 0) {
+      out.error = "the send buffer was modified";
+    } else if (auto bad = check_inter_result(recv.span(), counts, displs, side, salt)) {
+      out.error = *bad;
+    } else if (std::memcmp(recv.data(), ref.data(), total) != 0) {
+      out.error = "result differs from the native MPI result";
+    }
+    if (!out.error.empty()) {
+      out.error = "run " + std::to_string(round + 1) + ", side " + "AB"[side] + " rank " + std::to_string(me) +
+                  ": " + out.error;
+      break;
+    }
+  }
+  (void)world_rank;
+  return out;
+}
+
+int check_expected(const Options& o, int world_rank) {
+  std::set<std::string> expected;
+  std::stringstream ss(o.expect);
+  for (std::string name; std::getline(ss, name, ';');)
+    if (!name.empty()) expected.insert(name);
+  int missing = 0;
+  for (const auto* a : Registry::global().family<inter::InterAlgorithm>(o.collective))
+    if (!expected.count(a->info().name)) {
+      if (world_rank == 0)
+        std::cerr << "registered " << to_string(o.collective) << " algorithm '" << a->info().name
+                  << "' has no MPI test: add it to tests/mpi/*.cmake\n";
+      ++missing;
+    }
+  for (const auto& name : expected)
+    if (!Registry::global().find(o.collective, name)) {
+      if (world_rank == 0) std::cerr << "tested algorithm '" << name << "' is not registered\n";
+      ++missing;
+    }
+  if (world_rank == 0) std::cout << (missing ? 0 : 1) << " passed, " << (missing ? 1 : 0) << " failed\n";
+  return missing ? 1 : 0;
+}
+
+const inter::InterAlgorithm& lookup(Collective c, const std::string& name) {
+  const auto* a = dynamic_cast<const inter::InterAlgorithm*>(Registry::global().find(c, name));
+  if (!a) throw std::invalid_argument("no inter-group " + std::string(to_string(c)) + " algorithm named '" + name + "'");
+  return *a;
+}
+
+int run(const Options& o) {
+  int world_rank = 0, world_size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (!o.expect.empty()) return check_expected(o, world_rank);
+
+  const auto& algo = lookup(o.collective, o.algorithm);
+  const auto& native = lookup(o.collective, "native");
+  int passed = 0, failed = 0, skipped = 0;
+  std::uint64_t salt = 1;
+  for (const Case& c : cases_for(o.collective, world_size)) {
+    ++salt;
+    const Support support = algo.supports(c.shape, o.mode);
+    if (!support) {
+      ++skipped;
+      if (o.verbose && world_rank == 0) std::cout << "skip " << c.describe() << ": " << support.reason << "\n";
+      continue;
+    }
+    Outcome out = run_case(algo, native, c, o.mode, world_rank, world_size, salt);
+    int bad = out.error.empty() ? 0 : 1, any_bad = 0;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (bad) std::cerr << "FAIL " << o.algorithm << " " << c.describe() << ": " << out.error << std::endl;
+    if (any_bad) ++failed;
+    else ++passed;
+    if (o.verbose && world_rank == 0) std::cout << (any_bad ? "FAIL " : "ok   ") << c.describe() << "\n";
+  }
+  if (world_rank == 0) {
+    std::cout << to_string(o.collective) << "/" << o.algorithm << " (" << to_string(o.mode) << ", " << world_size
+              << " processes): " << skipped << " shapes skipped as unsupported\n";
+    if (passed + failed == 0) std::cout << "no supported shape at this process count\n";
+    std::cout << passed << " passed, " << failed << " failed\n";
+  }
+  return failed > 0 || passed == 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = 1;
+  try {
+    rc = run(parse(argc, argv));
+  } catch (const std::exception& e) {
+    std::cerr << "inter_check: " << e.what() << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,29 @@
+# MPI correctness tests of the inter-group algorithms (fully connected family and ring),
+# by algorithm name, in both GroupPair modes, at every process count in COLLREPRO_MPI_NPS.
+add_executable(inter_check ${CMAKE_CURRENT_LIST_DIR}/inter_check.cpp)
+target_link_libraries(inter_check PRIVATE collalgos)
+
+set(COLLREPRO_ALLGATHER_ALGORITHMS native root-gathering halfduplex-fc fullduplex-allgather)
+set(COLLREPRO_ALLGATHERV_ALGORITHMS native root-gathering fullduplex-allgatherv fullduplex-allgatherv-ordered)
+# Further algorithms add themselves to these lists from their own fragment (e.g. ring.cmake).
+file(GLOB _inter_extra CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/inter_algorithms_*.inc)
+foreach(f ${_inter_extra})
+  include(${f})
+endforeach()
+
+foreach(collective allgather allgatherv)
+  string(TOUPPER ${collective} _upper)
+  set(_names ${COLLREPRO_${_upper}_ALGORITHMS})
+  collrepro_mpi_test(${collective}.registry-coverage 1 inter_check --collective ${collective} --expect "${_names}")
+  foreach(name ${_names})
+    foreach(np ${COLLREPRO_MPI_NPS})
+      foreach(mode intercomm intracomm)
+        if(name STREQUAL "native" AND mode STREQUAL "intracomm")
+          continue()
+        endif()
+        collrepro_mpi_test(${collective}.${name}.${mode} ${np} inter_check
+                           --collective ${collective} --algorithm ${name} --mode ${mode})
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
