@@ -14,16 +14,10 @@
 
 #include "collrepro/intergroup.hpp"
 #include "intergroup/costs.hpp"
+#include "intergroup/exchange_executor.hpp"
 
 namespace collrepro::inter {
 namespace {
-
-std::vector<int> to_ints(const std::vector<std::size_t>& v, const char* what) {
-  std::vector<int> out;
-  out.reserve(v.size());
-  for (std::size_t x : v) out.push_back(mpi_count(x, what));
-  return out;
-}
 
 class NativeAllgather final : public Runner {
  public:
@@ -46,8 +40,8 @@ class NativeAllgatherv final : public Runner {
  public:
   NativeAllgatherv(MPI_Comm inter, const Args& args)
       : inter_(inter), args_(args),
-        counts_(to_ints(args.recv_counts, "MPI_Allgatherv receive count")),
-        displs_(to_ints(args.recv_displs, "MPI_Allgatherv displacement")) {
+        counts_(to_int_counts(args.recv_counts, "MPI_Allgatherv receive count")),
+        displs_(to_int_counts(args.recv_displs, "MPI_Allgatherv displacement")) {
     send_count_ = mpi_count(args.send_bytes, "MPI_Allgatherv send count");
   }
   void run() override {

@@ -1,0 +1,48 @@
+// The MPI executor shared by the fully connected inter-group algorithms: carries out an
+// ExchangePlan (pieces between the groups, then one in-place intra-group Allgatherv), and
+// stages the contiguous remote result when the user's displacements are not contiguous.
+#pragma once
+
+#include <vector>
+
+#include "collrepro/buffers.hpp"
+#include "collrepro/exchange_plan.hpp"
+#include "collrepro/group_pair.hpp"
+#include "collrepro/intergroup.hpp"
+
+namespace collrepro::inter {
+
+// The contiguous remote result (block j at the running sum of counts): the user's receive
+// buffer itself when its displs are contiguous, otherwise a scratch buffer whose blocks
+// finish() copies to their displs.
+class ResultStage {
+ public:
+  explicit ResultStage(const Args& args);
+  std::byte* data() { return staged_ ? scratch_.data() : args_.recv; }
+  void finish();
+
+ private:
+  const Args& args_;
+  bool staged_;
+  Buffer scratch_;
+};
+
+class ExchangeExecutor {
+ public:
+  // ordered: receive in the plan's order with blocking receives (sends posted first);
+  // otherwise post every receive and send, then wait for all.
+  ExchangeExecutor(const GroupPair& pair, bool ordered);
+
+  void exchange(const std::byte* send, const std::vector<Transfer>& sends, std::byte* result,
+                const std::vector<Transfer>& recvs) const;
+  // In-place MPI_Allgatherv over my group of the pieces at the given displacements.
+  void gather(std::byte* result, const std::vector<int>& counts, const std::vector<int>& displs) const;
+
+ private:
+  const GroupPair& pair_;
+  bool ordered_;
+};
+
+std::vector<int> to_int_counts(const std::vector<std::size_t>& v, const char* what);
+
+}  // namespace collrepro::inter

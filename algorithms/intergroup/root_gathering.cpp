@@ -1,0 +1,114 @@
+// root-gathering: the root-gathering baseline of production MPI libraries, emulated with
+// intra-group collectives (library independent), for Allgather and Allgatherv, half- and
+// full-duplex.
+//
+// Source: seed 000 §III-A and §V (emulation); seed 001 §3.1 (Eqs. 1-2) and the library
+//   code described in the spec notes (MPICH MPIR_Allgather_inter_local_gather_remote_bcast,
+//   Open MPI mca_coll_inter_allgather_inter).
+// Stages: (1) each group gathers its blocks at local rank 0 (MPI_Gather; for Allgatherv a
+//   gather of the sizes first, since a process knows only the remote sizes); (2) the two
+//   roots swap the aggregates with one MPI_Sendrecv (Open MPI's order; MPICH serialises
+//   the two directions); (3) each root broadcasts the remote aggregate in its group
+//   (MPI_Bcast). Directions with no data skip their stages.
+// Cost: gather max((p-1) k_A, (q-1) k_B) + root exchange M + two concurrent broadcasts at
+//   the scatter-allgather 2x: (3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3M) t_w,
+//   M = max(K_A, K_B); half-duplex: (log p + 1 + 2 log q) t_s + (4p - 1) k t_w (seed 000).
+// Cases: every shape, in both GroupPair modes.
+#include <cstring>
+#include <numeric>
+
+#include "collrepro/intergroup.hpp"
+#include "intergroup/costs.hpp"
+#include "intergroup/exchange_executor.hpp"
+
+namespace collrepro::inter {
+namespace {
+
+constexpr int kRootTag = 3103;
+
+class RootGathering final : public Runner {
+ public:
+  RootGathering(const GroupPair& pair, const Args& args, bool variable)
+      : pair_(pair), args_(args), variable_(variable), stage_(args), remote_total_(args.recv_total()) {
+    if (is_root()) {
+      local_counts_.resize(static_cast<std::size_t>(pair.local_size()), mpi_count(args.send_bytes, "count"));
+      local_displs_.resize(local_counts_.size());
+    }
+  }
+
+  void run() override {
+    const std::size_t local_total = gather_at_root();
+    exchange_roots(local_total);
+    if (remote_total_ > 0)
+      check(MPI_Bcast(stage_.data(), mpi_count(remote_total_, "MPI_Bcast"), MPI_BYTE, 0, pair_.local()), "MPI_Bcast");
+    stage_.finish();
+  }
+
+ private:
+  bool is_root() const { return pair_.local_rank() == 0; }
+
+  // Returns the aggregate's size at the root (0 elsewhere).
+  std::size_t gather_at_root() {
+    const int mine = mpi_count(args_.send_bytes, "MPI_Gatherv");
+    if (variable_)
+      check(MPI_Gather(&mine, 1, MPI_INT, local_counts_.data(), 1, MPI_INT, 0, pair_.local()), "MPI_Gather (sizes)");
+    else if (mine == 0)
+      return 0;  // an Allgather group sends equal blocks: nothing to gather
+    std::size_t total = 0;
+    if (is_root()) {
+      for (std::size_t r = 0; r < local_counts_.size(); ++r) {
+        local_displs_[r] = mpi_count(total, "MPI_Gatherv displacement");
+        total += static_cast<std::size_t>(local_counts_[r]);
+      }
+      if (aggregate_.size() < total) aggregate_.resize(total);
+    }
+    check(MPI_Gatherv(args_.send, mine, MPI_BYTE, aggregate_.data(), local_counts_.data(), local_displs_.data(),
+                      MPI_BYTE, 0, pair_.local()),
+          "MPI_Gatherv");
+    return total;
+  }
+
+  void exchange_roots(std::size_t local_total) {
+    if (!is_root()) return;
+    check(MPI_Sendrecv(aggregate_.data(), mpi_count(local_total, "MPI_Sendrecv"), MPI_BYTE, pair_.remote(0), kRootTag,
+                       stage_.data(), mpi_count(remote_total_, "MPI_Sendrecv"), MPI_BYTE, pair_.remote(0), kRootTag,
+                       pair_.p2p(), MPI_STATUS_IGNORE),
+          "MPI_Sendrecv (roots)");
+  }
+
+  const GroupPair& pair_;
+  const Args& args_;
+  bool variable_;
+  ResultStage stage_;
+  std::size_t remote_total_;
+  std::vector<int> local_counts_, local_displs_;
+  std::vector<std::byte> aggregate_;
+};
+
+class RootGatheringAlgorithm : public InterAlgorithm {
+ public:
+  explicit RootGatheringAlgorithm(Collective c)
+      : InterAlgorithm({"root-gathering", c, "fully-connected", Kind::Baseline,
+                        "seed 000 §III-A/§V and seed 001 §3.1: local gather, root exchange, local broadcast (emulated)",
+                        "(3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3 max(K_A, K_B)) t_w"}) {}
+
+  Support supports(const Shape&, PairMode) const override { return Support::yes(); }
+
+  Cost cost(const Shape& s) const override {
+    const double gather = std::max(bytes(s.total(0) - s.max_block(0)), bytes(s.total(1) - s.max_block(1)));
+    return {3 * log2_rounds(static_cast<std::size_t>(std::max(s.p, s.q))) + 1, gather + 3 * transfer_bound(s)};
+  }
+
+  std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
+    return std::make_unique<RootGathering>(pair, args, info().collective == Collective::Allgatherv);
+  }
+};
+
+struct ForAllgather final : RootGatheringAlgorithm { ForAllgather() : RootGatheringAlgorithm(Collective::Allgather) {} };
+struct ForAllgatherv final : RootGatheringAlgorithm { ForAllgatherv() : RootGatheringAlgorithm(Collective::Allgatherv) {} };
+
+COLLREPRO_REGISTER(ForAllgather);
+COLLREPRO_REGISTER(ForAllgatherv);
+
+}  // namespace
+}  // namespace collrepro::inter
