@@ -1,0 +1,195 @@
+"""Command line: analyze <subcommand> ... (see analysis/README.md)."""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .errors import InputError
+
+# The subcommands import pandas/matplotlib lazily, so that --help is instant.
+
+EXIT_BAD_INPUT = 2
+
+
+def _dirs(parser, name="dirs", help_text="result directories (raw-*.csv, summary-*.csv, meta-*.json)"):
+    parser.add_argument(name, nargs="+", type=Path, metavar="DIR", help=help_text)
+
+
+def _outdir(parser):
+    parser.add_argument("-o", "--outdir", type=Path, required=True, metavar="OUTDIR",
+                        help="output directory (created if missing)")
+
+
+def _test_options(parser):
+    parser.add_argument("--threshold", type=float, default=0.05,
+                        help="relative change that counts (default 0.05 = 5%%)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="significance level of the Mann-Whitney U test (default 0.05)")
+    parser.add_argument("--min-launches", type=int, default=None, metavar="N",
+                        help="launches needed per side for a verdict (default: the least that can "
+                             "reach p < alpha, 4 for alpha=0.05)")
+
+
+def _print_paths(paths):
+    for path in paths:
+        print(path)
+
+
+# ---------------------------------------------------------------- subcommands
+
+def cmd_aggregate(args):
+    from . import loader
+    from .aggregate import aggregate, per_launch, speedups
+    rs = loader.load(args.dirs)
+    agg = aggregate(rs)
+    if args.per_launch:
+        per_launch(rs).to_csv(args.per_launch, index=False)
+    if args.speedups:
+        speedups(agg).to_csv(args.speedups, index=False)
+    if args.output:
+        agg.to_csv(args.output, index=False)
+        _print_paths([p for p in (args.output, args.per_launch, args.speedups) if p])
+    else:
+        agg.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def cmd_figure(args):
+    from . import figures, loader
+    from .aggregate import aggregate
+    rs = loader.load(args.dirs)
+    options = {"baseline": args.baseline} if args.set == "seed001" and args.baseline else {}
+    figs = figures.build_and_save(args.set, aggregate(rs), rs.metas, args.outdir, **options)
+    if not figs:
+        raise InputError(f"no data for any {args.set} figure")
+    _print_paths([p for fo in figs for p in fo.paths])
+    return 0
+
+
+def cmd_overlay(args):
+    from . import loader, overlay
+    from .aggregate import aggregate
+    rs = loader.load(args.dirs)
+    paths, _, fits, _ = overlay.run(aggregate(rs), rs.metas, args.outdir, args.source, args.weight)
+    for fit in fits.itertuples():
+        print(f"# {fit.mpi_impl} {fit.mpi_version} nprocs={fit.nprocs}: alpha={fit.alpha_s:.4g} s "
+              f"beta={fit.beta_s_per_byte:.4g} s/B (rms rel. residual {fit.rms_rel_residual:.3g})",
+              file=sys.stderr)
+    _print_paths(paths)
+    return 0
+
+
+def cmd_compare(args):
+    from . import compare, loader
+    code, paths, _, table = compare.run(loader.load([args.a]), loader.load([args.b]), args.outdir,
+                                        args.alpha, args.threshold, args.min_launches)
+    counts = table["verdict"].value_counts().to_dict()
+    print("# " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())), file=sys.stderr)
+    _print_paths(paths)
+    return code
+
+
+def cmd_trend(args):
+    from . import loader, trend
+    sets = [loader.load([d]) for d in args.dirs]
+    paths, _, first = trend.run(sets, args.outdir, args.order, args.alpha, args.threshold,
+                                args.min_launches)
+    regressed = first[first["first_regression"] != ""]
+    print(f"# points with a significant regression: {len(regressed)} of {len(first)}", file=sys.stderr)
+    _print_paths(paths)
+    return 1 if args.fail_on_regression and len(regressed) else 0
+
+
+def cmd_report(args):
+    from . import loader, report
+    path = report.run(loader.load(args.dirs), args.outdir, args.format)
+    _print_paths([path])
+    return 0
+
+
+# ---------------------------------------------------------------- parser
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="analyze", description="collrepro analysis: aggregate, figures, cost-model overlay, "
+        "compare, trend and report over result directories (results/CONTRACT.md). "
+        "Exit codes: 0 ok, 1 regression found (compare; trend with --fail-on-regression), "
+        "2 bad input.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+
+    p = sub.add_parser("aggregate", help="per-point median of per-launch Tukey medians (CSV)",
+                       description="Tukey-filtered per-launch medians, then median/min/max across "
+                       "launches, one row per point.")
+    _dirs(p)
+    p.add_argument("-o", "--output", type=Path, help="aggregated CSV (default: stdout)")
+    p.add_argument("--per-launch", type=Path, metavar="FILE", help="also write per-launch statistics")
+    p.add_argument("--speedups", type=Path, metavar="FILE", help="also write baseline/proposed speedups")
+    p.set_defaults(func=cmd_aggregate)
+
+    p = sub.add_parser("figure", help="paper figure sets (PNG and PDF)",
+                       description="Regenerate a paper's figure set from the data present.")
+    sets = p.add_subparsers(dest="set", required=True, metavar="SET")
+    helps = {"seed000": "seed 000 Fig 4: time vs size per (p/q, topology)",
+             "seed001": "seed 001 Figs 4-6: time vs size per setting, improvement with Eq. 5 limit",
+             "seed004": "seed 004 Figs 2-5: grouped bars per block size, a panel per neighborhood"}
+    for name, text in helps.items():
+        q = sets.add_parser(name, help=text, description=text)
+        _dirs(q)
+        _outdir(q)
+        if name == "seed001":
+            q.add_argument("--baseline", choices=["native", "root-gathering"],
+                           help="T_old of Fig 6 (default: native when measured, else root-gathering)")
+    p.set_defaults(func=cmd_figure)
+
+    p = sub.add_parser("overlay", help="fit alpha/beta, draw model vs measurement, efficiency CSV",
+                       description="Fit alpha and beta (non-negative least squares) and draw each "
+                       "algorithm's cost-model prediction beside its measurement.")
+    _dirs(p)
+    _outdir(p)
+    p.add_argument("--from", dest="source", choices=["model", "pingpong"], default="model",
+                   help="fit from the measured medians and the summary's cost coefficients "
+                        "(model, default) or from the meta pingpong series (pingpong)")
+    p.add_argument("--weight", choices=["relative", "absolute"], default="relative",
+                   help="least-squares weighting (default relative: residual / measured)")
+    p.set_defaults(func=cmd_overlay)
+
+    p = sub.add_parser("compare", help="A vs B per point: ratio, Mann-Whitney U, verdict",
+                       description="Compare two result sets (e.g. two MPI libraries or versions). "
+                       "Exit 1 if any point is significantly slower in B by more than the threshold.")
+    p.add_argument("a", type=Path, metavar="A", help="reference result directory")
+    p.add_argument("b", type=Path, metavar="B", help="result directory compared against A")
+    _outdir(p)
+    _test_options(p)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("trend", help="N result sets over versions or dates; first regressing version",
+                       description="Order result sets by MPI version or start date and name, per "
+                       "point, the first set that is significantly slower than the first one.")
+    _dirs(p, help_text="result directories, one per MPI version or date")
+    p.add_argument("--order", choices=["version", "date"], default="version",
+                   help="natural MPI version order (default) or meta start_utc")
+    _outdir(p)
+    _test_options(p)
+    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 if any point regressed")
+    p.set_defaults(func=cmd_trend)
+
+    p = sub.add_parser("report", help="Markdown/HTML summary with tables and figures",
+                       description="Summarise an experiment: medians of medians, speedups, figures.")
+    _dirs(p)
+    _outdir(p)
+    p.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
+    p.set_defaults(func=cmd_report)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as err:
+        print(f"analyze: error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # e.g. `analyze aggregate DIR | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -1,0 +1,205 @@
+"""Paper figure sets: seed 000 Fig 4, seed 001 Figs 4-6, seed 004 Figs 2-5.
+
+Each builder takes the aggregated table (aggregate.aggregate) and the meta
+dicts, and returns a list of FigureOutput; all layout goes through
+plotting.panels_figure.
+"""
+
+import pandas as pd
+
+from . import plotting as pl
+from .aggregate import speedup_series
+from .models import eq5_limit
+from .schema import InputError
+
+SEED000 = {"fully-connected": ["halfduplex-fc", "root-gathering", "native"],
+           "ring": ["halfduplex-ring", "ring-allgather"]}
+SEED000_PAIRS = {"fully-connected": ("root-gathering", "halfduplex-fc"),
+                 "ring": ("ring-allgather", "halfduplex-ring")}
+SEED001 = {"allgather": ["fullduplex-allgather", "eurompi-twostep", "native", "root-gathering"],
+           "allgatherv": ["fullduplex-allgatherv", "fullduplex-allgatherv-ordered", "native",
+                          "root-gathering"]}
+SEED001_PROPOSED = {"allgather": "fullduplex-allgather", "allgatherv": "fullduplex-allgatherv"}
+SEED004 = {  # file stem -> (collectives, paper figures)
+    "seed004-fig2-4-neighbor-alltoall": (["neighbor-alltoall"], "Figs 2 and 4"),
+    "seed004-fig3-neighbor-alltoallw": (["neighbor-alltoallw"], "Fig 3"),
+    "seed004-fig5-neighbor-allgather": (["neighbor-allgather", "neighbor-alltoall"], "Fig 5"),
+}
+TOPOLOGY_NAMES = {"fully-connected": "fully connected", "ring": "ring", "torus": "torus"}
+
+
+def _select(agg, mask, what):
+    data = agg[mask]
+    if data.empty:
+        raise InputError(f"no data for {what} in the result set")
+    return data
+
+
+def _time_vs_size(order=None):
+    """Draw callback: median time vs message size, log-log, min/max bars."""
+    def draw(ax, sub, _key):
+        scale = pl.time_scale(ax, sub["max"])
+        pl.draw_lines(ax, sub, "algorithm", scale=scale, order=order)
+        pl.size_axis(ax, sub["msg_bytes"])
+        pl.log_time_axis(ax)
+    return draw
+
+
+# ---------------------------------------------------------------- seed 000
+
+def _improvement_note(ax, sub, topology):
+    baseline, proposed = SEED000_PAIRS[topology]
+    sp = speedup_series(sub, baseline, proposed)
+    if len(sp):
+        last = sp.sort_values("msg_bytes").iloc[-1]
+        ax.text(0.03, 0.95, f"{baseline}/{proposed} at {pl.format_bytes(last.msg_bytes)}: "
+                f"{last.speedup:.2f}x", transform=ax.transAxes, fontsize=7, va="top")
+
+
+def seed000(agg, metas):
+    """Fig 4: time vs size, one panel per (p/q, topology) present."""
+    allowed = agg.apply(lambda r: r["algorithm"] in SEED000.get(r["topology"], ()), axis=1)
+    data = _select(agg, (agg["collective"] == "allgather") & (agg["kb"] == 0) & allowed,
+                   "seed 000 (half-duplex allgather, kb=0)")
+    context = pl.varying_context(data)
+    draw_times = _time_vs_size()
+
+    def draw(ax, sub, key):
+        draw_times(ax, sub, key)
+        _improvement_note(ax, sub, key["topology"])
+
+    def title(key, _sub):
+        return (f"{key['p']}/{key['q']}, {TOPOLOGY_NAMES.get(key['topology'], key['topology'])}"
+                + pl.context_suffix(key, context))
+    fo = pl.panels_figure("seed000-fig4", data, ["topology", "p", "q"] + context, draw, title,
+                          "Seed 000 Fig. 4: half-duplex inter-group all-to-all broadcast "
+                          "(senders/receivers, topology)", pl.footer_text(data, metas))
+    return [fo]
+
+
+# ---------------------------------------------------------------- seed 001
+
+def _seed001_data(agg):
+    allowed = agg.apply(lambda r: r["algorithm"] in SEED001.get(r["collective"], ()), axis=1)
+    return _select(agg, allowed & (agg["kb"] > 0), "seed 001 (full-duplex allgather/allgatherv)")
+
+
+def _settings_figure(name, data, metas, suptitle):
+    context = pl.varying_context(data)
+    return pl.panels_figure(name, data, ["setting"] + context, _time_vs_size(),
+                            lambda key, _s: key["setting"] + pl.context_suffix(key, context),
+                            suptitle, pl.footer_text(data, metas))
+
+
+def improvement_table(data, baseline=None):
+    """T_old/T_new per setting and size, with the Eq. 5 limit of each setting.
+
+    T_new = fullduplex-allgather(v); T_old = `baseline`, or by default native
+    when the setting has it, else root-gathering.
+    """
+    rows = []
+    for setting, sub in data.groupby("setting"):
+        proposed = SEED001_PROPOSED[sub["collective"].iloc[0]]
+        present = set(sub["algorithm"])
+        old = baseline or ("native" if "native" in present else "root-gathering")
+        sp = speedup_series(sub, old, proposed)
+        if sp.empty:
+            continue
+        ref = sub.sort_values("msg_bytes").iloc[-1]
+        limit = eq5_limit(ref["p"], ref["q"], ref["ka"], ref["kb"], ref["distribution"])
+        rows.append(sp.assign(series=f"{setting} ({old}/{proposed})", eq5_limit=limit))
+    if not rows:
+        raise InputError("no setting has both a proposed and a baseline algorithm")
+    return pd.concat(rows, ignore_index=True)
+
+
+def _draw_improvement(order):
+    def draw(ax, sub, _key):
+        shown = sub.rename(columns={"speedup": "median", "speedup_lo": "min", "speedup_hi": "max"})
+        pl.draw_lines(ax, shown, "series", order=order)
+        for series, part in sub.groupby("series"):
+            limit = part["eq5_limit"].iloc[0]
+            ax.axhline(limit, color=pl.color_for(series, order), linestyle="--", linewidth=1)
+            ax.annotate(f"{limit:.2f}", (1.0, limit), xycoords=("axes fraction", "data"),
+                        fontsize=7, ha="left", va="center", color=pl.color_for(series, order))
+        ax.axhline(1.0, color="0.5", linewidth=0.8)
+        pl.size_axis(ax, sub["msg_bytes"])
+        ax.set_ylabel("improvement T_old / T_new")
+        ax.grid(True, alpha=0.3)
+    return draw
+
+
+def seed001(agg, metas, baseline=None):
+    """Figs 4 and 5 (time vs size per setting) and Fig 6 (improvement, Eq. 5 limit)."""
+    data = _seed001_data(agg)
+    out = []
+    for collective, fig, stem in (("allgather", "Fig. 4", "seed001-fig4-allgather"),
+                                  ("allgatherv", "Fig. 5", "seed001-fig5-allgatherv")):
+        part = data[data["collective"] == collective]
+        if len(part):
+            out.append(_settings_figure(stem, part, metas, f"Seed 001 {fig}: inter-group "
+                                        f"{collective} run time per setting"))
+    imp = improvement_table(data, baseline)
+    order = sorted(imp["series"].unique())
+    context = [c for c in pl.varying_context(imp) if c != "nprocs"]
+    out.append(pl.panels_figure(
+        "seed001-fig6-improvement", imp, ["nprocs"] + context, _draw_improvement(order),
+        lambda key, _s: f"{key['nprocs']} processes" + pl.context_suffix(key, context),
+        "Seed 001 Fig. 6: improvement T_old/T_new per setting", pl.footer_text(data, metas),
+        ncols=2, extra_legend=[pl.proxy_line("Eq. 5 model limit (dashed)", color="0.3",
+                                             linestyle="--")]))
+    return out
+
+
+# ---------------------------------------------------------------- seed 004
+
+def _draw_bars(order):
+    def draw(ax, sub, _key):
+        scale = pl.time_scale(ax, sub["max"])
+        pl.draw_bars(ax, sub, "series", scale=scale, order=order)
+        ax.set_xlabel("block size")
+    return draw
+
+
+def seed004(agg, metas):
+    """Figs 2-5: grouped bars per block size and algorithm, a panel per neighborhood."""
+    iso = _select(agg, agg["collective"].str.startswith("neighbor-"), "seed 004 (neighbor collectives)")
+    out = []
+    for stem, (collectives, figs) in SEED004.items():
+        main = iso[iso["collective"] == collectives[0]]
+        if main.empty:
+            continue
+        data = iso[iso["collective"].isin(collectives)
+                   & iso["neighborhood"].isin(set(main["neighborhood"]))].copy()
+        mixed = data["collective"].nunique() > 1
+        data["series"] = [f"{a} [{c.replace('neighbor-', '')}]" if mixed else a
+                          for a, c in zip(data["algorithm"], data["collective"])]
+        order = sorted(data["series"].unique()) if mixed else None
+        context = pl.varying_context(data)
+        out.append(pl.panels_figure(
+            stem, data, ["neighborhood", "dims"] + context, _draw_bars(order),
+            lambda key, _s: f"{key['neighborhood']} on {key['dims']}" + pl.context_suffix(key, context),
+            f"Seed 004 {figs}: {' vs '.join(collectives)}, median of per-launch medians "
+            "(bars: min/max)", pl.footer_text(data, metas)))
+    return out
+
+
+BUILDERS = {"seed000": seed000, "seed001": seed001, "seed004": seed004}
+
+
+def build_and_save(which, agg, metas, outdir, **options):
+    figs = BUILDERS[which](agg, metas, **options)
+    for fo in figs:
+        pl.save(fo, outdir)
+    return figs
+
+
+def available_sets(agg):
+    """Figure sets for which the aggregated table has data."""
+    found = []
+    for name, test in (("seed000", lambda a: ((a["collective"] == "allgather") & (a["kb"] == 0)).any()),
+                       ("seed001", lambda a: (a["collective"].isin(SEED001) & (a["kb"] > 0)).any()),
+                       ("seed004", lambda a: a["collective"].str.startswith("neighbor-").any())):
+        if len(agg) and test(agg):
+            found.append(name)
+    return found

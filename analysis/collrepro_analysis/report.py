@@ -1,0 +1,175 @@
+"""report DIR: Markdown or HTML summary of one experiment, with its figures."""
+
+import html
+import re
+
+import pandas as pd
+
+from . import figures, overlay
+from .aggregate import aggregate, speedups
+from .models import eq5_limit
+from .schema import InputError
+from .tables import fmt_time, html_table, markdown_table
+from .units import format_bytes
+
+
+def _meta_items(rs, agg):
+    first = rs.metas[0] if rs.metas else {}
+    launches = sorted({(m["_dir"], m["launch"]) for m in rs.metas})
+
+    def values(key):
+        found = {str(m.get(key)) for m in rs.metas if m.get(key) not in (None, "")}
+        return ", ".join(sorted(found)) or "-"
+    sync = first.get("sync") or {}
+    clock = first.get("clock") or {}
+    procs = sorted({f"{r.nprocs} ({r.nodes} node(s) x {r.ppn} ppn)" for r in agg.itertuples()})
+    return [
+        f"experiment: {values('experiment')} — {values('description')}",
+        f"directories: {rs.label}",
+        f"launches: {len(launches)}; complete: {values('complete')}; "
+        f"start: {min((m['start_utc'] for m in rs.metas), default='-')}, "
+        f"end: {max((str(m.get('end_utc', '')) for m in rs.metas), default='-')}",
+        f"machine: {values('machine')}" + (f" (simulated on {values('platform')})"
+                                           if any(m.get("simulated") for m in rs.metas) else ""),
+        f"MPI: {values('mpi_library')}",
+        f"processes: {', '.join(procs)}; "
+        f"placement: {', '.join(sorted(set(agg['placement'])))}",
+        f"sync: {sync.get('method', '-')} (error {sync.get('error_s', '-')} s, invalid rate "
+        f"{sync.get('invalid_rate', '-')}); clock: {clock.get('name', '-')} "
+        f"(resolution {clock.get('resolution_s', '-')} s)",
+        f"git revision: {values('git_revision')}; compiler: {values('compiler')}",
+        f"command: {values('command')}",
+    ]
+
+
+def _median_pivot(sub):
+    cell = [f"{fmt_time(m)} [{fmt_time(lo)}, {fmt_time(hi)}]"
+            for m, lo, hi in zip(sub["median"], sub["min"], sub["max"])]
+    table = sub.assign(cell=cell).pivot_table(index="msg_bytes", columns="algorithm", values="cell",
+                                             aggfunc="first").reset_index()
+    table["msg_bytes"] = table["msg_bytes"].map(format_bytes)
+    return table.rename(columns={"msg_bytes": "size"}).fillna("-")
+
+
+def _speedup_pivot(sub):
+    table = sub.assign(pair=sub["baseline"] + " / " + sub["proposed"]).pivot_table(
+        index="msg_bytes", columns="pair", values="speedup", aggfunc="first").reset_index()
+    table["msg_bytes"] = table["msg_bytes"].map(format_bytes)
+    for col in table.columns[1:]:
+        table[col] = table[col].map(lambda v: "-" if pd.isna(v) else f"{v:.2f}x")
+    return table.rename(columns={"msg_bytes": "size"})
+
+
+def _context(sub):
+    return "; ".join(f"{c}={', '.join(map(str, sorted(sub[c].unique())))}"
+                     for c in ("mpi_impl", "mpi_version", "nprocs", "placement"))
+
+
+def _limit_note(sub):
+    """Seed 001 Eq. 5 model limit for full-duplex inter-group settings."""
+    ref = sub.sort_values("msg_bytes").iloc[-1]
+    if ref["collective"] not in ("allgather", "allgatherv") or ref["kb"] == 0:
+        return ""
+    limit = eq5_limit(ref["p"], ref["q"], ref["ka"], ref["kb"], ref["distribution"])
+    return f"; Eq. 5 model limit of the improvement over root gathering: {limit:.2f}"
+
+
+def _figures(agg, metas, outdir, notes):
+    made = []
+    for name in figures.available_sets(agg):
+        try:
+            made += figures.build_and_save(name, agg, metas, outdir / "figures")
+        except InputError as err:
+            notes.append(f"figure set {name} skipped: {err}")
+    if overlay.has_cost_model(agg):
+        try:
+            _, fo, _, _ = overlay.run(agg, metas, outdir / "overlay")
+            made.append(fo)
+        except InputError as err:
+            notes.append(f"cost-model overlay skipped: {err}")
+    return made
+
+
+def build_blocks(rs, outdir):
+    """Compute everything and return the report as a list of blocks."""
+    agg = aggregate(rs)
+    if agg.empty:
+        raise InputError(f"{rs.label}: no point has a valid median")
+    sp = speedups(agg)
+    outdir.mkdir(parents=True, exist_ok=True)
+    agg.to_csv(outdir / "aggregate.csv", index=False)
+    sp.to_csv(outdir / "speedups.csv", index=False)
+    notes = []
+    made = _figures(agg, rs.metas, outdir, notes)
+    blocks = [("h", 1, "collrepro report"), ("list", _meta_items(rs, agg)),
+              ("p", "Times are the median over launches of the per-launch medians after the "
+                    "Tukey filter (k from the summary, default 3), with the min and max of the "
+                    "per-launch medians in brackets. Speedup = baseline / proposed. "
+                    "Data: aggregate.csv, speedups.csv.")]
+    blocks += [("p", note) for note in notes]
+    blocks.append(("h", 2, "Median of medians per point"))
+    for setting, sub in agg.groupby("setting"):
+        blocks += [("h", 3, setting), ("p", _context(sub) + _limit_note(sub)),
+                   ("table", _median_pivot(sub))]
+        pairs = sp[sp["setting"] == setting]
+        if len(pairs):
+            blocks += [("p", "Speedups:"), ("table", _speedup_pivot(pairs))]
+    blocks.append(("h", 2, "Figures"))
+    for fo in made:
+        rel = fo.paths[0].relative_to(outdir)
+        blocks += [("p", f"{fo.name} ([PDF]({fo.paths[1].relative_to(outdir).as_posix()}))"),
+                   ("img", rel.as_posix(), fo.name)]
+    return blocks
+
+
+def render_markdown(blocks):
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            out.append("#" * block[1] + " " + block[2])
+        elif kind == "p":
+            out.append(block[1])
+        elif kind == "list":
+            out.append("\n".join(f"- {item}" for item in block[1]))
+        elif kind == "table":
+            out.append(markdown_table(block[1]))
+        elif kind == "img":
+            out.append(f"![{block[2]}]({block[1]})")
+        out.append("")
+    return "\n".join(out)
+
+
+def _inline_links(text):
+    """Turn the few '[label](path)' links of paragraphs into HTML anchors."""
+    escaped = html.escape(text)
+    return re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', escaped)
+
+
+def render_html(blocks):
+    out = ["<!DOCTYPE html>", "<html><head><meta charset=\"utf-8\"><title>collrepro report</title>",
+           "<style>body{font-family:sans-serif;max-width:1200px;margin:auto}"
+           "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
+           "img{max-width:100%}</style></head><body>"]
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            out.append(f"<h{block[1]}>{html.escape(block[2])}</h{block[1]}>")
+        elif kind == "p":
+            out.append(f"<p>{_inline_links(block[1])}</p>")
+        elif kind == "list":
+            out.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in block[1]) + "</ul>")
+        elif kind == "table":
+            out.append(html_table(block[1]))
+        elif kind == "img":
+            out.append(f'<img src="{html.escape(block[1])}" alt="{html.escape(block[2])}">')
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def run(rs, outdir, fmt="md"):
+    blocks = build_blocks(rs, outdir)
+    path = outdir / ("report.html" if fmt == "html" else "report.md")
+    text = render_html(blocks) if fmt == "html" else render_markdown(blocks)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,75 @@
+"""Cost-model overlay (fit, efficiency), report (md/html), and the bash wrapper."""
+
+import csv
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import synthetic as S
+from collrepro_analysis import aggregate as A
+from collrepro_analysis import cli, loader, overlay
+
+ANALYZE = Path(__file__).resolve().parent.parent.parent / "analysis" / "analyze"
+SIZES = [4096, 65536]
+PINGPONG = [{"bytes": b, "time_s": S.ALPHA + b * S.BETA} for b in (8, 1024, 65536, 1 << 20)]
+
+
+@pytest.fixture(scope="module")
+def exact(tmp_path_factory):
+    """seed 001 points timed exactly by the synthetic cost model."""
+    return S.write_result_set(tmp_path_factory.mktemp("exact") / "set", S.seed001_points(SIZES),
+                              launches=2, reps=4, time_fn=lambda pt, l, r: S.model_time(pt),
+                              pingpong=PINGPONG)
+
+
+@pytest.mark.parametrize("source", ["model", "pingpong"])
+def test_fit_recovers_alpha_beta(exact, source):
+    rs = loader.load([exact])
+    fits = overlay.fit_parameters(A.aggregate(rs), rs.metas, source)
+    assert fits.iloc[0]["alpha_s"] == pytest.approx(S.ALPHA, rel=1e-6)
+    assert fits.iloc[0]["beta_s_per_byte"] == pytest.approx(S.BETA, rel=1e-6)
+
+
+def test_overlay_command_writes_efficiency(exact, tmp_path):
+    out = tmp_path / "ov"
+    assert cli.main(["overlay", str(exact), "-o", str(out)]) == 0
+    rows = list(csv.DictReader(open(out / "efficiency.csv")))
+    assert len(rows) == len(S.seed001_points(SIZES))
+    for row in rows:
+        # synthetic.point(): bound = 2 alpha + msg_bytes beta
+        bound = 2.0 * S.ALPHA + float(row["msg_bytes"]) * S.BETA
+        assert float(row["efficiency"]) == pytest.approx(bound / float(row["median"]), rel=1e-6)
+        assert float(row["predicted_over_measured"]) == pytest.approx(1.0, rel=1e-6)
+    assert (out / "overlay.png").stat().st_size > 0 and (out / "fit.csv").exists()
+
+
+def test_report_markdown(exact, tmp_path):
+    assert cli.main(["report", str(exact), "-o", str(tmp_path / "md")]) == 0
+    text = (tmp_path / "md" / "report.md").read_text()
+    assert "## Median of medians per point" in text and "Speedups:" in text
+    assert "Eq. 5 model limit" in text and "![seed001-fig6-improvement]" in text
+    for image in ("figures/seed001-fig4-allgather.png", "overlay/overlay.png"):
+        assert (tmp_path / "md" / image).stat().st_size > 0
+
+
+def test_report_html(tmp_path):
+    pts = [S.point(a, collective="neighbor-alltoall", topology="torus", neighborhood="moore:d=2,r=1",
+                   dims="4x4", msg_bytes=8, cost_alpha_terms=None, cost_beta_bytes=None)
+           for a in ("torus", "mpi-neighbor")]
+    d = S.write_result_set(tmp_path / "set", pts, launches=2, reps=3,
+                           time_fn=lambda pt, l, r: 1e-5 * (2 if pt["algorithm"] == "torus" else 3))
+    assert cli.main(["report", str(d), "-o", str(tmp_path / "html"), "--format", "html"]) == 0
+    page = (tmp_path / "html" / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<table>" in page
+    assert '<img src="figures/seed004-fig2-4-neighbor-alltoall.png"' in page
+    assert "1.50x" in page                      # speedup mpi-neighbor / torus
+    assert not (tmp_path / "html" / "overlay").exists()   # no cost model, no overlay
+
+
+def test_wrapper_help_and_bad_input(tmp_path):
+    done = subprocess.run([str(ANALYZE), "compare", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "--min-launches" in done.stdout
+    done = subprocess.run([str(ANALYZE), "aggregate", str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "no raw-*.csv" in done.stderr
