@@ -3,7 +3,7 @@
 // expected result, over a matrix of shapes that fit the launched process count.
 //
 //   inter_check --collective allgather|allgatherv --algorithm NAME --mode intercomm|intracomm
-//   inter_check --expect "name;name;..." --collective C     (fails if the registry has others)
+//   inter_check --expect name,name,... --collective C       (fails if the registry has others)
 //
 // For every case: send buffers must be unchanged, receive gaps keep the sentinel, the
 // runner is run twice (a prepared runner is reused when timed), and the result equals the
@@ -36,7 +36,19 @@ struct Options {
   std::string expect;
   bool verbose = false;
   bool quick = false;  // a reduced matrix (the MPICH set in CI: MPICH busy-polls when oversubscribed)
+  std::vector<std::pair<int, int>> pairs;  // --pairs 25:7,7:25 restricts the group sizes
 };
+
+std::vector<std::pair<int, int>> parse_pairs(const std::string& text) {
+  std::vector<std::pair<int, int>> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const auto colon = item.find(':');
+    if (colon == std::string::npos) throw std::invalid_argument("--pairs takes p:q[,p:q...], got '" + item + "'");
+    out.push_back({std::stoi(item.substr(0, colon)), std::stoi(item.substr(colon + 1))});
+  }
+  return out;
+}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -55,6 +67,7 @@ Options parse(int argc, char** argv) {
     } else if (a == "--expect") o.expect = next();
     else if (a == "--verbose") o.verbose = true;
     else if (a == "--quick") o.quick = true;
+    else if (a == "--pairs") o.pairs = parse_pairs(next());
     else throw std::invalid_argument("unknown argument " + a);
   }
   return o;
@@ -114,9 +127,11 @@ struct Case {
   std::string describe() const { return shape.describe() + (gapped ? " displs=gapped" : ""); }
 };
 
-std::vector<Case> cases_for(Collective c, int n, bool quick) {
+std::vector<Case> cases_for(Collective c, int n, bool quick, const std::vector<std::pair<int, int>>& only) {
   std::vector<Case> out;
-  for (auto [p, q] : group_pairs(n, quick)) {
+  for (auto [p, q] : only.empty() ? group_pairs(n, quick) : only) {
+    if (p + q > n) throw std::invalid_argument("--pairs: " + std::to_string(p) + ":" + std::to_string(q) + " needs " +
+                                               std::to_string(p + q) + " processes, launched with " + std::to_string(n));
     if (c == Collective::Allgather) {
       for (auto [ka, kb] : allgather_sizes(p, q, quick)) out.push_back({Shape::uniform(p, q, ka, kb)});
     } else {
@@ -201,7 +216,7 @@ Outcome run_case(const inter::InterAlgorithm& algo, const inter::InterAlgorithm&
 int check_expected(const Options& o, int world_rank) {
   std::set<std::string> expected;
   std::stringstream ss(o.expect);
-  for (std::string name; std::getline(ss, name, ';');)
+  for (std::string name; std::getline(ss, name, ',');)
     if (!name.empty()) expected.insert(name);
   int missing = 0;
   for (const auto* a : Registry::global().family<inter::InterAlgorithm>(o.collective))
@@ -236,7 +251,7 @@ int run(const Options& o) {
   const auto& native = lookup(o.collective, "native");
   int passed = 0, failed = 0, skipped = 0;
   std::uint64_t salt = 1;
-  for (const Case& c : cases_for(o.collective, world_size, o.quick)) {
+  for (const Case& c : cases_for(o.collective, world_size, o.quick, o.pairs)) {
     ++salt;
     const Support support = algo.supports(c.shape, o.mode);
     if (!support) {
