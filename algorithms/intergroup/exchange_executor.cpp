@@ -39,8 +39,12 @@ void ExchangeExecutor::exchange(const std::byte* send, const std::vector<Transfe
 }
 
 void ExchangeExecutor::gather(std::byte* result, const std::vector<int>& counts, const std::vector<int>& displs) const {
-  check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, result, counts.data(), displs.data(), MPI_BYTE, pair_.local()),
-        "MPI_Allgatherv (intra-group)");
+  allgatherv_in_place(pair_.local(), result, counts, displs, "MPI_Allgatherv (intra-group)");
+}
+
+void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
+                         const std::vector<int>& displs, const char* what) {
+  check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, result, counts.data(), displs.data(), MPI_BYTE, comm), what);
 }
 
 std::vector<int> to_int_counts(const std::vector<std::size_t>& v, const char* what) {

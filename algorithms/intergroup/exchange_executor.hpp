@@ -43,6 +43,10 @@ class ExchangeExecutor {
   bool ordered_;
 };
 
+// In-place MPI_Allgatherv over `comm` of the pieces at the given displacements.
+void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
+                         const std::vector<int>& displs, const char* what);
+
 std::vector<int> to_int_counts(const std::vector<std::size_t>& v, const char* what);
 
 }  // namespace collrepro::inter

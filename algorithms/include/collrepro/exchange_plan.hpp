@@ -37,6 +37,23 @@ struct ExchangePlan {
 ExchangePlan plan_fullduplex_allgather(int n_local, int n_remote, int me, std::size_t k_local,
                                        std::size_t k_remote);
 
+// ---- EuroMPI'18 two-step variant (seed 001 §2.4, spec notes §2.4) ------------------
+// B -> A: the larger group A is cut into g = floor(p/q) contiguous rank groups G_t of
+// q + e (+1) processes (e = floor((p mod q)/g)); b_j sends segment t of its block (ceil(k_B/g)
+// bytes, truncated) to the member at offset j of G_t. A then gathers in two steps: an
+// Allgatherv among the g members with the same offset (one per rank group), which
+// assembles m_{B,offset}, and an Allgatherv inside each rank group. A -> B is Algorithm 1.
+struct TwoStepPlan {
+  ExchangePlan exchange;       // the role-B plan carries B's final Allgatherv
+  // Role A only: the two Allgathervs, as (color, key) of a split of the group, and counts
+  // and displacements over the contiguous result (members in key order).
+  int offset_color = -1, offset_key = 0;   // -1: not a member (remainder processes)
+  std::vector<std::size_t> offset_counts, offset_displs;
+  int rank_group_color = -1, rank_group_key = 0;
+  std::vector<std::size_t> rank_group_counts, rank_group_displs;
+};
+TwoStepPlan plan_eurompi_twostep(int n_local, int n_remote, int me, std::size_t k_local, std::size_t k_remote);
+
 // ---- Seed 001, Algorithm 2 (full-duplex Allgatherv, global byte partition) ------------
 // The K bytes of one group's blocks, indexed globally in rank order, are cut into one
 // balanced chunk per process of the other group.
