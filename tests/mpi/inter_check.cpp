@@ -95,6 +95,7 @@ std::vector<std::pair<std::size_t, std::size_t>> allgather_sizes(int p, int q, b
       {0, 0}, {1, 1}, {13, 7}, {7, 13}, {3, 1}, {1, 3}, {64, 0}, {0, 64}, {4097, 0}, {0, 4097}, {1000, 250}};
   if (p + q <= 16) v.push_back({kLarge, (std::size_t{1} << 20) + 5});
   if (p + q <= 16) v.push_back({kLarge, 0});
+  if (p + q <= 16) v.push_back({0, kLarge});
   return v;
 }
 

@@ -1,0 +1,44 @@
+// ring-allgather: the baseline of seed 000's ring experiments: the standard ring Allgather
+// over all p + q processes, receivers contributing dummy blocks.
+//
+// Source: seed 000 §II, §IV-D and Table II ("Intra-Allgather"), §V (implemented with
+//   MPI_Sendrecv under the ring constraint); spec §4.6. Schedule in
+//   ring_allgather_schedule.cpp, run by ring_executor.cpp.
+// Cost: (p + q - 1)(t_s + k t_w): p + q - 1 rounds in which every process sends and
+//   receives one k-byte block.
+// Cases: any half-duplex uniform shape, p, q >= 1, even or odd, both GroupPair modes.
+// Rejects: data in both directions, unequal blocks (the same checks as halfduplex-ring, so
+//   the two are compared on the same shapes).
+#include "collrepro/intergroup.hpp"
+#include "collrepro/ring_schedule.hpp"
+#include "ring/ring_executor.hpp"
+
+namespace collrepro::inter {
+namespace {
+
+class RingAllgather final : public InterAlgorithm {
+ public:
+  RingAllgather()
+      : InterAlgorithm({"ring-allgather", Collective::Allgather, "ring", Kind::Baseline,
+                        "seed 000 §IV-D, Table II: intra-group ring Allgather over both groups with dummy blocks",
+                        "(p + q - 1)(t_s + k t_w)"}) {}
+
+  Support supports(const Shape& shape, PairMode) const override { return ring::check_half_duplex(shape); }
+
+  Cost cost(const Shape& shape) const override {
+    const auto d = ring::direction_of(shape);
+    if (!d) return {};
+    return ring::rounds_cost(shape, ring::ring_allgather_rounds(d->p, d->q));
+  }
+
+  Cost lower_bound(const Shape& shape) const override { return ring::ring_lower_bound(shape); }
+
+  std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
+    return ring::prepare_ring(pair, args, &ring::ring_allgather_rank_plan);
+  }
+};
+
+COLLREPRO_REGISTER(RingAllgather);
+
+}  // namespace
+}  // namespace collrepro::inter
