@@ -1,0 +1,229 @@
+// MPI_Neighbor_* baselines of the isomorphic family; see neighbor_collective.hpp.
+#include "neighbor_collective.hpp"
+
+#include <deque>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+namespace collrepro::iso {
+namespace {
+
+enum class Call { Alltoall, Alltoallv, Alltoallw };
+
+std::vector<int> ints(const std::vector<std::size_t>& v, const std::vector<int>& order, const char* what) {
+  std::vector<int> out;
+  for (int i : order) out.push_back(mpi_count(v[static_cast<std::size_t>(i)], what));
+  return out;
+}
+
+std::vector<MPI_Aint> aints(const std::vector<std::size_t>& v, const std::vector<int>& order) {
+  std::vector<MPI_Aint> out;
+  for (int i : order) out.push_back(static_cast<MPI_Aint>(v[static_cast<std::size_t>(i)]));
+  return out;
+}
+
+bool identity(const std::vector<int>& v) {
+  for (std::size_t k = 0; k < v.size(); ++k)
+    if (v[k] != static_cast<int>(k)) return false;
+  return true;
+}
+
+// True on every process of the graph iff `mine` is true on all of them.
+bool everywhere(bool mine, const NeighborGraph& g) {
+  int in = mine ? 1 : 0, all = 0;
+  check(MPI_Allreduce(&in, &all, 1, MPI_INT, MPI_MIN, g.comm.get()), "MPI_Allreduce");
+  return all == 1;
+}
+
+// The library's pairing of edges under `call`: out-edge k sends the int out_block[k]; in-edge l
+// receives the index of the block it carries. Checked against the sources of the neighbourhood.
+std::vector<int> probe_pairing(const NeighborGraph& g, Call call, const IsoComm& comm) {
+  const auto in = static_cast<int>(g.in_ranks.size());
+  std::vector<int> send = g.out_block, recv(g.in_ranks.size() + 1, -1);
+  std::vector<int> ones_out(send.size(), 1), ones_in(g.in_ranks.size(), 1), sdispls(send.size()),
+      rdispls(ones_in.size());
+  std::iota(sdispls.begin(), sdispls.end(), 0);
+  std::iota(rdispls.begin(), rdispls.end(), 0);
+  std::vector<MPI_Aint> sbytes(send.size()), rbytes(ones_in.size());
+  for (std::size_t k = 0; k < sbytes.size(); ++k) sbytes[k] = static_cast<MPI_Aint>(k * sizeof(int));
+  for (std::size_t l = 0; l < rbytes.size(); ++l) rbytes[l] = static_cast<MPI_Aint>(l * sizeof(int));
+  const std::vector<MPI_Datatype> stypes(send.size(), MPI_INT), rtypes(ones_in.size(), MPI_INT);
+  send.push_back(-1);  // never a zero-length array
+  switch (call) {
+    case Call::Alltoall:
+      check(MPI_Neighbor_alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, g.comm.get()),
+            "MPI_Neighbor_alltoall");
+      break;
+    case Call::Alltoallv:
+      check(MPI_Neighbor_alltoallv(send.data(), ones_out.data(), sdispls.data(), MPI_INT, recv.data(), ones_in.data(),
+                                   rdispls.data(), MPI_INT, g.comm.get()),
+            "MPI_Neighbor_alltoallv");
+      break;
+    case Call::Alltoallw:
+      check(MPI_Neighbor_alltoallw(send.data(), ones_out.data(), sbytes.data(), stypes.data(), recv.data(),
+                                   ones_in.data(), rbytes.data(), rtypes.data(), g.comm.get()),
+            "MPI_Neighbor_alltoallw");
+      break;
+  }
+  recv.resize(static_cast<std::size_t>(in));
+  std::vector<bool> seen(recv.size(), false);
+  for (std::size_t l = 0; l < recv.size(); ++l) {
+    const int b = recv[l];
+    if (b < 0 || b >= in || seen[static_cast<std::size_t>(b)] ||
+        comm.sources()[static_cast<std::size_t>(b)] != g.in_ranks[l])
+      throw MpiError("the MPI library paired the graph's edges inconsistently (in-edge " + std::to_string(l) +
+                     " received block " + std::to_string(b) + ")");
+    seen[static_cast<std::size_t>(b)] = true;
+  }
+  return recv;
+}
+
+class NeighborAlltoall final : public Runner {
+ public:
+  NeighborAlltoall(NeighborGraph g, const Args& a, const IsoComm& comm) : g_(std::move(g)), a_(a) {
+    plain_ =
+        everywhere(a.regular(m_) && identity(g_.out_block) && identity(probe_pairing(g_, Call::Alltoall, comm)), g_);
+    const auto in_block = plain_ ? g_.out_block : probe_pairing(g_, Call::Alltoallv, comm);
+    scounts_ = ints(a.send_counts, g_.out_block, "MPI_Neighbor_alltoall count");
+    sdispls_ = ints(a.send_displs, g_.out_block, "MPI_Neighbor_alltoallv displacement");
+    rcounts_ = ints(a.recv_counts, in_block, "MPI_Neighbor_alltoall count");
+    rdispls_ = ints(a.recv_displs, in_block, "MPI_Neighbor_alltoallv displacement");
+  }
+  void run() override {
+    if (plain_) {
+      const int m = static_cast<int>(m_);
+      check(MPI_Neighbor_alltoall(a_.send, m, MPI_BYTE, a_.recv, m, MPI_BYTE, g_.comm.get()), "MPI_Neighbor_alltoall");
+    } else {
+      check(MPI_Neighbor_alltoallv(a_.send, scounts_.data(), sdispls_.data(), MPI_BYTE, a_.recv, rcounts_.data(),
+                                   rdispls_.data(), MPI_BYTE, g_.comm.get()),
+            "MPI_Neighbor_alltoallv");
+    }
+  }
+
+ private:
+  NeighborGraph g_;
+  const Args& a_;
+  std::size_t m_ = 0;
+  bool plain_ = false;
+  std::vector<int> scounts_, sdispls_, rcounts_, rdispls_;
+};
+
+// Every edge from one source carries the same block, so the pairing of repeated edges does not
+// matter: in-edge l may fill any block whose source is its rank.
+class NeighborAllgather final : public Runner {
+ public:
+  NeighborAllgather(NeighborGraph g, const Args& a, const IsoComm& comm) : g_(std::move(g)), a_(a) {
+    const auto in_block = match_neighbors(g_.in_ranks, comm.sources());
+    plain_ = everywhere(a.regular(m_) && identity(in_block), g_);
+    count_ = mpi_count(a.send_counts.front(), "MPI_Neighbor_allgather count");
+    rcounts_ = ints(a.recv_counts, in_block, "MPI_Neighbor_allgather count");
+    rdispls_ = ints(a.recv_displs, in_block, "MPI_Neighbor_allgatherv displacement");
+  }
+  void run() override {
+    const std::byte* send = a_.send + a_.send_displs.front();
+    if (plain_) {
+      check(MPI_Neighbor_allgather(send, count_, MPI_BYTE, a_.recv, count_, MPI_BYTE, g_.comm.get()),
+            "MPI_Neighbor_allgather");
+    } else {
+      check(MPI_Neighbor_allgatherv(send, count_, MPI_BYTE, a_.recv, rcounts_.data(), rdispls_.data(), MPI_BYTE,
+                                    g_.comm.get()),
+            "MPI_Neighbor_allgatherv");
+    }
+  }
+
+ private:
+  NeighborGraph g_;
+  const Args& a_;
+  std::size_t m_ = 0;
+  bool plain_ = false;
+  int count_ = 0;
+  std::vector<int> rcounts_, rdispls_;
+};
+
+class NeighborAlltoallw final : public Runner {
+ public:
+  NeighborAlltoallw(NeighborGraph g, const Args& a, const IsoComm& comm) : g_(std::move(g)), a_(a) {
+    const auto in_block = probe_pairing(g_, Call::Alltoallw, comm);
+    scounts_ = ints(a.send_counts, g_.out_block, "MPI_Neighbor_alltoallw count");
+    rcounts_ = ints(a.recv_counts, in_block, "MPI_Neighbor_alltoallw count");
+    sdispls_ = aints(a.send_displs, g_.out_block);
+    rdispls_ = aints(a.recv_displs, in_block);
+    stypes_.assign(scounts_.size(), MPI_BYTE);
+    rtypes_.assign(rcounts_.size(), MPI_BYTE);
+  }
+  void run() override {
+    check(MPI_Neighbor_alltoallw(a_.send, scounts_.data(), sdispls_.data(), stypes_.data(), a_.recv, rcounts_.data(),
+                                 rdispls_.data(), rtypes_.data(), g_.comm.get()),
+          "MPI_Neighbor_alltoallw");
+  }
+
+ private:
+  NeighborGraph g_;
+  const Args& a_;
+  std::vector<int> scounts_, rcounts_;
+  std::vector<MPI_Aint> sdispls_, rdispls_;
+  std::vector<MPI_Datatype> stypes_, rtypes_;
+};
+
+}  // namespace
+
+std::vector<int> match_neighbors(const std::vector<int>& graph, const std::vector<int>& ranks) {
+  if (graph.size() != ranks.size())
+    throw MpiError("the graph communicator has " + std::to_string(graph.size()) + " neighbours, expected " +
+                   std::to_string(ranks.size()));
+  std::map<int, std::deque<int>> indices;
+  for (std::size_t i = 0; i < ranks.size(); ++i) indices[ranks[i]].push_back(static_cast<int>(i));
+  std::vector<int> out;
+  for (int r : graph) {
+    auto& q = indices[r];
+    if (q.empty()) throw MpiError("the graph communicator lists rank " + std::to_string(r) + " too often");
+    out.push_back(q.front());
+    q.pop_front();
+  }
+  return out;
+}
+
+NeighborGraph describe_graph(Comm graph, const IsoComm& comm) {
+  int indegree = 0, outdegree = 0, weighted = 0;
+  check(MPI_Dist_graph_neighbors_count(graph.get(), &indegree, &outdegree, &weighted),
+        "MPI_Dist_graph_neighbors_count");
+  NeighborGraph g{std::move(graph),
+                  std::vector<int>(static_cast<std::size_t>(outdegree)),
+                  std::vector<int>(static_cast<std::size_t>(indegree)),
+                  {}};
+  std::vector<int> in_w(g.in_ranks.size() + 1), out_w(g.out_ranks.size() + 1), in(g.in_ranks.size() + 1),
+      out(g.out_ranks.size() + 1);
+  check(MPI_Dist_graph_neighbors(g.comm.get(), indegree, in.data(), in_w.data(), outdegree, out.data(), out_w.data()),
+        "MPI_Dist_graph_neighbors");
+  std::copy_n(in.begin(), indegree, g.in_ranks.begin());
+  std::copy_n(out.begin(), outdegree, g.out_ranks.begin());
+  g.out_block = match_neighbors(g.out_ranks, comm.targets());
+  if (g.in_ranks.size() != comm.sources().size())
+    throw MpiError("the graph communicator has " + std::to_string(indegree) + " in-neighbours, expected " +
+                   std::to_string(comm.sources().size()));
+  return g;
+}
+
+Cost NeighborAlgorithm::cost(const Shape& shape) const {
+  const auto m = shape.block_bytes();
+  return {static_cast<double>(m.size()), static_cast<double>(std::accumulate(m.begin(), m.end(), std::size_t{0}))};
+}
+
+Support NeighborAlgorithm::supports_shape(const Shape&, const Capabilities& caps) const {
+  if (!caps.dist_graph) return Support::no("needs MPI_Dist_graph_create* and MPI_Neighbor_* (unavailable here)");
+  return Support::yes();
+}
+
+std::unique_ptr<Runner> NeighborAlgorithm::prepare(const IsoComm& comm, const Args& args) const {
+  args.validate(info().collective, comm.neighborhood().size());
+  NeighborGraph g = build_(comm);
+  switch (info().collective) {
+    case Collective::NeighborAlltoall: return std::make_unique<NeighborAlltoall>(std::move(g), args, comm);
+    case Collective::NeighborAllgather: return std::make_unique<NeighborAllgather>(std::move(g), args, comm);
+    case Collective::NeighborAlltoallw: return std::make_unique<NeighborAlltoallw>(std::move(g), args, comm);
+    default: throw std::logic_error("NeighborAlgorithm: not a neighbourhood collective");
+  }
+}
+
+}  // namespace collrepro::iso

@@ -1,0 +1,91 @@
+// The persistent zero-copy executor of seed 004 §3.3; see zero_copy_executor.hpp.
+#include "zero_copy_executor.hpp"
+
+#include <stdexcept>
+
+namespace collrepro::iso {
+namespace {
+
+constexpr int kTag = 4004;
+
+Offset negated(Offset o) {
+  for (int& x : o) x = -x;
+  return o;
+}
+
+}  // namespace
+
+ZeroCopyPlan::ZeroCopyPlan(const IsoComm& comm, const Schedule& schedule, const Args& args)
+    : comm_(comm.comm()), args_(args) {
+  std::size_t at = 0;
+  for (int block : schedule.inter_block) {
+    const std::size_t bytes = args.recv_counts.at(static_cast<std::size_t>(block));
+    inter_counts_.push_back(bytes);
+    inter_displs_.push_back(std::exchange(at, at + bytes));
+  }
+  inter_ = Buffer(at);
+  for (const Step& step : schedule.steps) steps_.push_back(compile(comm, step));
+  if (!schedule.local.send.empty()) steps_.push_back(compile(comm, schedule.local));
+}
+
+ZeroCopyPlan::Extent ZeroCopyPlan::locate(const Part& p) const {
+  const auto slot = static_cast<std::size_t>(p.slot);
+  switch (p.buf) {
+    case Buf::Send:
+      return {const_cast<std::byte*>(args_.send) + args_.send_displs.at(slot), args_.send_counts.at(slot)};
+    case Buf::Recv: return {args_.recv + args_.recv_displs.at(slot), args_.recv_counts.at(slot)};
+    case Buf::Inter: return {const_cast<std::byte*>(inter_.data()) + inter_displs_.at(slot), inter_counts_.at(slot)};
+  }
+  throw std::logic_error("ZeroCopyPlan: unknown buffer");
+}
+
+ZeroCopyPlan::Side ZeroCopyPlan::compile_side(const std::vector<Part>& parts) const {
+  std::vector<Extent> nonempty;
+  for (const Part& p : parts)
+    if (const Extent e = locate(p); e.bytes > 0) nonempty.push_back(e);
+  Side side;
+  if (nonempty.empty()) {
+    side.buf = const_cast<std::byte*>(inter_.data());  // any valid address: zero bytes
+    return side;
+  }
+  if (nonempty.size() == 1) {
+    side.buf = nonempty.front().at;
+    side.count = mpi_count(nonempty.front().bytes, "isomorphic step part");
+    return side;
+  }
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displs;
+  const std::vector<MPI_Datatype> types(nonempty.size(), MPI_BYTE);
+  for (const Extent& e : nonempty) {
+    lengths.push_back(mpi_count(e.bytes, "isomorphic step part"));
+    MPI_Aint address = 0;
+    check(MPI_Get_address(e.at, &address), "MPI_Get_address");
+    displs.push_back(address);
+  }
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  check(MPI_Type_create_struct(static_cast<int>(nonempty.size()), lengths.data(), displs.data(), types.data(), &t),
+        "MPI_Type_create_struct");
+  side.owned = Datatype::commit(t);
+  side.buf = MPI_BOTTOM;
+  side.count = 1;
+  side.type = side.owned.get();
+  return side;
+}
+
+ZeroCopyPlan::CompiledStep ZeroCopyPlan::compile(const IsoComm& comm, const Step& step) const {
+  CompiledStep c;
+  c.dest = comm.rank_at(step.offset);
+  c.src = comm.rank_at(negated(step.offset));
+  c.send = compile_side(step.send);
+  c.recv = compile_side(step.recv);
+  return c;
+}
+
+void ZeroCopyPlan::start() const {
+  for (const CompiledStep& s : steps_)
+    check(MPI_Sendrecv(s.send.buf, s.send.count, s.send.type, s.dest, kTag, s.recv.buf, s.recv.count, s.recv.type,
+                       s.src, kTag, comm_, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv (isomorphic step)");
+}
+
+}  // namespace collrepro::iso

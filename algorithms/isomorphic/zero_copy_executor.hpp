@@ -1,0 +1,74 @@
+// The persistent, zero-copy executor of isomorphic schedules (seed 004 §3.3): the MPI side of
+// every schedule in collrepro/iso_schedule.hpp.
+//
+// Init (the constructor, outside any timed region) compiles each step into one send and one
+// receive datatype: an MPI_Type_create_struct over the ABSOLUTE addresses (MPI_Get_address)
+// of its parts in the send buffer, the receive buffer and an intermediate buffer the plan
+// owns, used with MPI_BOTTOM. A side with a single part is sent as plain bytes at its address
+// instead (that makes the straightforward schedule exactly Listing 4); a side whose parts are
+// all empty sends zero bytes. start() runs the steps in order, each as one MPI_Sendrecv to
+// R ⊕ offset / from R ⊖ offset, and then the local step (a send-receive with oneself). No
+// process-local copy is made. The datatypes and the intermediate buffer are freed with the
+// plan (RAII); the datatypes point at the buffers given at init, so these must stay put while
+// their contents may change between starts.
+#pragma once
+
+#include <vector>
+
+#include "collrepro/buffers.hpp"
+#include "collrepro/iso_schedule.hpp"
+#include "collrepro/isomorphic.hpp"
+
+namespace collrepro::iso {
+
+class ZeroCopyPlan {
+ public:
+  // Collective only in the sense that every process must build the same schedule.
+  ZeroCopyPlan(const IsoComm& comm, const Schedule& schedule, const Args& args);
+  ZeroCopyPlan(ZeroCopyPlan&&) = default;
+  ZeroCopyPlan(const ZeroCopyPlan&) = delete;
+  ZeroCopyPlan& operator=(const ZeroCopyPlan&) = delete;
+
+  void start() const;
+  std::size_t steps() const { return steps_.size(); }
+
+ private:
+  // One side of a step: what MPI_Sendrecv gets as (buffer, count, datatype).
+  struct Side {
+    void* buf = nullptr;
+    int count = 0;
+    MPI_Datatype type = MPI_BYTE;
+    Datatype owned;  // the struct type, when there is one
+  };
+  struct CompiledStep {
+    int dest = MPI_PROC_NULL, src = MPI_PROC_NULL;
+    Side send, recv;
+  };
+  // Address and size of a part in this plan's buffers.
+  struct Extent {
+    std::byte* at;
+    std::size_t bytes;
+  };
+
+  Extent locate(const Part& p) const;
+  Side compile_side(const std::vector<Part>& parts) const;
+  CompiledStep compile(const IsoComm& comm, const Step& step) const;
+
+  MPI_Comm comm_;
+  const Args& args_;
+  std::vector<std::size_t> inter_counts_, inter_displs_;
+  Buffer inter_;
+  std::vector<CompiledStep> steps_;
+};
+
+// A Runner that starts a ZeroCopyPlan: what prepare() of the schedule-based algorithms returns.
+class PlanRunner final : public Runner {
+ public:
+  PlanRunner(const IsoComm& comm, const Schedule& schedule, const Args& args) : plan_(comm, schedule, args) {}
+  void run() override { plan_.start(); }
+
+ private:
+  ZeroCopyPlan plan_;
+};
+
+}  // namespace collrepro::iso

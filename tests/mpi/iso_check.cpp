@@ -1,0 +1,387 @@
+// iso_check: validates one registered isomorphic algorithm, bit for bit, against
+// MPI_Neighbor_* on MPI_Dist_graph_create_adjacent (the registered `mpi-neighbor`) and against
+// the computed expected result, over a matrix of neighbourhoods, tori and block sizes that
+// fit the launched process count.
+//
+//   iso_check --collective neighbor-alltoall|neighbor-allgather|neighbor-alltoallw --algorithm NAME
+//   iso_check --collective C --expect "name,name,..."   (fails if the registry has others, or an
+//                                                        entry's supports/cost/lower_bound is off)
+//   iso_check --setup-times                               (smoke test of iso::measure_setup)
+//
+// Every case: periodic tori with dimensions of size 1 and 2, s > p, self and repeated offsets,
+// |c| >= p_j, d = 1..4, random neighbourhoods from fixed seeds, blocks of 0, 1, odd and
+// > 1 MiB bytes, contiguous and gapped (reversed, with holes) layouts. The runner is prepared
+// once and started twice with new send contents each time (persistence); the send
+// buffer must be unchanged, receive block i must be block i of R ⊖ C^i (allgather: the block
+// of R ⊖ C^i), bytes outside the blocks keep the sentinel, and the whole receive buffer must
+// equal MPI's. Unsupported cases are skipped with their reason; a run where every case is
+// skipped fails, so a test cannot pass by rejecting everything.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collrepro/buffers.hpp"
+#include "collrepro/isomorphic.hpp"
+
+using namespace collrepro;
+using namespace collrepro::iso;
+
+namespace {
+
+struct Options {
+  Collective collective = Collective::NeighborAlltoall;
+  std::string algorithm, expect;
+  bool setup_times = false, verbose = false;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--collective")
+      o.collective = collective_from_string(next());
+    else if (a == "--algorithm")
+      o.algorithm = next();
+    else if (a == "--expect")
+      o.expect = next();
+    else if (a == "--setup-times")
+      o.setup_times = true;
+    else if (a == "--verbose")
+      o.verbose = true;
+    else
+      throw std::invalid_argument("unknown argument " + a);
+  }
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------
+// The case matrix.
+
+struct Case {
+  Shape shape;
+  bool gapped = false;  // blocks in reverse order with a 3-byte hole before each
+  std::string describe() const { return shape.describe() + (gapped ? " layout=gapped" : ""); }
+};
+
+// The cases of one torus: they share one IsoComm.
+struct TorusCases {
+  Neighborhood neighborhood;
+  std::vector<int> dims;  // 0 entries: MPI_Dims_create
+  std::vector<Case> cases;
+};
+
+constexpr std::size_t kLarge = (std::size_t{1} << 20) + 3;
+constexpr int kStarts = 2;  // persistent starts per prepared runner, new send contents each
+
+// Random neighbourhoods from fixed seeds: the same list on every process and at every np.
+std::vector<Neighborhood> random_neighborhoods() {
+  std::vector<Neighborhood> out;
+  std::mt19937 rng(20160128);
+  for (int k = 0; k < 5; ++k) {
+    const int d = 1 + static_cast<int>(rng() % 4);
+    const std::size_t s = 1 + rng() % 12;
+    std::vector<Offset> offsets;
+    for (std::size_t i = 0; i < s; ++i) {
+      if (i > 0 && rng() % 5 == 0) {
+        offsets.push_back(offsets[rng() % offsets.size()]);  // a repeated offset
+        continue;
+      }
+      Offset c;
+      for (int j = 0; j < d; ++j) c.push_back(static_cast<int>(rng() % 11) - 5);
+      offsets.push_back(c);
+    }
+    out.push_back(Neighborhood::list(offsets));
+  }
+  return out;
+}
+
+// (neighbourhood, dims) pairs for n processes; dims entries 0 are chosen by MPI_Dims_create.
+std::vector<std::pair<Neighborhood, std::vector<int>>> tori(int n) {
+  std::vector<std::pair<Neighborhood, std::vector<int>>> v;
+  auto add = [&](const char* text, std::vector<int> dims) {
+    v.push_back({Neighborhood::parse(text), std::move(dims)});
+  };
+  add("moore:d=1,r=1", {0});
+  add("moore:d=1,r=3", {0});     // |c| >= p_j for small n
+  add("moore:d=2,r=1", {0, 0});  // s = 8 > p for n < 8
+  add("moore:d=2,r=1", {1, n});  // a dimension of size 1
+  if (n % 2 == 0)
+    add("moore:d=2,r=2", {2, n / 2});  // size 2: +1 and -1 are the same process
+  else
+    add("moore:d=2,r=2", {n, 1});
+  add("moore:d=3,r=1", {0, 0, 0});   // s = 26
+  add("octant:d=3,r=2", {0, 0, 0});  // |c| = 2 in the first dimension: Alg. 1 erratum
+  add("shells:d=2,r=1+3", {0, 0});
+  add("vonneumann:d=3,r=2", {0, 0, 0});
+  add("moore:d=4,r=1", {0, 0, 0, 0});                                              // d = 4, s = 80
+  add("list:(1,0,0),(0,1,0),(0,0,1),(1,1,0),(1,0,1),(0,1,1),(1,1,1)", {0, 0, 0});  // paper's §2 octant
+  add("list:(0,0),(1,0),(1,0),(-5,3),(0,0),(2,-7),(1,0)", {0, 0});                 // self, repeats, long
+  add("list:(0,0),(1,0),(1,0),(-5,3),(0,0),(2,-7),(1,0)", {1, 0});
+  add("list:(-1,-2),(-3,0),(0,-1)", {0, 0});  // negative offsets only
+  add("list:(0)", {0});                       // s = 1, self only
+  add("list:(9)", {0});                       // s = 1, long offset
+  for (const Neighborhood& r : random_neighborhoods())
+    v.push_back({r, std::vector<int>(static_cast<std::size_t>(r.dims()), 0)});
+  if (n <= 4) add("moore:d=3,r=3", {0, 0, 0});  // s = 342 >> p (342 steps: too slow beyond 4)
+  return v;
+}
+
+bool seed_rule_applies(const Neighborhood& n) {
+  for (const Offset& c : n.offsets())
+    if (norm1(c) > n.dims()) return false;
+  return true;
+}
+
+// Block sizes rotate over the tori so that every size meets every kind of torus somewhere
+// without running the full product: each torus gets 1 byte; the smaller neighbourhoods also
+// one of {0, 13, 64} and, on every other torus (always for all-to-allw), 7 bytes in the gapped
+// layout; the one-dimensional Moore torus gets > 1 MiB blocks at up to 4 processes (where the
+// copies are cheap enough on an oversubscribed machine); all-to-allw adds the seed's rule.
+std::vector<TorusCases> cases_for(Collective c, int n) {
+  std::vector<TorusCases> out;
+  std::size_t k = 0;
+  for (auto& [nbh, dims] : tori(n)) {
+    TorusCases t{nbh, dims, {}};
+    const bool w = c == Collective::NeighborAlltoallw, small = nbh.size() < 30;
+    const std::size_t rotating = std::vector<std::size_t>{0, 13, 64}[k % 3];
+    t.cases.push_back({Shape::regular(nbh, 1, dims), false});
+    if (small) t.cases.push_back({Shape::regular(nbh, rotating, dims), w});
+    if (small && (w || k % 2 == 0)) t.cases.push_back({Shape::regular(nbh, 7, dims), true});
+    if (k == 0 && n <= 4) t.cases.push_back({Shape::regular(nbh, kLarge, dims), w});
+    if (w && seed_rule_applies(nbh))
+      for (std::size_t mhat : k % 2 ? std::vector<std::size_t>{1, 8} : std::vector<std::size_t>{0, 3})
+        t.cases.push_back({Shape::seed_irregular(nbh, mhat, dims), mhat % 2 == 1});
+    out.push_back(std::move(t));
+    ++k;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Buffers and checks.
+
+std::uint64_t block_salt(std::size_t case_id, int round, std::size_t block) {
+  std::uint64_t x = (static_cast<std::uint64_t>(case_id) << 40) ^ (static_cast<std::uint64_t>(round) << 32) ^ block;
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Contiguous, or reversed with a 3-byte hole before each block.
+Args layout(Collective c, const Case& k) {
+  Args a = Args::contiguous(c, k.shape);
+  if (!k.gapped) return a;
+  auto gap = [](std::vector<std::size_t>& displs, const std::vector<std::size_t>& counts) {
+    std::size_t at = 0;
+    for (std::size_t i = counts.size(); i-- > 0;) {
+      at += 3;
+      displs[i] = std::exchange(at, at + counts[i]);
+    }
+  };
+  gap(a.recv_displs, a.recv_counts);
+  gap(a.send_displs, a.send_counts);
+  return a;
+}
+
+void fill_send(Buffer& send, const Args& a, int rank, std::size_t case_id, int round) {
+  send.fill(kSentinel);
+  for (std::size_t i = 0; i < a.send_counts.size(); ++i)
+    fill_pattern(send.span().subspan(a.send_displs[i], a.send_counts[i]), 0, rank, block_salt(case_id, round, i));
+}
+
+std::optional<std::string> check_result(const Buffer& recv, const Args& a, const IsoComm& comm, Collective c,
+                                        std::size_t case_id, int round) {
+  std::vector<bool> covered(recv.size(), false);
+  for (std::size_t i = 0; i < a.recv_counts.size(); ++i) {
+    const auto block = recv.span().subspan(a.recv_displs[i], a.recv_counts[i]);
+    const std::size_t sent_as = c == Collective::NeighborAllgather ? 0 : i;
+    if (auto at = first_pattern_mismatch(block, 0, comm.sources()[i], block_salt(case_id, round, sent_as)))
+      return "byte " + std::to_string(*at) + " of receive block " + std::to_string(i) + " (from rank " +
+             std::to_string(comm.sources()[i]) + ") is wrong";
+    std::fill(covered.begin() + static_cast<std::ptrdiff_t>(a.recv_displs[i]),
+              covered.begin() + static_cast<std::ptrdiff_t>(a.recv_displs[i] + a.recv_counts[i]), true);
+  }
+  for (std::size_t b = 0; b < recv.size(); ++b)
+    if (!covered[b] && recv.data()[b] != kSentinel)
+      return "byte " + std::to_string(b) + " outside every block was written";
+  return std::nullopt;
+}
+
+const IsoAlgorithm& lookup(Collective c, const std::string& name) {
+  const auto* a = dynamic_cast<const IsoAlgorithm*>(Registry::global().find(c, name));
+  if (!a) throw std::invalid_argument("no isomorphic " + std::string(to_string(c)) + " algorithm named '" + name + "'");
+  return *a;
+}
+
+// Runs one case; returns this rank's error (empty when correct).
+std::string run_case(const IsoAlgorithm& algo, const IsoAlgorithm& reference, const IsoComm& comm, Collective c,
+                     const Case& k, std::size_t case_id) {
+  Args args = layout(c, k), ref_args = args;
+  Buffer send(args.send_extent()), copy(args.send_extent()), recv(args.recv_extent()), ref(args.recv_extent());
+  args.send = ref_args.send = send.data();
+  args.recv = recv.data();
+  ref_args.recv = ref.data();
+  const auto runner = algo.prepare(comm, args);
+  const auto mpi = reference.prepare(comm, ref_args);
+  for (int round = 0; round < kStarts; ++round) {
+    fill_send(send, args, comm.rank(), case_id, round);
+    std::memcpy(copy.data(), send.data(), send.size());
+    recv.fill(kSentinel);
+    ref.fill(kSentinel);
+    runner->run();
+    mpi->run();
+    std::string error;
+    if (std::memcmp(copy.data(), send.data(), send.size()) != 0)
+      error = "the send buffer was modified";
+    else if (auto bad = check_result(recv, args, comm, c, case_id, round))
+      error = *bad;
+    else if (std::memcmp(recv.data(), ref.data(), recv.size()) != 0)
+      error = "result differs from MPI_Neighbor_*";
+    if (!error.empty())
+      return "start " + std::to_string(round + 1) + ", rank " + std::to_string(comm.rank()) + ": " + error;
+  }
+  return {};
+}
+
+// The registry's side of each algorithm, without communication: it supports a plain shape,
+// the native baselines say no without distributed graphs, and its cost is at least the
+// family's lower bound in both terms.
+std::string check_interface(const IsoAlgorithm& a, Collective c) {
+  std::vector<Shape> shapes = {Shape::regular(Neighborhood::moore(2, 1), 64),
+                               Shape::regular(Neighborhood::moore(3, 3), 1),
+                               Shape::regular(Neighborhood::parse("list:(0,0),(1,0),(1,0),(2,-7)"), 7)};
+  if (c == Collective::NeighborAlltoallw) shapes.push_back(Shape::seed_irregular(Neighborhood::moore(3, 1), 5));
+  for (const Shape& shape : shapes) {
+    if (const Support ok = a.supports(shape, Capabilities{}); !ok)
+      return "rejects " + shape.describe() + ": " + ok.reason;
+    if (a.info().kind == Kind::Native && a.supports(shape, Capabilities{false}))
+      return "accepts " + shape.describe() + " without distributed graphs";
+    const Cost cost = a.cost(shape), bound = a.lower_bound(shape);
+    if (!(cost.alpha_terms >= bound.alpha_terms && cost.beta_bytes >= bound.beta_bytes && bound.alpha_terms > 0))
+      return "cost below the lower bound for " + shape.describe();
+  }
+  if (a.supports(Shape::seed_irregular(Neighborhood::moore(2, 2), 4), Capabilities{}))
+    return "accepts the seed's block rule where |C| > d";
+  if (c != Collective::NeighborAlltoallw &&
+      a.supports(Shape::seed_irregular(Neighborhood::moore(2, 1), 4), Capabilities{}))
+    return "accepts irregular blocks outside neighbor-alltoallw";
+  return {};
+}
+
+int check_expected(const Options& o, int world_rank) {
+  std::set<std::string> expected;
+  std::string list = o.expect;
+  std::replace(list.begin(), list.end(), ';', ',');
+  std::stringstream ss(list);
+  for (std::string name; std::getline(ss, name, ',');)
+    if (!name.empty()) expected.insert(name);
+  int missing = 0;
+  for (const auto* a : Registry::global().family<IsoAlgorithm>(o.collective)) {
+    if (!expected.count(a->info().name)) {
+      if (world_rank == 0)
+        std::cerr << "registered " << to_string(o.collective) << " algorithm '" << a->info().name
+                  << "' has no MPI test: add it to tests/mpi/isomorphic.cmake\n";
+      ++missing;
+    }
+    if (const std::string bad = check_interface(*a, o.collective); !bad.empty()) {
+      if (world_rank == 0) std::cerr << to_string(o.collective) << "/" << a->info().name << ": " << bad << "\n";
+      ++missing;
+    }
+  }
+  for (const auto& name : expected)
+    if (!dynamic_cast<const IsoAlgorithm*>(Registry::global().find(o.collective, name))) {
+      if (world_rank == 0) std::cerr << "tested algorithm '" << name << "' is not registered\n";
+      ++missing;
+    }
+  if (world_rank == 0) std::cout << (missing ? 0 : 1) << " passed, " << (missing ? 1 : 0) << " failed\n";
+  return missing ? 1 : 0;
+}
+
+int check_setup_times(int world_rank) {
+  const Shape shape = Shape::regular(Neighborhood::moore(2, 1), 8);
+  const SetupTimes t = measure_setup(MPI_COMM_WORLD, shape, 3);
+  int bad = 0;
+  for (const auto* v :
+       {&t.dist_graph_create_adjacent, &t.dist_graph_create, &t.iso_neighborhood_create, &t.iso_alltoall_init}) {
+    if (v->size() != 3) ++bad;
+    for (double x : *v)
+      if (!(x >= 0 && x < 60)) ++bad;
+  }
+  if (world_rank == 0)
+    std::cout << "setup medians [ms]: adjacent " << 1e3 * median(t.dist_graph_create_adjacent) << ", create "
+              << 1e3 * median(t.dist_graph_create) << ", iso create " << 1e3 * median(t.iso_neighborhood_create)
+              << ", iso alltoall init " << 1e3 * median(t.iso_alltoall_init) << "\n"
+              << (bad ? 0 : 1) << " passed, " << (bad ? 1 : 0) << " failed\n";
+  return bad ? 1 : 0;
+}
+
+int run(const Options& o) {
+  int world_rank = 0, world_size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (o.setup_times) return check_setup_times(world_rank);
+  if (!o.expect.empty()) return check_expected(o, world_rank);
+
+  const IsoAlgorithm& algo = lookup(o.collective, o.algorithm);
+  const IsoAlgorithm& reference = lookup(o.collective, "mpi-neighbor");
+  const Capabilities caps;
+  int passed = 0, failed = 0, skipped = 0;
+  std::size_t id = 0;
+  for (const TorusCases& torus : cases_for(o.collective, world_size)) {
+    const IsoComm comm = IsoComm::create(MPI_COMM_WORLD, torus.neighborhood, torus.dims);
+    for (const Case& k : torus.cases) {
+      ++id;
+      const Support support = algo.supports(k.shape, caps);
+      if (!support) {
+        ++skipped;
+        if (o.verbose && world_rank == 0) std::cout << "skip " << k.describe() << ": " << support.reason << "\n";
+        continue;
+      }
+      const double t0 = MPI_Wtime();
+      const std::string error = run_case(algo, reference, comm, o.collective, k, id);
+      const double seconds = MPI_Wtime() - t0;
+      int bad = error.empty() ? 0 : 1, any_bad = 0;
+      MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (bad) std::cerr << "FAIL " << o.algorithm << " " << k.describe() << ": " << error << std::endl;
+      any_bad ? ++failed : ++passed;
+      if (o.verbose && world_rank == 0)
+        std::cout << (any_bad ? "FAIL " : "ok   ") << k.describe() << " (" << static_cast<int>(seconds * 1e3)
+                  << " ms)\n";
+    }
+  }
+  if (world_rank == 0) {
+    std::cout << to_string(o.collective) << "/" << o.algorithm << " (" << world_size << " processes): " << skipped
+              << " cases skipped as unsupported\n";
+    if (passed + failed == 0) std::cout << "every case was skipped\n";
+    std::cout << passed << " passed, " << failed << " failed\n";
+  }
+  return failed > 0 || passed == 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = 1;
+  try {
+    rc = run(parse(argc, argv));
+  } catch (const std::exception& e) {
+    std::cerr << "iso_check: " << e.what() << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return rc;
+}
