@@ -4,6 +4,7 @@
 // fit the launched process count.
 //
 //   iso_check --collective neighbor-alltoall|neighbor-allgather|neighbor-alltoallw --algorithm NAME
+//             [--quick] [--verbose]        (--quick: the core tori only, see tori())
 //   iso_check --collective C --expect "name,name,..."   (fails if the registry has others, or an
 //                                                        entry's supports/cost/lower_bound is off)
 //   iso_check --setup-times                               (smoke test of iso::measure_setup)
@@ -38,7 +39,7 @@ namespace {
 struct Options {
   Collective collective = Collective::NeighborAlltoall;
   std::string algorithm, expect;
-  bool setup_times = false, verbose = false;
+  bool setup_times = false, verbose = false, quick = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -59,6 +60,8 @@ Options parse(int argc, char** argv) {
       o.setup_times = true;
     else if (a == "--verbose")
       o.verbose = true;
+    else if (a == "--quick")
+      o.quick = true;
     else
       throw std::invalid_argument("unknown argument " + a);
   }
@@ -107,33 +110,38 @@ std::vector<Neighborhood> random_neighborhoods() {
 }
 
 // (neighbourhood, dims) pairs for n processes; dims entries 0 are chosen by MPI_Dims_create.
-std::vector<std::pair<Neighborhood, std::vector<int>>> tori(int n) {
+// With `quick`, only the core tori (marked *) remain; together they still cover d = 1..4, dims
+// of size 1 and 2, s > p with repeated targets, self and repeated offsets, |c| >= p_j, the
+// Algorithm 1 erratum (|c| = 2), a random neighbourhood and > 1 MiB blocks.
+std::vector<std::pair<Neighborhood, std::vector<int>>> tori(int n, bool quick) {
   std::vector<std::pair<Neighborhood, std::vector<int>>> v;
-  auto add = [&](const char* text, std::vector<int> dims) {
-    v.push_back({Neighborhood::parse(text), std::move(dims)});
+  auto add = [&](bool core, const Neighborhood& nbh, std::vector<int> dims) {
+    if (core || !quick) v.push_back({nbh, std::move(dims)});
   };
-  add("moore:d=1,r=1", {0});
-  add("moore:d=1,r=3", {0});     // |c| >= p_j for small n
-  add("moore:d=2,r=1", {0, 0});  // s = 8 > p for n < 8
-  add("moore:d=2,r=1", {1, n});  // a dimension of size 1
-  if (n % 2 == 0)
-    add("moore:d=2,r=2", {2, n / 2});  // size 2: +1 and -1 are the same process
-  else
-    add("moore:d=2,r=2", {n, 1});
-  add("moore:d=3,r=1", {0, 0, 0});   // s = 26
-  add("octant:d=3,r=2", {0, 0, 0});  // |c| = 2 in the first dimension: Alg. 1 erratum
-  add("shells:d=2,r=1+3", {0, 0});
-  add("vonneumann:d=3,r=2", {0, 0, 0});
-  add("moore:d=4,r=1", {0, 0, 0, 0});                                              // d = 4, s = 80
-  add("list:(1,0,0),(0,1,0),(0,0,1),(1,1,0),(1,0,1),(0,1,1),(1,1,1)", {0, 0, 0});  // paper's §2 octant
-  add("list:(0,0),(1,0),(1,0),(-5,3),(0,0),(2,-7),(1,0)", {0, 0});                 // self, repeats, long
-  add("list:(0,0),(1,0),(1,0),(-5,3),(0,0),(2,-7),(1,0)", {1, 0});
-  add("list:(-1,-2),(-3,0),(0,-1)", {0, 0});  // negative offsets only
-  add("list:(0)", {0});                       // s = 1, self only
-  add("list:(9)", {0});                       // s = 1, long offset
-  for (const Neighborhood& r : random_neighborhoods())
-    v.push_back({r, std::vector<int>(static_cast<std::size_t>(r.dims()), 0)});
-  if (n <= 4) add("moore:d=3,r=3", {0, 0, 0});  // s = 342 >> p (342 steps: too slow beyond 4)
+  auto parse = [](const char* text) { return Neighborhood::parse(text); };
+  add(true, parse("moore:d=1,r=1"), {0});      // * first: gets the > 1 MiB blocks
+  add(false, parse("moore:d=1,r=3"), {0});     // |c| >= p_j for small n
+  add(false, parse("moore:d=2,r=1"), {0, 0});  // s = 8 > p for n < 8
+  add(false, parse("moore:d=2,r=1"), {1, n});  // a dimension of size 1
+  const std::vector<int> thin = n % 2 == 0 ? std::vector<int>{2, n / 2} : std::vector<int>{n, 1};
+  add(true, parse("moore:d=2,r=2"), thin);         // * size 2 (+1 and -1 coincide) or 1; |c| = 2
+  add(true, parse("moore:d=3,r=1"), {0, 0, 0});    // * s = 26 > p: many repeated targets
+  add(false, parse("octant:d=3,r=2"), {0, 0, 0});  // |c| = 2 in the first dimension: Alg. 1 erratum
+  add(false, parse("shells:d=2,r=1+3"), {0, 0});
+  add(false, parse("vonneumann:d=3,r=2"), {0, 0, 0});
+  add(false, parse("moore:d=4,r=1"), {0, 0, 0, 0});                                             // d = 4, s = 80
+  add(true, parse("list:(1,0,0),(0,1,0),(0,0,1),(1,1,0),(1,0,1),(0,1,1),(1,1,1)"), {0, 0, 0});  // * §2 octant
+  add(true, parse("list:(0,0),(1,0),(1,0),(-5,3),(0,0),(2,-7),(1,0)"), {0, 0});                 // * self, repeats, long
+  add(false, parse("list:(0,0),(1,0),(1,0),(-5,3),(0,0),(2,-7),(1,0)"), {1, 0});
+  add(false, parse("list:(-1,-2),(-3,0),(0,-1)"), {0, 0});  // negative offsets only
+  add(false, parse("list:(0)"), {0});                       // s = 1, self only
+  add(true, parse("list:(9)"), {0});                        // * s = 1, long offset
+  bool first = true;
+  for (const Neighborhood& r : random_neighborhoods()) {  // * the first one (d = 4)
+    add(first, r, std::vector<int>(static_cast<std::size_t>(r.dims()), 0));
+    first = false;
+  }
+  if (n <= 4) add(false, parse("moore:d=3,r=3"), {0, 0, 0});  // s = 342 >> p (342 steps: too slow beyond 4)
   return v;
 }
 
@@ -148,10 +156,10 @@ bool seed_rule_applies(const Neighborhood& n) {
 // one of {0, 13, 64} and, on every other torus (always for all-to-allw), 7 bytes in the gapped
 // layout; the one-dimensional Moore torus gets > 1 MiB blocks at up to 4 processes (where the
 // copies are cheap enough on an oversubscribed machine); all-to-allw adds the seed's rule.
-std::vector<TorusCases> cases_for(Collective c, int n) {
+std::vector<TorusCases> cases_for(Collective c, int n, bool quick) {
   std::vector<TorusCases> out;
   std::size_t k = 0;
-  for (auto& [nbh, dims] : tori(n)) {
+  for (auto& [nbh, dims] : tori(n, quick)) {
     TorusCases t{nbh, dims, {}};
     const bool w = c == Collective::NeighborAlltoallw, small = nbh.size() < 30;
     const std::size_t rotating = std::vector<std::size_t>{0, 13, 64}[k % 3];
@@ -339,7 +347,7 @@ int run(const Options& o) {
   const Capabilities caps;
   int passed = 0, failed = 0, skipped = 0;
   std::size_t id = 0;
-  for (const TorusCases& torus : cases_for(o.collective, world_size)) {
+  for (const TorusCases& torus : cases_for(o.collective, world_size, o.quick)) {
     const IsoComm comm = IsoComm::create(MPI_COMM_WORLD, torus.neighborhood, torus.dims);
     for (const Case& k : torus.cases) {
       ++id;
