@@ -1,0 +1,20 @@
+// CSV of the data contract (results/CONTRACT.md): the exact column lists, quoting, and a
+// reader for resuming. Fields are quoted only when they contain a comma, a quote or a line
+// break (RFC 4180); times are written with 10 significant digits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace collbench {
+
+const std::vector<std::string>& raw_columns();
+const std::vector<std::string>& summary_columns();
+
+std::string csv_field(const std::string& s);
+std::string csv_number(double v);  // "%.10g"; "nan" for NaN
+std::string csv_line(const std::vector<std::string>& fields);  // with the trailing '\n'
+// Splits one line (without its '\n'); throws std::invalid_argument on a malformed quote.
+std::vector<std::string> csv_split(const std::string& line);
+
+}  // namespace collbench

@@ -1,0 +1,131 @@
+#include "measure.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "collrepro/mpi.hpp"
+#include "stats.hpp"
+
+namespace collbench {
+
+namespace {
+
+using collrepro::check;
+
+// Waits until the global clock reaches `start`: yields the CPU while more than 100 us
+// remain (so that waiting ranks do not starve the others on a shared or oversubscribed
+// node; sched_yield returns at once when nothing else is runnable), then spins.
+void wait_until(const ClockSync& sync, double start) {
+  for (double left = start - sync.now(); left > 0; left = start - sync.now())
+    if (left > 100e-6) sched_yield();
+}
+
+}  // namespace
+
+Measurer::Measurer(MPI_Comm world, const Timing& timing, const Clock& clock, ClockSync* sync, InterruptWatch& watch)
+    : world_(world), timing_(timing), clock_(clock), sync_(sync), watch_(watch) {
+  check(MPI_Comm_rank(world_, &rank_), "MPI_Comm_rank");
+}
+
+int Measurer::agree_interrupt() {
+  int mine = watch_.poll(), any = 0;
+  check(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, world_), "MPI_Allreduce (interrupt agreement)");
+  return any;
+}
+
+void Measurer::synchronize_once() {
+  check(MPI_Barrier(world_), "MPI_Barrier");
+  if (timing_.sync == "double-barrier") check(MPI_Barrier(world_), "MPI_Barrier");
+}
+
+double Measurer::warm_up(PreparedPoint& point, int runs) {
+  std::vector<double> local;
+  for (int i = 0; i < runs; ++i) {
+    synchronize_once();
+    const double t0 = clock_.now();
+    point.run();
+    local.push_back(clock_.now() - t0);
+  }
+  double mine = local.empty() ? 0 : median(local), worst = 0;
+  check(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, world_), "MPI_Allreduce (warm-up time)");
+  return worst;
+}
+
+Measurement Measurer::measure(PreparedPoint& point) {
+  if (timing_.sync != "window") {
+    warm_up(point, timing_.warmup);
+    return barrier_reps(point);
+  }
+  if (timing_.resync == "point" && sync_) sync_->synchronize();
+  const bool automatic = !timing_.window.has_value();
+  const double typical = warm_up(point, automatic ? std::max(timing_.warmup, 3) : timing_.warmup);
+  const double window = automatic ? 2 * typical + 50e-6 : *timing_.window;
+  return window_reps(point, window);
+}
+
+Measurement Measurer::barrier_reps(PreparedPoint& point) {
+  Measurement m;
+  const auto n = static_cast<std::size_t>(timing_.reps);
+  std::vector<double> local(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % static_cast<std::size_t>(timing_.agree_every) == 0)
+      if ((m.interrupted = agree_interrupt())) return m;
+    synchronize_once();
+    const double t0 = clock_.now();
+    point.run();
+    local[i] = clock_.now() - t0;
+  }
+  if (rank_ == 0) m.times.assign(n, 0.0);
+  check(MPI_Reduce(local.data(), rank_ == 0 ? m.times.data() : nullptr, static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, world_),
+        "MPI_Reduce (max over ranks)");
+  if (rank_ == 0) m.valid.assign(n, true);
+  return m;
+}
+
+Measurement Measurer::window_reps(PreparedPoint& point, double window) {
+  Measurement m;
+  m.window_s = window;
+  const auto n = static_cast<std::size_t>(timing_.reps);
+  std::vector<double> starts(n, 0.0), ends(n, 0.0);
+  std::vector<int> late(n, 0);
+  for (std::size_t i = 0; i < n;) {
+    // Agreement: stop, or a common start for the next chunk (rank 0's proposal wins the MAX).
+    const double lead = 2 * window + 3 * agree_time_ + 50e-6;
+    const double t_agree = clock_.now();
+    double in[3] = {static_cast<double>(watch_.poll()), rank_ == 0 ? sync_->now() + lead : -1e300, agree_time_};
+    double out[3] = {0, 0, 0};
+    check(MPI_Allreduce(in, out, 3, MPI_DOUBLE, MPI_MAX, world_), "MPI_Allreduce (window agreement)");
+    agree_time_ = std::max(out[2] * 0.5, clock_.now() - t_agree);
+    if (out[0] > 0) {
+      m.interrupted = static_cast<int>(out[0]);
+      return m;
+    }
+    const std::size_t chunk = std::min(n - i, static_cast<std::size_t>(timing_.agree_every));
+    for (std::size_t j = 0; j < chunk; ++j, ++i) {
+      const double start = out[1] + static_cast<double>(j) * window;
+      starts[i] = start;
+      if (sync_->now() > start) late[i] = 1;
+      wait_until(*sync_, start);
+      point.run();
+      ends[i] = sync_->now();
+    }
+  }
+  std::vector<double> max_end(rank_ == 0 ? n : 0);
+  std::vector<int> any_late(rank_ == 0 ? n : 0);
+  check(MPI_Reduce(ends.data(), max_end.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, world_), "MPI_Reduce");
+  check(MPI_Reduce(late.data(), any_late.data(), static_cast<int>(n), MPI_INT, MPI_MAX, 0, world_), "MPI_Reduce");
+  if (rank_ == 0) {
+    m.times.resize(n);
+    m.valid.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      m.times[i] = std::max(0.0, max_end[i] - starts[i]);
+      m.valid[i] = any_late[i] == 0;
+    }
+  }
+  return m;
+}
+
+}  // namespace collbench

@@ -1,0 +1,89 @@
+#include "run_info.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <regex>
+
+namespace collbench {
+
+MpiLibrary parse_mpi_library(const std::string& text) {
+  MpiLibrary m;
+  m.full = text;
+  m.library = text.substr(0, text.find('\n'));
+  if (text.find("SMPI") != std::string::npos) m.impl = "smpi";  // SimGrid: "SMPI Version 3.32. ..."
+  else if (text.find("Open MPI") != std::string::npos) m.impl = "openmpi";
+  else if (text.find("Intel(R) MPI") != std::string::npos) m.impl = "intel";
+  else if (text.find("MVAPICH") != std::string::npos) m.impl = "mvapich";
+  else if (text.find("MPICH") != std::string::npos) m.impl = "mpich";
+  else m.impl = "other";
+  std::smatch match;
+  static const std::regex version(R"((\d+\.\d+(\.\d+)?[a-z0-9]*))");
+  std::string head = text;
+  if (m.impl == "mpich") {
+    const auto at = text.find("Version:");
+    if (at != std::string::npos) head = text.substr(at);
+  }
+  m.version = std::regex_search(head, match, version) ? match[1].str() : "unknown";
+  return m;
+}
+
+MpiLibrary mpi_library() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  std::string s(text, static_cast<std::size_t>(len));
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return parse_mpi_library(s);
+}
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const auto secs = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+namespace {
+std::string run_command(const std::string& cmd) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  if (!pipe) return "";
+  std::string out;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, pipe.get())) out += buf;
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+}  // namespace
+
+std::string git_revision() {
+#ifdef COLLREPRO_SOURCE_DIR
+  const std::string dir = COLLREPRO_SOURCE_DIR;
+  const std::string rev = run_command("git -C '" + dir + "' rev-parse HEAD 2>/dev/null");
+  if (!rev.empty()) {
+    const std::string dirty = run_command("git -C '" + dir + "' status --porcelain --untracked-files=no 2>/dev/null | head -1");
+    return rev + (dirty.empty() ? "" : "-dirty");
+  }
+#endif
+  return "unknown";
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return std::string("Clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("GCC ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+}  // namespace collbench

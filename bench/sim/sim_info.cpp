@@ -1,0 +1,67 @@
+#include "sim_info.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <simgrid/version.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <xbt/config.hpp>
+
+namespace collbench::sim {
+
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+}  // namespace
+
+nlohmann::json metadata() {
+  namespace cfg = simgrid::config;
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  const std::string version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  const auto* engine = simgrid::s4u::Engine::get_instance();
+  const std::string zone = engine->get_netzone_root()->get_name();
+  const std::string platform = env("COLLREPRO_SIM_PLATFORM");
+  const std::string model = cfg::get_value<std::string>("network/model");
+
+  nlohmann::json config = {
+      {"network/model", model},
+      {"network/crosstraffic", cfg::get_value<bool>("network/crosstraffic")},
+      {"network/bandwidth-factor", cfg::get_value<double>("network/bandwidth-factor")},
+      {"network/latency-factor", cfg::get_value<double>("network/latency-factor")},
+      {"network/weight-S", cfg::get_value<double>("network/weight-S")},
+      {"smpi/simulate-computation", cfg::get_value<bool>("smpi/simulate-computation")},
+      {"smpi/coll-selector", cfg::get_value<std::string>("smpi/coll-selector")},
+      {"smpi/privatization", cfg::get_value<std::string>("smpi/privatization")},
+      {"smpi/shared-malloc", cfg::get_value<std::string>("smpi/shared-malloc")},
+      {"smpi/shared-malloc-blocksize", cfg::get_value<double>("smpi/shared-malloc-blocksize")},
+      {"smpi/auto-shared-malloc-thresh", cfg::get_value<double>("smpi/auto-shared-malloc-thresh")},
+      {"smpi/send-is-detached-thresh", cfg::get_value<int>("smpi/send-is-detached-thresh")},
+      {"smpi/bw-factor", cfg::get_value<std::string>("smpi/bw-factor")},
+      {"smpi/lat-factor", cfg::get_value<std::string>("smpi/lat-factor")},
+  };
+  nlohmann::json sim = {
+      {"simulator", "SimGrid " + version + " (SMPI)"},
+      {"simgrid_version", version},
+      {"platform_file", platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(platform)},
+      {"root_zone", zone},
+      {"platform_hosts", engine->get_host_count()},
+      {"placement", env("COLLREPRO_SIM_PLACEMENT")},  // simrun: "<nodes> nodes x <ppn> ppn, <order> order"
+      {"command", env("COLLREPRO_SIM_COMMAND")},      // simrun: the smpirun command line
+      {"config", config},
+      {"times", "simulated: communication only (smpi/simulate-computation:no); deterministic"},
+  };
+  return {{"simulated", true},
+          {"platform", platform.empty() ? zone : platform},
+          {"smpi_version", version},
+          {"network_model", model},
+          {"simulation", sim}};
+}
+
+}  // namespace collbench::sim

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Checks a collbench result directory against results/CONTRACT.md and a dry-run plan.
+
+check_results.py DIR --plan PLAN.csv --reps N --launches L [--slices T] [--partial]
+  - exact raw and summary headers, every line terminated, no *.tmp left
+  - per launch (and slice): points = the plan's supported points (--partial: a subset),
+    exactly N raw rows per point with rep 0..N-1, no duplicates, summary n = N,
+    identity columns equal to the plan's, meta keys of the contract, complete flag
+Prints one line per problem and exits 1 when there is any.
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+RAW = ("experiment,launch,point,utc,mpi_impl,mpi_version,nodes,nprocs,ppn,placement,collective,algorithm,"
+       "topology,p,q,ka,kb,neighborhood,dims,msg_bytes,sync,clock,rep,time_s,valid").split(",")
+IDENT = [c for c in RAW if c not in ("utc", "rep", "time_s", "valid")]
+SUMMARY = IDENT + ("n,n_invalid,n_kept,k,median,q1,q3,min,max,mean,cost_alpha_terms,cost_beta_bytes,"
+                   "bound_alpha_terms,bound_beta_bytes").split(",")
+META = ["experiment", "description", "launch", "slice", "config", "command", "git_revision", "compiler",
+        "mpi_library", "mpi_impl", "mpi_version", "simulated", "platform", "machine", "nodes", "nprocs", "ppn",
+        "bindings", "hwloc", "clock", "sync", "algorithms", "start_utc", "end_utc", "complete"]
+PLAN_KEYS = ["collective", "algorithm", "topology", "placement", "p", "q", "ka", "kb", "neighborhood", "dims",
+             "msg_bytes"]
+
+problems = []
+
+
+def problem(msg):
+    problems.append(msg)
+    print("FAIL: " + msg, file=sys.stderr)
+
+
+def read_csv(path, header):
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.endswith(b"\n"):
+        problem(f"{path}: last line not terminated")
+    rows = list(csv.reader(data.decode().splitlines()))
+    if rows[0] != header:
+        problem(f"{path}: header {rows[0]} != contract {header}")
+    out = []
+    for i, r in enumerate(rows[1:], start=2):
+        if len(r) != len(header):
+            problem(f"{path}:{i}: {len(r)} fields, expected {len(header)}")
+        out.append(dict(zip(header, r)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--plan", required=True)
+    ap.add_argument("--reps", type=int, required=True)
+    ap.add_argument("--launches", type=int, default=1)
+    ap.add_argument("--slices", type=int, default=0, help="launch L is split in T slices (files -S<S>)")
+    ap.add_argument("--partial", action="store_true", help="points may be missing (interrupted run)")
+    ap.add_argument("--min-points", type=int, default=0)
+    a = ap.parse_args()
+
+    with open(a.plan) as f:
+        plan = {int(r["point"]): r for r in csv.DictReader(f) if r["supported"] == "1"}
+    tmp = [n for n in os.listdir(a.dir) if n.endswith(".tmp")]
+    if tmp:
+        problem(f"{a.dir}: temporary files left: {tmp}")
+    total_points = 0
+    for launch in range(a.launches):
+        suffixes = [f"L{launch}"] if not a.slices else [f"L{launch}-S{s}" for s in range(a.slices)]
+        seen = {}
+        for sfx in suffixes:
+            raw = read_csv(os.path.join(a.dir, f"raw-{sfx}.csv"), RAW)
+            summary = read_csv(os.path.join(a.dir, f"summary-{sfx}.csv"), SUMMARY)
+            with open(os.path.join(a.dir, f"meta-{sfx}.json")) as f:
+                meta = json.load(f)
+            for k in META:
+                if k not in meta:
+                    problem(f"meta-{sfx}.json: missing key {k}")
+            if meta.get("launch") != launch:
+                problem(f"meta-{sfx}.json: launch {meta.get('launch')} != {launch}")
+            if meta.get("complete") is not (not a.partial):
+                problem(f"meta-{sfx}.json: complete = {meta.get('complete')}")
+            by_point = {}
+            for r in raw:
+                by_point.setdefault(int(r["point"]), []).append(r)
+                if int(r["launch"]) != launch:
+                    problem(f"raw-{sfx}: launch column {r['launch']}")
+            for s in summary:
+                p = int(s["point"])
+                if p in seen:
+                    problem(f"launch {launch}: point {p} in {seen[p]} and {sfx}")
+                seen[p] = sfx
+                reps = sorted(int(r["rep"]) for r in by_point.get(p, []))
+                if reps != list(range(a.reps)):
+                    problem(f"{sfx}: point {p}: reps {reps[:5]}... ({len(reps)}), want 0..{a.reps - 1}")
+                if int(s["n"]) != a.reps:
+                    problem(f"{sfx}: point {p}: n = {s['n']}")
+                if int(s["n_kept"]) > int(s["n"]) - int(s["n_invalid"]):
+                    problem(f"{sfx}: point {p}: n_kept > valid repetitions")
+                invalid = sum(1 for r in by_point.get(p, []) if r["valid"] == "0")
+                if invalid != int(s["n_invalid"]):
+                    problem(f"{sfx}: point {p}: n_invalid {s['n_invalid']} != invalid raw rows {invalid}")
+                if p not in plan:
+                    problem(f"{sfx}: point {p} is not in the plan")
+                    continue
+                for k in PLAN_KEYS:
+                    if s[k] != plan[p][k]:
+                        problem(f"{sfx}: point {p}: {k} = {s[k]!r}, plan says {plan[p][k]!r}")
+                for r in by_point.get(p, []):
+                    if any(r[c] != s[c] for c in IDENT):
+                        problem(f"{sfx}: point {p}: raw and summary identity columns differ")
+                        break
+            extra = set(by_point) - {int(s["point"]) for s in summary}
+            if extra:
+                problem(f"{sfx}: raw rows of points without a summary row: {sorted(extra)}")
+        if not a.partial and set(seen) != set(plan):
+            problem(f"launch {launch}: points {sorted(set(plan) - set(seen))[:10]} missing")
+        total_points += len(seen)
+    if total_points < a.min_points:
+        problem(f"only {total_points} points, expected at least {a.min_points}")
+    print(f"checked {a.dir}: {a.launches} launch(es), {total_points} point(s), {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

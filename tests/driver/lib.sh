@@ -1,0 +1,44 @@
+# Helpers of the driver script tests (sourced). The test's environment gives:
+#   COLLBENCH       the collbench executable       MPIEXEC        this build's launcher
+#   MPIEXEC_NP      its -n flag                    MPIEXEC_EXTRA  extra launcher flags
+#   REPO            the source tree                WORK           a scratch directory
+set -euo pipefail
+: "${COLLBENCH:?}" "${MPIEXEC:?}" "${MPIEXEC_NP:=-n}" "${REPO:?}" "${WORK:?}"
+MPIEXEC_EXTRA=${MPIEXEC_EXTRA:-}
+PY=/usr/bin/python3
+CHECK="$PY $REPO/tests/driver/check_results.py"
+NP=${NP:-4}
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "-- $*" >&2; }
+
+# run_bench [collbench args...]: one launch with NP processes (foreground).
+run_bench() { "$MPIEXEC" "$MPIEXEC_NP" "$NP" $MPIEXEC_EXTRA "${EXE:-$COLLBENCH}" "$@"; }
+
+# All descendants of a pid named like the benchmark executable (the MPI ranks; under
+# MPICH's hydra they are grandchildren of mpiexec).
+rank_pids() {
+  local name; name=$(basename "${EXE:-$COLLBENCH}")
+  local todo=("$1") out=() p c
+  while ((${#todo[@]})); do
+    p=${todo[0]}; todo=("${todo[@]:1}")
+    for c in $(pgrep -P "$p" || true); do
+      todo+=("$c")
+      [[ $(cat /proc/$c/comm 2>/dev/null) == "${name:0:15}" ]] && out+=("$c")
+    done
+  done
+  echo "${out[@]}"
+}
+
+# data_lines FILE: lines after the header (0 when absent).
+data_lines() { [[ -f $1 ]] && echo $(( $(wc -l <"$1") - 1 )) || echo 0; }
+
+# wait_for_points FILE N TIMEOUT_S: until FILE has N data lines.
+wait_for_points() {
+  local deadline=$((SECONDS + $3))
+  until (( $(data_lines "$1") >= $2 )); do
+    ((SECONDS < deadline)) || fail "timed out waiting for $2 point(s) in $1"
+    sleep 0.1
+  done
+}

@@ -1,0 +1,85 @@
+// Tukey filter, quantiles and median on known data (numpy/pandas type-7 values).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "csv.hpp"
+#include "stats.hpp"
+
+using namespace collbench;
+
+TEST(Stats, QuantilesType7) {
+  const std::vector<double> v = {1, 2, 3, 4};
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0.25), 1.75);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0.75), 3.25);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0), 1);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 1), 4);
+  const std::vector<double> one = {7};
+  EXPECT_DOUBLE_EQ(quantile_sorted(one, 0.25), 7);
+  EXPECT_TRUE(std::isnan(quantile_sorted({}, 0.5)));
+}
+
+TEST(Stats, Median) {
+  EXPECT_DOUBLE_EQ(median({5, 1, 3}), 3);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({2}), 2);
+}
+
+TEST(Stats, TukeyFilterDropsFarOutliersOnly) {
+  // 1..10 and 100: Q1 = 3.5, Q3 = 8.5, IQR = 5; k = 3 keeps [-11.5, 23.5].
+  std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100};
+  // numpy: np.percentile(v, [25, 75]) = [3.5, 8.5]
+  const auto kept = tukey_filter(v, 3);
+  EXPECT_EQ(kept.size(), 10u);
+  EXPECT_EQ(kept.back(), 10);
+  // k = 1.5 keeps [-4, 16]: the same here; k = 0.1 keeps [3, 9].
+  EXPECT_EQ(tukey_filter(v, 0.1).size(), 7u);
+  // Boundaries are inclusive.
+  const std::vector<double> w = {0, 1, 1, 1, 2};  // Q1 = 1, Q3 = 1, IQR = 0: keeps only the 1s
+  EXPECT_EQ(tukey_filter(w, 3).size(), 3u);
+}
+
+TEST(Stats, SummaryOfKeptValidValues) {
+  const std::vector<double> t = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100, 0.5};
+  std::vector<bool> valid(t.size(), true);
+  valid[11] = false;  // the 0.5 is an invalid (late) repetition
+  const Summary s = summarize(t, valid, 3);
+  EXPECT_EQ(s.n, 12u);
+  EXPECT_EQ(s.n_invalid, 1u);
+  EXPECT_EQ(s.n_kept, 10u);
+  EXPECT_DOUBLE_EQ(s.median, 5.5);
+  EXPECT_DOUBLE_EQ(s.q1, 3.25);
+  EXPECT_DOUBLE_EQ(s.q3, 7.75);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 10);
+  EXPECT_DOUBLE_EQ(s.mean, 5.5);
+  EXPECT_DOUBLE_EQ(s.k, 3);
+}
+
+TEST(Stats, AllInvalidGivesNan) {
+  const Summary s = summarize(std::vector<double>{1, 2}, std::vector<bool>{false, false}, 3);
+  EXPECT_EQ(s.n_invalid, 2u);
+  EXPECT_EQ(s.n_kept, 0u);
+  EXPECT_TRUE(std::isnan(s.median));
+  EXPECT_EQ(csv_number(s.median), "nan");
+}
+
+TEST(Csv, QuotingRoundTrip) {
+  const std::vector<std::string> f = {"moore:d=2,r=1", "plain", "say \"hi\"", "", "4x4"};
+  const std::string line = csv_line(f);
+  EXPECT_EQ(line, "\"moore:d=2,r=1\",plain,\"say \"\"hi\"\"\",,4x4\n");
+  EXPECT_EQ(csv_split(line.substr(0, line.size() - 1)), f);
+  EXPECT_THROW(csv_split("\"open"), std::invalid_argument);
+  EXPECT_EQ(csv_number(1.5e-5), "1.5e-05");
+}
+
+TEST(Csv, ContractColumns) {
+  ASSERT_EQ(raw_columns().size(), 25u);
+  EXPECT_EQ(raw_columns().front(), "experiment");
+  EXPECT_EQ(raw_columns().back(), "valid");
+  ASSERT_EQ(summary_columns().size(), 35u);
+  EXPECT_EQ(summary_columns()[20], "clock");
+  EXPECT_EQ(summary_columns()[21], "n");
+  EXPECT_EQ(summary_columns().back(), "bound_beta_bytes");
+}

@@ -1,0 +1,26 @@
+# collbench (bench/) tests, all named driver.*:
+#   driver.<Suite>.<Test>        GoogleTest, no MPI: config parsing and errors, units, Tukey/median,
+#                                CSV, plan and slices, placements, resume recovery
+#   driver.<flavor>.<script>     bash scripts in tests/driver launching collbench with this build's
+#                                launcher: e2e (quick.yaml shrunk), resume after kill -9, SIGTERM,
+#                                window sync, exit codes (incl. a deliberately broken algorithm)
+# Run: ctest --test-dir build/<dir> -R driver
+set(_driver_dir ${PROJECT_SOURCE_DIR}/tests/driver)
+
+file(GLOB _driver_unit_sources CONFIGURE_DEPENDS ${_driver_dir}/*_test.cpp)
+add_executable(driver_unit ${_driver_unit_sources})
+target_link_libraries(driver_unit PRIVATE collbench_obj collalgos GTest::gtest_main)
+gtest_discover_tests(driver_unit TEST_PREFIX "driver." PROPERTIES LABELS driver DISCOVERY_TIMEOUT 60)
+
+# collbench plus one deliberately wrong algorithm (for the validation-failure exit code).
+add_executable(collbench_broken ${_driver_dir}/broken_collbench.cpp)
+target_link_libraries(collbench_broken PRIVATE collbench_obj collalgos)
+
+string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_EXTRA}")
+foreach(script e2e_quick resume_kill sigterm window_sync errors)
+  set(_name driver.${COLLREPRO_MPI_FLAVOR}.${script})
+  add_test(NAME ${_name} COMMAND bash ${_driver_dir}/${script}.sh)
+  set_tests_properties(${_name} PROPERTIES
+    LABELS "driver;mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 180
+    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;BROKEN=$<TARGET_FILE:collbench_broken>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_NP=${MPIEXEC_NUMPROC_FLAG};MPIEXEC_EXTRA=${_driver_mpiexec_extra};REPO=${PROJECT_SOURCE_DIR};WORK=${CMAKE_CURRENT_BINARY_DIR}/driver-work/${script};NP=4;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+endforeach()

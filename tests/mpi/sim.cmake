@@ -1,0 +1,8 @@
+# The SimGrid SMPI simulation variant (tracker issue 7): sim.smoke builds it with the `smpi`
+# preset (smpicxx) into <this build>/sim-variant and runs a small simulated sweep twice,
+# checking determinism and that the proposed algorithm beats root gathering (tests/sim/).
+# Registered in every build but labelled `sim` only (not `mpi`), so CI's MPICH pass (-L mpi)
+# does not run it a second time. Needs libsimgrid-dev (.ci/extra-packages).
+add_test(NAME sim.smoke
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/smoke.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.smoke PROPERTIES LABELS "sim" TIMEOUT 3600)
