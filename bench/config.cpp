@@ -26,7 +26,8 @@ const std::vector<std::string>& sweep_keys() {
 }
 const std::vector<std::string>& global_keys() {
   static const std::vector<std::string> keys = {"experiment", "description", "launches", "validation",
-                                                "validation_max_bytes", "binding", "timing", "settings"};
+                                                "validation_max_bytes", "binding", "timing", "settings",
+                                                "slurm"};
   return keys;
 }
 const std::vector<std::string>& timing_keys() {
@@ -454,6 +455,7 @@ std::string Config::fingerprint() const {
   nlohmann::json j = effective;
   j.erase("description");
   j.erase("launches");
+  j.erase("slurm");
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(j.dump())));
   return buf;
@@ -474,6 +476,11 @@ Config parse_config(const std::string& yaml_text, const std::vector<std::string>
   std::vector<std::string> top_keys = global_keys();
   top_keys.insert(top_keys.end(), sweep_keys().begin(), sweep_keys().end());
   check_keys(root, "", top_keys);
+
+  // slurm: belongs to slurm/collslurm (which validates it); collbench accepts and ignores it,
+  // so that one config file serves both, and it is not part of the fingerprint.
+  if (const auto n = root["slurm"]; n && !n.IsMap() && !n.IsNull())
+    throw config_error("slurm", "= " + show(n) + " must be a map of Slurm settings (see slurm/README.md)");
 
   Config c;
   if (!root["experiment"]) throw config_error("experiment", "is missing (give the experiment a name, e.g. experiment: quick)");

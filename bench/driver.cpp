@@ -329,7 +329,9 @@ int run_driver(const Options& o, InterruptWatch& watch) {
   std::optional<int> slice_index;
   if (o.slice) slice_index = o.slice->first;
   std::unique_ptr<ResultFiles> files;
-  on_root([&] { files = std::make_unique<ResultFiles>(out, o.launch, slice_index, config.fingerprint(), nprocs); });
+  std::optional<int> slices;
+  if (o.slice) slices = o.slice->second;
+  on_root([&] { files = std::make_unique<ResultFiles>(out, o.launch, slice_index, config.fingerprint(), nprocs, slices); });
   int finished = rank == 0 && files->finished_before() ? 1 : 0;
   check(MPI_Bcast(&finished, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (finished) {

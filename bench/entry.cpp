@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "config.hpp"
 #include "driver.hpp"
@@ -40,6 +42,17 @@ int without_mpi(const std::optional<Options>& o) {
   return -1;
 }
 
+// A command-line error, reported once by rank 0 after MPI_Init. Every rank then waits in a
+// barrier: were a rank to exit at once, the launcher would kill the others, possibly before
+// rank 0 had printed the message (seen under load with Open MPI's mpirun).
+int report_usage_error(const std::string& message) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) std::cerr << "collbench: " << message << std::endl;
+  MPI_Barrier(MPI_COMM_WORLD);
+  return kExitUsage;
+}
+
 int run_mpi(const Options& o, InterruptWatch& watch) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -65,20 +78,20 @@ namespace collbench {
 int collbench_main(int argc, char** argv) {
   InterruptWatch watch;  // before MPI_Init: MPI's threads inherit the blocked signals
   std::optional<Options> options;
+  std::optional<std::string> usage_error;
   try {
     options = parse_cli(argc, argv, launcher_rank() == 0);
     if (const int rc = without_mpi(options); rc >= 0) return rc;
   } catch (const ConfigError& e) {
-    if (launcher_rank() == 0) std::cerr << "collbench: " << e.what() << std::endl;
-    return kExitUsage;
+    usage_error = e.what();
   }
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
-    std::cerr << "collbench: MPI_Init failed" << std::endl;
-    return kExitRuntime;
+    std::cerr << "collbench: " << usage_error.value_or("MPI_Init failed") << std::endl;
+    return usage_error ? kExitUsage : kExitRuntime;
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  const int rc = run_mpi(*options, watch);
+  const int rc = usage_error ? report_usage_error(*usage_error) : run_mpi(*options, watch);
   MPI_Finalize();
   return rc;
 }

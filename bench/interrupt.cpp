@@ -13,18 +13,17 @@ InterruptWatch::InterruptWatch() {
 }
 
 InterruptWatch::~InterruptWatch() {
-  if (!restored_) pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  // Drop pending signals first: restoring the mask must not kill the process on its way out.
+  const timespec zero{0, 0};
+  while (sigtimedwait(&watched_, nullptr, &zero) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
 }
 
 int InterruptWatch::poll() {
-  if (signal_) return signal_;
   const timespec zero{0, 0};
   const int sig = sigtimedwait(&watched_, nullptr, &zero);
-  if (sig == SIGINT || sig == SIGTERM) {
-    signal_ = sig;
-    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-    restored_ = true;
-  }
+  if (!signal_ && (sig == SIGINT || sig == SIGTERM)) signal_ = sig;
   return signal_;
 }
 

@@ -3,7 +3,10 @@
 // before MPI_Init, so MPI's threads inherit the mask) and polled with sigtimedwait().
 // poll() is cheap and local; the driver agrees on it collectively (MPI_Allreduce) between
 // repetitions and between points, so that all ranks stop at the same place.
-// After the first signal the mask is restored: a second Ctrl-C kills the process at once.
+// The signals stay blocked after the first one: launchers (hydra, mpirun) send SIGTERM to the
+// remaining ranks as soon as one rank exits with a non-zero code, and a rank still finishing
+// its files must not die of it. A hung run is ended by the launcher's SIGKILL escalation (or
+// SIGQUIT / SIGKILL by hand).
 #pragma once
 
 #include <csignal>
@@ -25,7 +28,6 @@ class InterruptWatch {
   sigset_t watched_{};
   sigset_t previous_{};
   int signal_ = 0;
-  bool restored_ = false;
 };
 
 // 130 for SIGINT, 143 for SIGTERM (128 + signal number).

@@ -70,12 +70,12 @@ ResultPaths ResultPaths::of(const fs::path& dir, int launch, std::optional<int> 
 fs::path tmp_path(const fs::path& p) { return fs::path(p.string() + ".tmp"); }
 
 ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> slice, const std::string& fingerprint,
-                         int nprocs)
+                         int nprocs, std::optional<int> slices)
     : paths_(ResultPaths::of(dir, launch, slice)) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw ConfigError("cannot create the output directory " + dir.string() + ": " + ec.message());
-  check_previous_meta(fingerprint, nprocs);
+  check_previous_meta(fingerprint, nprocs, slices);
   const bool pending = fs::exists(tmp_path(paths_.raw)) || fs::exists(tmp_path(paths_.summary));
   if (!previous_meta_.is_null() && !pending && fs::exists(paths_.meta) && previous_meta_.value("complete", false)) {
     finished_before_ = true;
@@ -97,7 +97,7 @@ ResultFiles::~ResultFiles() {
   if (summary_) std::fclose(summary_);
 }
 
-void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs) {
+void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs, std::optional<int> slices) {
   auto meta = read_json(tmp_path(paths_.meta));
   if (!meta) meta = read_json(paths_.meta);
   const bool data = fs::exists(paths_.raw) || fs::exists(paths_.summary) || fs::exists(tmp_path(paths_.raw)) ||
@@ -119,6 +119,12 @@ void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs
     throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " holds launch results at " +
                       std::to_string(previous_meta_.value("nprocs", 0)) + " processes, this run has " +
                       std::to_string(nprocs) + " (use the same -n, or another --out)");
+  if (slices && previous_meta_.contains("slices") && previous_meta_["slices"].is_number_integer() &&
+      previous_meta_["slices"].get<int>() != *slices)
+    throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " holds " +
+                      paths_.meta.filename().string() + " of --slice S/" +
+                      std::to_string(previous_meta_["slices"].get<int>()) + ", this run uses --slice S/" +
+                      std::to_string(*slices) + " (use the same T, or another --out)");
 }
 
 void ResultFiles::recover_from(const fs::path& raw, const fs::path& summary) {

@@ -31,8 +31,9 @@ std::filesystem::path tmp_path(const std::filesystem::path& p);
 
 class ResultFiles {
  public:
+  // slices: T of --slice S/T (the chunking must match for the points of a slice to match).
   ResultFiles(const std::filesystem::path& dir, int launch, std::optional<int> slice, const std::string& fingerprint,
-              int nprocs);
+              int nprocs, std::optional<int> slices = std::nullopt);
   ~ResultFiles();
   ResultFiles(const ResultFiles&) = delete;
   ResultFiles& operator=(const ResultFiles&) = delete;
@@ -56,7 +57,7 @@ class ResultFiles {
     std::vector<std::string> raw;
   };
   void recover_from(const std::filesystem::path& raw, const std::filesystem::path& summary);
-  void check_previous_meta(const std::string& fingerprint, int nprocs);
+  void check_previous_meta(const std::string& fingerprint, int nprocs, std::optional<int> slices);
 
   ResultPaths paths_;
   bool finished_before_ = false;

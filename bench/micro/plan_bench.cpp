@@ -11,6 +11,7 @@
 #include "collrepro/iso_schedule.hpp"
 #include "collrepro/neighborhood.hpp"
 #include "collrepro/partition.hpp"
+#include "collrepro/ring_schedule.hpp"
 
 #define COLLMICRO_PLAN(name, ...)                                                 \
   static void BM_plan_##name(benchmark::State& state) {                          \
@@ -49,6 +50,13 @@ COLLMICRO_PLAN(alg2_partition_recvs_ordered_2048,
 // Seed 001 Algorithm 1 at 2048 ranks, p/q = 25/7 (1600 + 448): every rank of A's plan.
 COLLMICRO_PLAN(alg1_plan_1600_448,
                all_ranks(1600, [](int me) { return inter::plan_fullduplex_allgather(1600, 448, me, 4096, 4096).sends.size(); }));
+// Seed 000 half-duplex ring, 768/256 and 256/768: the global schedule, and every position's plan.
+COLLMICRO_PLAN(halfduplex_ring_schedule_768_256, ring::halfduplex_ring_schedule(768, 256).rounds.size());
+COLLMICRO_PLAN(halfduplex_ring_schedule_256_768, ring::halfduplex_ring_schedule(256, 768).rounds.size());
+COLLMICRO_PLAN(halfduplex_ring_rank_plans_768_256,
+               all_ranks(1024, [](int x) { return ring::halfduplex_ring_rank_plan(768, 256, x).rounds.size(); }));
+COLLMICRO_PLAN(ring_allgather_rank_plans_768_256,
+               all_ranks(1024, [](int x) { return ring::ring_allgather_rank_plan(768, 256, x).rounds.size(); }));
 // Seed 000 half-duplex fully connected, 768/256 and 256/768.
 COLLMICRO_PLAN(halfduplex_fc_768_256,
                all_ranks(768, [](int me) { return inter::plan_halfduplex_fc(768, 256, true, me).sub_counts.size() + 1; }));

@@ -202,6 +202,13 @@ TEST(Config, Fingerprint) {
   EXPECT_EQ(config_value(parse_config(kMinimal, {}), "collective"), "allgather");
 }
 
+TEST(Config, SlurmSectionIsAcceptedAndIgnored) {
+  const std::string with_slurm = std::string(kMinimal) + "slurm: {time: \"00:10:00\", ntasks_per_node: 8}\n";
+  EXPECT_EQ(parse_config(with_slurm, {}).fingerprint(), parse_config(kMinimal, {}).fingerprint());
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "slurm: 3\n"),
+            "config error: slurm = \"3\" must be a map of Slurm settings (see slurm/README.md)");
+}
+
 // ---------------------------------------------------------------- error messages
 
 TEST(ConfigErrors, UnknownKeysWithSuggestion) {

@@ -6,7 +6,7 @@ CFG=$REPO/configs/quick.yaml
 SETS=(--set "groups.ratios=[1/1, 3/1]" --set "sizes=[2KiB]" --set timing.reps=4 --set timing.warmup=1)
 
 run_bench "$CFG" --dry-run --format csv "${SETS[@]}" >plan.csv
-points=$(awk -F, 'NR > 1 && $(NF-1) == 1' plan.csv | wc -l)
+points=$(plan_points plan.csv)
 ((points > 0)) || fail "empty plan"
 note "plan: $points points"
 run_bench "$CFG" --out out --launch 0 --quiet "${SETS[@]}" || fail "launch 0 exit code $?"

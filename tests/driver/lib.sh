@@ -39,6 +39,9 @@ wait_for_points() {
   local deadline=$((SECONDS + $3))
   until (( $(data_lines "$1") >= $2 )); do
     ((SECONDS < deadline)) || fail "timed out waiting for $2 point(s) in $1"
-    sleep 0.1
+    sleep 0.02
   done
 }
+
+# plan_points PLAN.csv: the number of supported points of a --dry-run --format csv plan.
+plan_points() { $PY -c 'import csv, sys; print(sum(r["supported"] == "1" for r in csv.DictReader(open(sys.argv[1]))))' "$1"; }

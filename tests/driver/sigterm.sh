@@ -4,7 +4,7 @@
 # is 143; a re-run completes the launch.
 source "$(dirname "$0")/lib.sh"
 CFG=$REPO/configs/quick.yaml
-SETS=(--set "groups.ratios=[1/1]" --set "sizes=[1KiB, 2KiB, 4KiB]" --set timing.reps=12 --set timing.warmup=1)
+SETS=(--set "groups.ratios=[1/1]" --set "sizes=[1KiB, 2KiB, 4KiB, 8KiB]" --set timing.reps=12 --set timing.warmup=1)
 run_bench "$CFG" --dry-run --format csv "${SETS[@]}" >plan.csv
 
 run_bench "$CFG" --out out --quiet "${SETS[@]}" &
