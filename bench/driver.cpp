@@ -209,7 +209,8 @@ struct SyncStats {
 void record_check(SyncStats& s, const OffsetCheck& c, const std::string& when) {
   s.clock_offset_error_s = std::max(s.clock_offset_error_s, c.max_abs_offset_s);
   s.checks.push_back({{"when", when}, {"max_abs_offset_s", c.max_abs_offset_s}, {"max_round_trip_s", c.max_round_trip_s},
-                      {"offsets_s", c.offsets_s}, {"round_trips_s", c.round_trips_s}});
+                      {"offsets_s", c.offsets_s}, {"round_trips_s", c.round_trips_s},
+                      {"sync_bounds_s", c.sync_bounds_s}});
 }
 
 nlohmann::json sync_json(const SyncStats& s, const Timing& t) {

@@ -93,6 +93,7 @@ void ClockSync::sync_leaders() {
   const int rank = leaders_.rank(), size = leaders_.size();
   if (rank == 0) {
     model_ = {};  // rank 0 defines the global timeline
+    bound_ = 0;
     for (int c = 1; c < size; ++c) serve(leaders_.get(), c, [this] { return clock_.now(); });
     return;
   }
@@ -103,11 +104,14 @@ void ClockSync::sync_leaders() {
   }
   done(leaders_.get(), 0);
   fit_from_history(latest);
+  bound_ = 0;
+  for (const auto& s : latest) bound_ = std::max(bound_, s.rtt / 2);
 }
 
 void ClockSync::sync_node() {
-  double leader_model[2] = {model_.offset, model_.drift};
-  collrepro::check(MPI_Bcast(leader_model, 2, MPI_DOUBLE, 0, node_.get()), "MPI_Bcast (clock model)");
+  double leader_model[3] = {model_.offset, model_.drift, bound_};
+  collrepro::check(MPI_Bcast(leader_model, 3, MPI_DOUBLE, 0, node_.get()), "MPI_Bcast (clock model)");
+  bound_ = leader_model[2];
   if (clock_.node_wide()) {
     model_ = {leader_model[0], leader_model[1]};
     return;
@@ -120,12 +124,15 @@ void ClockSync::sync_node() {
   // Same hardware clock as the leader: offset only, the drift is the leader's.
   const double drift = leader_model[1];
   std::vector<double> offsets;
+  double worst_rtt = 0;
   for (int f = 0; f < params_.fit_points; ++f) {
     const auto b = best_sample(node_.get(), 0, params_.exchanges, params_.adaptive, [this] { return clock_.now(); });
     offsets.push_back(b.y - drift * b.x);  // global = x + off + drift x = x + y  =>  off = y - drift x
+    worst_rtt = std::max(worst_rtt, b.rtt);
   }
   done(node_.get(), 0);
   model_ = {median(offsets), drift};
+  bound_ += worst_rtt / 2;  // the leader's error plus this rank's own
 }
 
 void ClockSync::synchronize() {
@@ -136,7 +143,7 @@ void ClockSync::synchronize() {
 
 OffsetCheck ClockSync::check(int exchanges) {
   OffsetCheck out;
-  double mine[2] = {0, 0};  // offset, best round trip
+  double mine[3] = {0, 0, bound_};  // offset, best round trip, synchronization bound
   if (world_rank_ == 0) {
     for (int r = 1; r < world_size_; ++r) serve(world_.get(), r, [this] { return now(); });
   } else {
@@ -145,13 +152,15 @@ OffsetCheck ClockSync::check(int exchanges) {
     mine[0] = b.y;
     mine[1] = b.rtt;
   }
-  std::vector<double> all(world_rank_ == 0 ? 2 * static_cast<std::size_t>(world_size_) : 0);
-  collrepro::check(MPI_Gather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, world_.get()), "MPI_Gather (offsets)");
+  std::vector<double> all(world_rank_ == 0 ? 3 * static_cast<std::size_t>(world_size_) : 0);
+  collrepro::check(MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, world_.get()), "MPI_Gather (offsets)");
   if (world_rank_ == 0) {
     for (int r = 0; r < world_size_; ++r) {
-      const double off = all[2 * static_cast<std::size_t>(r)], rtt = all[2 * static_cast<std::size_t>(r) + 1];
+      const double* row = &all[3 * static_cast<std::size_t>(r)];
+      const double off = row[0], rtt = row[1];
       out.offsets_s.push_back(off);
       out.round_trips_s.push_back(rtt);
+      out.sync_bounds_s.push_back(row[2]);
       out.max_abs_offset_s = std::max(out.max_abs_offset_s, std::fabs(off));
       out.max_round_trip_s = std::max(out.max_round_trip_s, rtt);
     }

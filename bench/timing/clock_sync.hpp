@@ -44,6 +44,10 @@ struct OffsetCheck {
   double max_round_trip_s = 0;     // largest best round trip: the resolution of the check (rank 0)
   std::vector<double> offsets_s;   // per rank (rank 0)
   std::vector<double> round_trips_s;  // per rank: the best round trip (|true offset - offset| <= half of it)
+  // per rank: the precision of its synchronization, half the longest best round trip behind
+  // its model (through its node leader's). The residual offset is within this bound plus
+  // half the check's own round trip (for clocks without drift).
+  std::vector<double> sync_bounds_s;
 };
 
 class ClockSync {
@@ -56,6 +60,7 @@ class ClockSync {
   double now() const { return model_.global(clock_.now()); }
   double to_global(double local) const { return model_.global(local); }
   const ClockModel& model() const { return model_; }
+  double sync_bound() const { return bound_; }  // see OffsetCheck::sync_bounds_s
   int syncs() const { return syncs_; }
 
  private:
@@ -71,6 +76,7 @@ class ClockSync {
   int world_rank_ = 0, world_size_ = 1;
   collrepro::Comm world_, node_, leaders_;
   ClockModel model_;
+  double bound_ = 0;
   std::vector<Sample> history_;
   int syncs_ = 0;
 };

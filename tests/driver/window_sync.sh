@@ -14,11 +14,15 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 s = m["sync"]
 assert s["method"] == "window", s["method"]
-# The check measures each offset to within half its best round trip (large on a loaded node).
+# One node, one hardware clock: the true offset is zero. The synchronization is exact to
+# within its bound (half the longest best round trip behind the rank's model) and the check
+# measures to within half its own best round trip; both are large on a loaded node, above all
+# with MPICH, which busy-polls when oversubscribed.
 worst = max(abs(o) for c in s["checks"] for o in c["offsets_s"])
 for c in s["checks"]:
-    for r, (o, rtt) in enumerate(zip(c["offsets_s"], c["round_trips_s"])):
-        assert abs(o) < 1e-3 + rtt / 2, f"rank {r}: clock offset {o} s after synchronization (round trip {rtt} s)"
+    for r, (o, rtt, bound) in enumerate(zip(c["offsets_s"], c["round_trips_s"], c["sync_bounds_s"])):
+        assert abs(o) < 1e-3 + bound + rtt / 2, \
+            f"rank {r}: clock offset {o} s after synchronization (sync bound {bound} s, check round trip {rtt} s)"
 print(f"{m['clock']['name']}: max |offset| {worst:.3g} s over {len(s['checks'])} checks, "
       f"resolution {m['clock']['resolution_s']:.3g} s, window {s['window_used_s']}")
 PY
