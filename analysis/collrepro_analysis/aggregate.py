@@ -154,6 +154,17 @@ def median_of_medians(per):
 
 # ---------------------------------------------------------------- settings
 
+def shape_label(row):
+    """A point's shape: 'p:q, kA:kB=r' (inter-group) or 'neighborhood on dims' (isomorphic).
+
+    A configured setting can hold several shapes (seed 000's three p/q ratios, seed 004's
+    neighborhoods), so tables and figures keyed by setting alone would mix them.
+    """
+    if row["p"] == 0 and row["q"] == 0:
+        return f"{row['neighborhood']} on {row['dims']}"
+    return f"{row['p']}:{row['q']}, kA:kB={ratio_label(row['ka'], row['kb'])}"
+
+
 def ratio_label(ka, kb):
     """Block-size ratio kA:kB as a small fraction ('4:1'), tolerant of rounding."""
     if kb == 0 or ka == 0:

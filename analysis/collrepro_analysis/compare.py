@@ -5,11 +5,11 @@ import pandas as pd
 
 from . import plotting as pl
 from . import stats
-from .aggregate import MATCH_KEY, add_settings, per_launch
+from .aggregate import MATCH_KEY, add_settings, per_launch, shape_label
 from .schema import InputError
 from .tables import markdown_table
 
-RESULT_COLUMNS = ["setting", "algorithm", "msg_bytes", "median_a", "median_b", "n_a", "n_b",
+RESULT_COLUMNS = ["setting", "shape", "algorithm", "msg_bytes", "median_a", "median_b", "n_a", "n_b",
                   "ratio", "p_value", "verdict"]
 
 
@@ -36,8 +36,9 @@ def compare_medians(per_a, per_b, alpha=0.05, threshold=0.05, need=None, metas=(
         rows.append(dict(zip(MATCH_KEY, key), median_a=float(np.median(a[key])),
                          median_b=float(np.median(b[key])), **res))
     if not rows:
-        return pd.DataFrame(columns=MATCH_KEY + RESULT_COLUMNS), len(a), len(b)
+        return pd.DataFrame(columns=list(dict.fromkeys(MATCH_KEY + RESULT_COLUMNS))), len(a), len(b)
     table = add_settings(pd.DataFrame(rows), metas)
+    table["shape"] = [shape_label(r) for _, r in table.iterrows()]
     return table, len(set(a) - set(b)), len(set(b) - set(a))
 
 
@@ -55,13 +56,21 @@ def describe(rs):
     return f"{text}, {launches} launches, {rs.label}"
 
 
+def _libs(rs):
+    """'openmpi 4.1.4' (the MPI libraries of a result set, for titles)."""
+    libs = sorted({(m["mpi_impl"], m["mpi_version"]) for m in rs.metas}) or \
+        sorted(set(zip(rs.raw["mpi_impl"], rs.raw["mpi_version"])))
+    return ", ".join(f"{i} {v}" for i, v in libs) or rs.label
+
+
 def _draw(threshold):
     def draw(ax, sub, _key):
         pl.draw_lines(ax, sub, "algorithm", y="ratio", errors=False)
-        for verdict, style in (("slower", dict(color="red", marker="x")),
-                               ("faster", dict(color="green", marker="+"))):
+        # Open rings around the algorithm's own marker, so its colour stays visible.
+        for verdict, colour in (("slower", "red"), ("faster", "green")):
             hit = sub[sub["verdict"] == verdict]
-            ax.scatter(hit["msg_bytes"], hit["ratio"], s=60, zorder=5, **style)
+            ax.scatter(hit["msg_bytes"], hit["ratio"], s=110, zorder=5, marker="o",
+                       facecolors="none", edgecolors=colour, linewidths=1.5)
         ax.axhline(1.0, color="0.4", linewidth=0.8)
         for level in (1.0 + threshold, 1.0 / (1.0 + threshold)):
             ax.axhline(level, color="0.6", linewidth=0.8, linestyle=":")
@@ -74,12 +83,14 @@ def _draw(threshold):
 def compare_figure(table, footer, threshold, name="compare", title="B vs A"):
     context = [c for c in pl.varying_context(table) if c not in ("mpi_impl", "mpi_version")]
     return pl.panels_figure(
-        name, table, ["setting"] + context, _draw(threshold),
-        lambda key, _s: key["setting"] + pl.context_suffix(key, context),
-        f"{title}: time ratio per point (x: significantly slower, +: significantly faster; "
-        f"dotted: ±{threshold:.0%} threshold)", footer,
-        extra_legend=[pl.proxy_line("significantly slower", color="red", marker="x", linestyle="none"),
-                      pl.proxy_line("significantly faster", color="green", marker="+", linestyle="none")])
+        name, table, ["setting", "shape"] + context, _draw(threshold),
+        lambda key, _s: f"{key['setting']}: {key['shape']}" + pl.context_suffix(key, context),
+        f"{title}: time ratio per point (red ring: significantly slower, green ring: "
+        f"significantly faster; dotted: ±{threshold:.0%} threshold)", footer,
+        extra_legend=[pl.proxy_line("significantly slower", color="red", marker="o", markersize=9,
+                                    markerfacecolor="none", linestyle="none"),
+                      pl.proxy_line("significantly faster", color="green", marker="o", markersize=9,
+                                    markerfacecolor="none", linestyle="none")])
 
 
 def mw_note(alpha, need):
@@ -120,7 +131,8 @@ def run(rs_a, rs_b, outdir, alpha=0.05, threshold=0.05, need=None):
     outdir.mkdir(parents=True, exist_ok=True)
     table.to_csv(outdir / "compare.csv", index=False)
     footer = pl.footer_text(pd.concat([per_a, per_b]), rs_a.metas + rs_b.metas)
-    fo = compare_figure(table, footer, threshold)
+    fo = compare_figure(table, footer, threshold,
+                        title=f"B = {_libs(rs_b)} vs A = {_libs(rs_a)}")
     pl.save(fo, outdir)
     report = write_report(outdir, table, only_a, only_b, describe(rs_a), describe(rs_b),
                           alpha, threshold, need, fo.paths[0].name)

@@ -161,24 +161,50 @@ def _draw_bars(order):
     return draw
 
 
+def _seed004_panel_data(iso, collectives):
+    """Rows of one seed 004 figure: the main collective, plus its companions.
+
+    A neighborhood can be measured in several settings of one collective (the paper
+    config has Moore d=3 r=3 in Fig. 2 and in Fig. 4): each setting then gets its own
+    panel. Companion collectives (the alltoall bars beside Fig. 5's allgather) join the
+    main panels of the same neighborhood and torus, one row per algorithm and size (the
+    lowest point id when several settings measured it).
+    """
+    main = iso[iso["collective"] == collectives[0]]
+    keys = ["neighborhood", "dims"] + [c for c in pl.CONTEXT_COLUMNS if c in iso]
+    comp = iso[iso["collective"].isin(collectives[1:])
+               & iso["neighborhood"].isin(set(main["neighborhood"]))]
+    if len(comp):
+        comp = (comp.sort_values("point")
+                .drop_duplicates(keys + ["collective", "algorithm", "msg_bytes"], keep="first")
+                .drop(columns="setting")
+                .merge(main[keys + ["setting"]].drop_duplicates(), on=keys))
+    return pd.concat([main, comp], ignore_index=True) if len(comp) else main.copy()
+
+
 def seed004(agg, metas):
     """Figs 2-5: grouped bars per block size and algorithm, a panel per neighborhood."""
     iso = _select(agg, agg["collective"].str.startswith("neighbor-"), "seed 004 (neighbor collectives)")
     out = []
     for stem, (collectives, figs) in SEED004.items():
-        main = iso[iso["collective"] == collectives[0]]
-        if main.empty:
+        if iso[iso["collective"] == collectives[0]].empty:
             continue
-        data = iso[iso["collective"].isin(collectives)
-                   & iso["neighborhood"].isin(set(main["neighborhood"]))].copy()
+        data = _seed004_panel_data(iso, collectives)
         mixed = data["collective"].nunique() > 1
         data["series"] = [f"{a} [{c.replace('neighbor-', '')}]" if mixed else a
                           for a, c in zip(data["algorithm"], data["collective"])]
         order = sorted(data["series"].unique()) if mixed else None
         context = pl.varying_context(data)
+        by_setting = (data.groupby(["neighborhood", "dims"] + context)["setting"].nunique() > 1).any()
+        panel_cols = ["neighborhood", "dims"] + (["setting"] if by_setting else []) + context
+
+        def title(key, _s, by_setting=by_setting, context=context):
+            head = f"{key['neighborhood']} on {key['dims']}"
+            if by_setting:
+                head += f" [{key['setting']}]"
+            return head + pl.context_suffix(key, context)
         out.append(pl.panels_figure(
-            stem, data, ["neighborhood", "dims"] + context, _draw_bars(order),
-            lambda key, _s: f"{key['neighborhood']} on {key['dims']}" + pl.context_suffix(key, context),
+            stem, data, panel_cols, _draw_bars(order), title,
             f"Seed 004 {figs}: {' vs '.join(collectives)}, median of per-launch medians "
             "(bars: min/max)", pl.footer_text(data, metas)))
     return out

@@ -6,7 +6,8 @@ import re
 import pandas as pd
 
 from . import figures, overlay
-from .aggregate import aggregate, speedups
+from . import plotting as pl
+from .aggregate import aggregate, shape_label, speedups
 from .models import eq5_limit
 from .schema import InputError
 from .tables import fmt_time, html_table, markdown_table
@@ -108,10 +109,22 @@ def build_blocks(rs, outdir):
                     "Data: aggregate.csv, speedups.csv.")]
     blocks += [("p", note) for note in notes]
     blocks.append(("h", 2, "Median of medians per point"))
-    for setting, sub in agg.groupby("setting"):
-        blocks += [("h", 3, setting), ("p", _context(sub) + _limit_note(sub)),
+    # One table per (setting, shape, varying context): a setting can hold several shapes
+    # (seed 000's p/q ratios, seed 004's neighborhoods), and a pivot over the setting alone
+    # would show only the first of them.
+    agg = agg.assign(shape=[shape_label(r) for _, r in agg.iterrows()])
+    sp = sp.assign(shape=[shape_label(r) for _, r in sp.iterrows()])
+    keys = ["setting", "shape"] + pl.varying_context(agg)
+    several = agg.groupby("setting")["shape"].nunique()
+    for key, sub in agg.groupby(keys, sort=True):
+        key_map = dict(zip(keys, key))
+        title = key_map["setting"] + (f": {key_map['shape']}" if several[key_map["setting"]] > 1 else "")
+        blocks += [("h", 3, title), ("p", _context(sub) + _limit_note(sub)),
                    ("table", _median_pivot(sub))]
-        pairs = sp[sp["setting"] == setting]
+        mask = pd.Series(True, index=sp.index)
+        for c, v in key_map.items():
+            mask &= sp[c] == v
+        pairs = sp[mask]
         if len(pairs):
             blocks += [("p", "Speedups:"), ("table", _speedup_pivot(pairs))]
     blocks.append(("h", 2, "Figures"))

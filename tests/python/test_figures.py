@@ -1,5 +1,7 @@
 """Figure commands: non-empty PNG/PDF, expected panel counts, partial panels render."""
 
+from pathlib import Path
+
 import pytest
 
 import synthetic as S
@@ -94,3 +96,14 @@ def test_figure_command_line(tmp_path, capsys):
     # No seed 000 data in a seed 004 result set: clear error, exit 2.
     assert cli.main(["figure", "seed000", str(d), "-o", str(tmp_path / "out")]) == 2
     assert "no data for seed 000" in capsys.readouterr().err
+
+
+
+REFERENCE_SEED004 = Path(__file__).resolve().parents[2] / "results" / "seed004-isomorphic" / "openmpi-4.1.4"
+
+
+def test_seed004_reference_results(tmp_path):
+    """The committed reference set renders: Moore d=3 r=3 is measured in two settings of
+    neighbor-alltoall there (Figs. 2 and 4), one panel per setting."""
+    assert cli.main(["figure", "seed004", str(REFERENCE_SEED004), "-o", str(tmp_path)]) == 0
+    assert (tmp_path / "seed004-fig2-4-neighbor-alltoall.png").stat().st_size > 10_000
