@@ -45,3 +45,22 @@ wait_for_points() {
 
 # plan_points PLAN.csv: the number of supported points of a --dry-run --format csv plan.
 plan_points() { $PY -c 'import csv, sys; print(sum(r["supported"] == "1" for r in csv.DictReader(open(sys.argv[1]))))' "$1"; }
+
+# The interruptible sweep of resume_kill.sh and sigterm.sh: quick.yaml shrunk to four points.
+INTERRUPT_CFG=$REPO/configs/quick.yaml
+INTERRUPT_SETS=(--set "groups.ratios=[1/1]" --set "sizes=[1KiB, 2KiB, 4KiB, 8KiB]" --set timing.reps=12 --set timing.warmup=1)
+
+# start_interruptible_sweep: writes plan.csv, starts the sweep into out/ in the background
+# (its launcher's pid in $launcher) and returns once 2 points are finished.
+start_interruptible_sweep() {
+  run_bench "$INTERRUPT_CFG" --dry-run --format csv "${INTERRUPT_SETS[@]}" >plan.csv
+  run_bench "$INTERRUPT_CFG" --out out --quiet "${INTERRUPT_SETS[@]}" &
+  launcher=$!
+  wait_for_points out/summary-L0.csv.tmp 2 90
+}
+
+# resume_sweep: re-runs the sweep into out/ in the foreground; it must complete the launch.
+resume_sweep() {
+  run_bench "$INTERRUPT_CFG" --out out --quiet "${INTERRUPT_SETS[@]}" || fail "resume exit code $?"
+  $CHECK out --plan plan.csv --reps 12 --launches 1
+}

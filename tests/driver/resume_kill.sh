@@ -3,13 +3,7 @@
 # re-run keeps every point finished before the kill (byte for byte), measures the rest,
 # and writes no duplicate and loses no row.
 source "$(dirname "$0")/lib.sh"
-CFG=$REPO/configs/quick.yaml
-SETS=(--set "groups.ratios=[1/1]" --set "sizes=[1KiB, 2KiB, 4KiB, 8KiB]" --set timing.reps=12 --set timing.warmup=1)
-run_bench "$CFG" --dry-run --format csv "${SETS[@]}" >plan.csv
-
-run_bench "$CFG" --out out --quiet "${SETS[@]}" &
-launcher=$!
-wait_for_points out/summary-L0.csv.tmp 2 90
+start_interruptible_sweep
 kill -9 $(rank_pids "$launcher") 2>/dev/null || true
 wait "$launcher" 2>/dev/null && fail "the killed run exited 0" || true
 [[ -f out/raw-L0.csv.tmp && -f out/summary-L0.csv.tmp && ! -f out/summary-L0.csv ]] || fail "no .tmp files after kill -9"
@@ -20,8 +14,7 @@ note "killed after $done_before of $total points"
 cp out/raw-L0.csv.tmp raw-before.csv
 cp out/summary-L0.csv.tmp summary-before.csv
 
-run_bench "$CFG" --out out --quiet "${SETS[@]}" || fail "resume exit code $?"
-$CHECK out --plan plan.csv --reps 12 --launches 1
+resume_sweep
 # Every point complete before the kill is kept unchanged (its raw rows byte for byte).
 $PY <<'PY'
 import csv

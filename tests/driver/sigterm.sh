@@ -3,13 +3,7 @@
 # finished point is on disk under its final name, meta says complete: false, the exit code
 # is 143; a re-run completes the launch.
 source "$(dirname "$0")/lib.sh"
-CFG=$REPO/configs/quick.yaml
-SETS=(--set "groups.ratios=[1/1]" --set "sizes=[1KiB, 2KiB, 4KiB, 8KiB]" --set timing.reps=12 --set timing.warmup=1)
-run_bench "$CFG" --dry-run --format csv "${SETS[@]}" >plan.csv
-
-run_bench "$CFG" --out out --quiet "${SETS[@]}" &
-launcher=$!
-wait_for_points out/summary-L0.csv.tmp 2 90
+start_interruptible_sweep
 kill -TERM $(rank_pids "$launcher")
 rc=0
 wait "$launcher" || rc=$?
@@ -20,6 +14,5 @@ $PY -c 'import json; m = json.load(open("out/meta-L0.json")); assert m["complete
 kept=$(data_lines out/summary-L0.csv)
 note "stopped after $kept points"
 
-run_bench "$CFG" --out out --quiet "${SETS[@]}" || fail "resume exit code $?"
-$CHECK out --plan plan.csv --reps 12 --launches 1
+resume_sweep
 echo "PASS SIGTERM: exit 143 with $kept points kept, resume completed"
