@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "check_main.hpp"
 #include "collrepro/buffers.hpp"
 #include "collrepro/intergroup.hpp"
 
@@ -268,27 +269,14 @@ int run(const Options& o) {
     else ++passed;
     if (o.verbose && world_rank == 0) std::cout << (any_bad ? "FAIL " : "ok   ") << c.describe() << "\n";
   }
-  if (world_rank == 0) {
-    std::cout << to_string(o.collective) << "/" << o.algorithm << " (" << to_string(o.mode) << ", " << world_size
-              << " processes): " << skipped << " shapes skipped as unsupported\n";
-    if (passed + failed == 0) std::cout << "no supported shape at this process count\n";
-    std::cout << passed << " passed, " << failed << " failed\n";
-  }
-  return failed > 0 || passed == 0 ? 1 : 0;
+  return checker::summarize(world_rank,
+                          std::string(to_string(o.collective)) + "/" + o.algorithm + " (" + to_string(o.mode) + ", " +
+                              std::to_string(world_size) + " processes)",
+                          skipped, "shapes", "no supported shape at this process count", passed, failed);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int rc = 1;
-  try {
-    rc = run(parse(argc, argv));
-  } catch (const std::exception& e) {
-    std::cerr << "inter_check: " << e.what() << std::endl;
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  MPI_Finalize();
-  return rc;
+  return collrepro::checker::checker_main("inter_check", argc, argv, [](int c, char** v) { return run(parse(c, v)); });
 }

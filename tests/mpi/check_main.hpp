@@ -1,0 +1,41 @@
+// What the MPI checkers (inter_check, iso_check) share: main() around MPI_Init/Finalize, and
+// the closing summary. Each checker supplies run(argv) and its own case loop.
+#pragma once
+
+#include <mpi.h>
+
+#include <exception>
+#include <iostream>
+#include <string>
+
+namespace collrepro::checker {
+
+// Rank 0 prints "<header>: <skipped> <unit> skipped as unsupported", `none_ran` when no case
+// ran, and the counts. The exit code is 1 when a case failed or none ran.
+inline int summarize(int world_rank, const std::string& header, int skipped, const char* unit,
+                     const char* none_ran, int passed, int failed) {
+  if (world_rank == 0) {
+    std::cout << header << ": " << skipped << " " << unit << " skipped as unsupported\n";
+    if (passed + failed == 0) std::cout << none_ran << "\n";
+    std::cout << passed << " passed, " << failed << " failed\n";
+  }
+  return failed > 0 || passed == 0 ? 1 : 0;
+}
+
+// main() of a checker: errors outside the cases abort the job with exit code 2.
+template <class Run>
+int checker_main(const char* name, int argc, char** argv, Run run) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = 1;
+  try {
+    rc = run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << name << ": " << e.what() << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return rc;
+}
+
+}  // namespace collrepro::checker
