@@ -46,13 +46,18 @@ wait_for_points() {
 # plan_points PLAN.csv: the number of supported points of a --dry-run --format csv plan.
 plan_points() { $PY -c 'import csv, sys; print(sum(r["supported"] == "1" for r in csv.DictReader(open(sys.argv[1]))))' "$1"; }
 
-# The interruptible sweep of resume_kill.sh and sigterm.sh: quick.yaml shrunk to four points.
+# The interruptible sweep of resume_kill.sh and sigterm.sh: quick.yaml reduced to six points of
+# test-slow (collbench_test's native Allgather + 40 ms sleep, so >= 0.5 s per point: after the
+# second point the sweep still runs for >= 2 s, whatever the machine's speed).
 INTERRUPT_CFG=$REPO/configs/quick.yaml
-INTERRUPT_SETS=(--set "groups.ratios=[1/1]" --set "sizes=[1KiB, 2KiB, 4KiB, 8KiB]" --set timing.reps=12 --set timing.warmup=1)
+INTERRUPT_SETS=(--set "groups.ratios=[1/1]" --set "blocks=[1:1]" --set "algorithms=[test-slow]"
+                --set "sizes=[1KiB, 2KiB, 4KiB, 8KiB, 16KiB, 32KiB]" --set timing.reps=12 --set timing.warmup=1)
 
-# start_interruptible_sweep: writes plan.csv, starts the sweep into out/ in the background
-# (its launcher's pid in $launcher) and returns once 2 points are finished.
+# start_interruptible_sweep: switches EXE to collbench_test, writes plan.csv, starts the sweep
+# into out/ in the background (its launcher's pid in $launcher) and returns once 2 points are
+# finished.
 start_interruptible_sweep() {
+  EXE=${TEST_COLLBENCH:?the interrupt tests need collbench_test (tests/driver/test_collbench.cpp)}
   run_bench "$INTERRUPT_CFG" --dry-run --format csv "${INTERRUPT_SETS[@]}" >plan.csv
   run_bench "$INTERRUPT_CFG" --out out --quiet "${INTERRUPT_SETS[@]}" &
   launcher=$!

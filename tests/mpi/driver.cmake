@@ -12,9 +12,10 @@ add_executable(driver_unit ${_driver_unit_sources})
 target_link_libraries(driver_unit PRIVATE collbench_obj collalgos GTest::gtest_main)
 gtest_discover_tests(driver_unit TEST_PREFIX "driver." PROPERTIES LABELS driver DISCOVERY_TIMEOUT 60)
 
-# collbench plus one deliberately wrong algorithm (for the validation-failure exit code).
-add_executable(collbench_broken ${_driver_dir}/broken_collbench.cpp)
-target_link_libraries(collbench_broken PRIVATE collbench_obj collalgos)
+# collbench plus two test-only algorithms: a deliberately wrong one (the validation-failure exit
+# code) and a deliberately slow one (a sweep that is reliably still running when interrupted).
+add_executable(collbench_test ${_driver_dir}/test_collbench.cpp)
+target_link_libraries(collbench_test PRIVATE collbench_obj collalgos)
 
 string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_EXTRA}")
 foreach(script e2e_quick resume_kill sigterm window_sync errors)
@@ -22,5 +23,5 @@ foreach(script e2e_quick resume_kill sigterm window_sync errors)
   add_test(NAME ${_name} COMMAND bash ${_driver_dir}/${script}.sh)
   set_tests_properties(${_name} PROPERTIES
     LABELS "driver;mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 180
-    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;BROKEN=$<TARGET_FILE:collbench_broken>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_NP=${MPIEXEC_NUMPROC_FLAG};MPIEXEC_EXTRA=${_driver_mpiexec_extra};REPO=${PROJECT_SOURCE_DIR};WORK=${CMAKE_CURRENT_BINARY_DIR}/driver-work/${script};NP=4;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;TEST_COLLBENCH=$<TARGET_FILE:collbench_test>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_NP=${MPIEXEC_NUMPROC_FLAG};MPIEXEC_EXTRA=${_driver_mpiexec_extra};REPO=${PROJECT_SOURCE_DIR};WORK=${CMAKE_CURRENT_BINARY_DIR}/driver-work/${script};NP=4;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
 endforeach()
