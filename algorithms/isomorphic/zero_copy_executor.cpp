@@ -76,16 +76,27 @@ ZeroCopyPlan::CompiledStep ZeroCopyPlan::compile(const IsoComm& comm, const Step
   CompiledStep c;
   c.dest = comm.rank_at(step.offset);
   c.src = comm.rank_at(negated(step.offset));
+  c.to_self = c.dest == comm.rank() && c.src == comm.rank();
   c.send = compile_side(step.send);
   c.recv = compile_side(step.recv);
   return c;
 }
 
 void ZeroCopyPlan::start() const {
-  for (const CompiledStep& s : steps_)
-    check(MPI_Sendrecv(s.send.buf, s.send.count, s.send.type, s.dest, kTag, s.recv.buf, s.recv.count, s.recv.type,
-                       s.src, kTag, comm_, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv (isomorphic step)");
+  for (const CompiledStep& s : steps_) s.to_self ? exchange_with_self(s) : exchange(s);
+}
+
+void ZeroCopyPlan::exchange(const CompiledStep& s) const {
+  check(MPI_Sendrecv(s.send.buf, s.send.count, s.send.type, s.dest, kTag, s.recv.buf, s.recv.count, s.recv.type, s.src,
+                     kTag, comm_, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv (isomorphic step)");
+}
+
+void ZeroCopyPlan::exchange_with_self(const CompiledStep& s) const {
+  MPI_Request requests[2];
+  check(MPI_Irecv(s.recv.buf, s.recv.count, s.recv.type, s.src, kTag, comm_, &requests[0]), "MPI_Irecv (local step)");
+  check(MPI_Isend(s.send.buf, s.send.count, s.send.type, s.dest, kTag, comm_, &requests[1]), "MPI_Isend (local step)");
+  check(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall (local step)");
 }
 
 }  // namespace collrepro::iso

@@ -8,7 +8,13 @@
 // instead (that makes the straightforward schedule exactly Listing 4); a side whose parts are
 // all empty sends zero bytes. start() runs the steps in order, each as one MPI_Sendrecv to
 // R ⊕ offset / from R ⊖ offset, and then the local step (a send-receive with oneself). No
-// process-local copy is made. The datatypes and the intermediate buffer are freed with the
+// process-local copy is made.
+// A step whose partner is the process itself (the local step, and a step along a dimension
+// that the offset wraps around to R, e.g. offset 2 in a dimension of size 2) runs as
+// MPI_Irecv + MPI_Isend + MPI_Waitall instead: the same message to the same process, but
+// SimGrid SMPI 3.32's MPI_Sendrecv copies a message to oneself with a shortcut that loses
+// MPI_BOTTOM struct types (it delivered zeros: tests/sim/iso_validate.yaml), while its
+// nonblocking pair handles them. Open MPI and MPICH give the same result either way. The datatypes and the intermediate buffer are freed with the
 // plan (RAII); the datatypes point at the buffers given at init, so these must stay put while
 // their contents may change between starts.
 #pragma once
@@ -42,6 +48,7 @@ class ZeroCopyPlan {
   };
   struct CompiledStep {
     int dest = MPI_PROC_NULL, src = MPI_PROC_NULL;
+    bool to_self = false;  // dest and src are this process
     Side send, recv;
   };
   // Address and size of a part in this plan's buffers.
@@ -53,6 +60,8 @@ class ZeroCopyPlan {
   Extent locate(const Part& p) const;
   Side compile_side(const std::vector<Part>& parts) const;
   CompiledStep compile(const IsoComm& comm, const Step& step) const;
+  void exchange(const CompiledStep& s) const;
+  void exchange_with_self(const CompiledStep& s) const;
 
   MPI_Comm comm_;
   const Args& args_;
