@@ -25,7 +25,7 @@ done
 /usr/bin/python3 tests/sim/check_smoke.py "$out/no" "$out/yes"
 echo "sim.smoke: validate the isomorphic collectives in simulation (16 ranks, r = 3 on 4x2x2)"
 bench/sim/simrun --build-dir "$build" --platform configs/platforms/flat-crossbar.xml --np 16 \
-  --out "$out/iso" tests/sim/iso_validate.yaml -- --quiet
+  --out "$out/iso" tests/sim/iso_validate.yaml -- --quiet --set "sizes=[0B,1B,16B]"  # a list through smpirun
 /usr/bin/python3 - "$out/iso" <<'PY'
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/summary-L0.csv")))
