@@ -14,9 +14,11 @@
 // MPI_Irecv + MPI_Isend + MPI_Waitall instead: the same message to the same process, but
 // SimGrid SMPI 3.32's MPI_Sendrecv copies a message to oneself with a shortcut that loses
 // MPI_BOTTOM struct types (it delivered zeros: tests/sim/iso_validate.yaml), while its
-// nonblocking pair handles them. Open MPI and MPICH give the same result either way. The datatypes and the intermediate buffer are freed with the
-// plan (RAII); the datatypes point at the buffers given at init, so these must stay put while
-// their contents may change between starts.
+// nonblocking pair handles them. Open MPI and MPICH give the same result either way. Only
+// these steps change: the others stay one MPI_Sendrecv each, as measured in results/.
+// The datatypes and the intermediate buffer are freed with the plan (RAII); the datatypes
+// point at the buffers given at init, so these must stay put while their contents may change
+// between starts.
 #pragma once
 
 #include <vector>
