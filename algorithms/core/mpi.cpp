@@ -2,6 +2,8 @@
 
 #include <climits>
 
+#include "collrepro/capabilities.hpp"
+
 namespace collrepro {
 
 void check(int rc, const char* what) {
@@ -83,6 +85,20 @@ void Requests::wait_all() {
   const int rc = MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
   reqs_.clear();
   check(rc, "MPI_Waitall");
+}
+
+}  // namespace collrepro
+
+namespace collrepro {
+
+const Capabilities& mpi_capabilities() {
+  static const Capabilities caps = [] {
+    char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    check(MPI_Get_library_version(text, &len), "MPI_Get_library_version");
+    return Capabilities::from_identity(std::string(text, static_cast<std::size_t>(len)));
+  }();
+  return caps;
 }
 
 }  // namespace collrepro

@@ -12,17 +12,29 @@ const char* to_string(Collective c) {
     case Collective::NeighborAlltoall: return "neighbor-alltoall";
     case Collective::NeighborAllgather: return "neighbor-allgather";
     case Collective::NeighborAlltoallw: return "neighbor-alltoallw";
+    case Collective::IntraAllgather: return "intra-allgather";
+    case Collective::IntraAllgatherv: return "intra-allgatherv";
+    case Collective::IntraGather: return "intra-gather";
+    case Collective::IntraBcast: return "intra-bcast";
   }
   return "?";
 }
 
+const std::vector<Collective>& all_collectives() {
+  static const std::vector<Collective> all = {
+      Collective::Allgather,       Collective::Allgatherv,      Collective::NeighborAlltoall,
+      Collective::NeighborAllgather, Collective::NeighborAlltoallw, Collective::IntraAllgather,
+      Collective::IntraAllgatherv, Collective::IntraGather,     Collective::IntraBcast};
+  return all;
+}
+
 Collective collective_from_string(const std::string& s) {
-  for (Collective c : {Collective::Allgather, Collective::Allgatherv, Collective::NeighborAlltoall,
-                       Collective::NeighborAllgather, Collective::NeighborAlltoallw})
+  std::string names;
+  for (Collective c : all_collectives()) {
     if (s == to_string(c)) return c;
-  throw std::invalid_argument("unknown collective '" + s +
-                              "' (use allgather, allgatherv, neighbor-alltoall, neighbor-allgather or "
-                              "neighbor-alltoallw)");
+    names += (names.empty() ? "" : ", ") + std::string(to_string(c));
+  }
+  throw std::invalid_argument("unknown collective '" + s + "' (use one of " + names + ")");
 }
 
 const char* to_string(Kind k) {
@@ -39,35 +51,43 @@ Registry& Registry::global() {
   return registry;
 }
 
-bool Registry::add(std::unique_ptr<const Algorithm> algorithm) {
+bool Registry::add(std::unique_ptr<const Algorithm> algorithm, std::string_view file) {
   const AlgorithmInfo& info = algorithm->info();
   if (find(info.collective, info.name))
     throw std::logic_error("algorithm registered twice: " + std::string(to_string(info.collective)) + "/" +
                            info.name);
-  algorithms_.push_back(std::move(algorithm));
-  std::sort(algorithms_.begin(), algorithms_.end(), [](const auto& x, const auto& y) {
-    return std::pair(x->info().collective, x->info().name) < std::pair(y->info().collective, y->info().name);
+  const auto at = file.rfind("algorithms/");
+  entries_.push_back({std::move(algorithm), std::string(at == std::string_view::npos ? file : file.substr(at))});
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& x, const Entry& y) {
+    return std::pair(x.algorithm->info().collective, x.algorithm->info().name) <
+           std::pair(y.algorithm->info().collective, y.algorithm->info().name);
   });
   return true;
 }
 
 std::vector<const Algorithm*> Registry::all() const {
   std::vector<const Algorithm*> out;
-  for (const auto& a : algorithms_) out.push_back(a.get());
+  for (const auto& e : entries_) out.push_back(e.algorithm.get());
   return out;
 }
 
 std::vector<const Algorithm*> Registry::of(Collective c) const {
   std::vector<const Algorithm*> out;
-  for (const auto& a : algorithms_)
-    if (a->info().collective == c) out.push_back(a.get());
+  for (const auto& e : entries_)
+    if (e.algorithm->info().collective == c) out.push_back(e.algorithm.get());
   return out;
 }
 
 const Algorithm* Registry::find(Collective c, const std::string& name) const {
-  for (const auto& a : algorithms_)
-    if (a->info().collective == c && a->info().name == name) return a.get();
+  for (const auto& e : entries_)
+    if (e.algorithm->info().collective == c && e.algorithm->info().name == name) return e.algorithm.get();
   return nullptr;
+}
+
+std::string Registry::source_file(const Algorithm& a) const {
+  for (const auto& e : entries_)
+    if (e.algorithm.get() == &a) return e.file;
+  return "";
 }
 
 }  // namespace collrepro

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "collrepro/capabilities.hpp"
 #include "collrepro/isomorphic.hpp"
 
 namespace collrepro::iso {
@@ -44,12 +45,13 @@ IsoComm IsoComm::create(MPI_Comm parent, const Neighborhood& n, std::vector<int>
 
 IsoComm IsoComm::attach(MPI_Comm cart, const Neighborhood& n) {
   int d = 0;
-#ifndef SMPI_H  // SimGrid SMPI 3.32 aborts MPI_Topo_test ("Not yet implemented"); there,
-                // MPI_Cartdim_get below fails on a communicator that is not Cartesian.
-  int topology = MPI_UNDEFINED;
-  check(MPI_Topo_test(cart, &topology), "MPI_Topo_test");
-  if (topology != MPI_CART) throw std::invalid_argument("IsoComm: the communicator is not Cartesian");
-#endif
+  // SimGrid SMPI aborts MPI_Topo_test ("Not yet implemented"); there, MPI_Cartdim_get below
+  // fails on a communicator that is not Cartesian.
+  if (mpi_capabilities().topo_test) {
+    int topology = MPI_UNDEFINED;
+    check(MPI_Topo_test(cart, &topology), "MPI_Topo_test");
+    if (topology != MPI_CART) throw std::invalid_argument("IsoComm: the communicator is not Cartesian");
+  }
   check(MPI_Cartdim_get(cart, &d), "MPI_Cartdim_get");
   if (d != n.dims())
     throw std::invalid_argument("IsoComm: a " + std::to_string(n.dims()) + "-dimensional neighbourhood on a " +

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "collrepro/capabilities.hpp"
 #include "collrepro/iso_shape.hpp"
 #include "collrepro/mpi.hpp"
 #include "collrepro/neighborhood.hpp"
@@ -40,11 +41,9 @@
 
 namespace collrepro::iso {
 
-// What the MPI environment offers; supports() answers "no" for what it lacks.
-struct Capabilities {
-  // MPI_Dist_graph_create(_adjacent) and MPI_Neighbor_* work (false under SimGrid SMPI).
-  bool dist_graph = true;
-};
+// What the MPI library offers (collrepro/capabilities.hpp); supports() answers "no" for what
+// it lacks (the MPI_Neighbor_* baselines need dist_graph).
+using Capabilities = collrepro::Capabilities;
 
 // One process's buffers, in bytes. Blocks are contiguous byte runs at the given displacements.
 //   all-to-all(w): send_counts/send_displs and recv_counts/recv_displs have s entries, and

@@ -13,11 +13,18 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace collrepro {
 
-enum class Collective { Allgather, Allgatherv, NeighborAlltoall, NeighborAllgather, NeighborAlltoallw };
+enum class Collective {
+  Allgather, Allgatherv,                                     // inter-group (two groups)
+  NeighborAlltoall, NeighborAllgather, NeighborAlltoallw,    // isomorphic (torus neighborhoods)
+  IntraAllgather, IntraAllgatherv, IntraGather, IntraBcast,  // one intracommunicator
+};
+// Every collective, in enum order.
+const std::vector<Collective>& all_collectives();
 const char* to_string(Collective c);
 Collective collective_from_string(const std::string& s);  // throws std::invalid_argument
 
@@ -67,13 +74,16 @@ class Registry {
  public:
   static Registry& global();
 
-  // Throws std::logic_error on a duplicate (collective, name).
-  bool add(std::unique_ptr<const Algorithm> algorithm);
+  // Throws std::logic_error on a duplicate (collective, name). `file` is the registering
+  // source file (__FILE__), kept relative to the repository (from "algorithms/" on).
+  bool add(std::unique_ptr<const Algorithm> algorithm, std::string_view file = {});
 
   std::vector<const Algorithm*> all() const;
   std::vector<const Algorithm*> of(Collective c) const;
   // nullptr when absent.
   const Algorithm* find(Collective c, const std::string& name) const;
+  // The source file that registered `a` ("algorithms/isomorphic/torus.cpp"), "" if unknown.
+  std::string source_file(const Algorithm& a) const;
 
   // The algorithms of collective c with the family interface F, in name order.
   template <class F>
@@ -85,14 +95,19 @@ class Registry {
   }
 
  private:
-  std::vector<std::unique_ptr<const Algorithm>> algorithms_;
+  struct Entry {
+    std::unique_ptr<const Algorithm> algorithm;
+    std::string file;
+  };
+  std::vector<Entry> entries_;
 };
 
 }  // namespace collrepro
 
 #define COLLREPRO_CONCAT_INNER(a, b) a##b
 #define COLLREPRO_CONCAT(a, b) COLLREPRO_CONCAT_INNER(a, b)
-// Registers one instance of Type (default-constructible) in the global registry.
+// Registers one instance of Type (default-constructible) in the global registry, with the
+// file it is registered from.
 #define COLLREPRO_REGISTER(Type)                                               \
   [[maybe_unused]] static const bool COLLREPRO_CONCAT(collrepro_registered_, __LINE__) = \
-      ::collrepro::Registry::global().add(std::make_unique<Type>())
+      ::collrepro::Registry::global().add(std::make_unique<Type>(), __FILE__)
