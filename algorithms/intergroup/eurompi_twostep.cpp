@@ -1,9 +1,9 @@
 // eurompi-twostep: the two-step full-duplex inter-group Allgather of EuroMPI'18, the
-// "EuroMPI" series of seed 001 Fig. 4.
+// "EuroMPI" series of seed 001 Fig. 4. Details: docs/algorithms/eurompi-twostep.md.
 //
 // Source: Kang et al., EuroMPI'18, Algorithm 2, as described in seed 001 §4 ("processes in
 //   group A gather all messages from group B via two steps of intragroup Allgather") and
-//   reconstructed in the spec notes §2.4 from the authors' description.
+//   reconstructed from the authors' description (docs/algorithms/eurompi-twostep.md).
 // Idea: A -> B is Algorithm 1 (fullduplex-allgather). B -> A: the larger group A is cut
 //   into g = floor(p/q) contiguous rank groups G_t of q + e or q + e + 1 processes; b_j
 //   sends segment t of its block (ceil(k_B/g) bytes) to the member at offset j of G_t.
@@ -14,9 +14,12 @@
 // Cost: (ceil(p/q) + log g + log(q + e + 1)) t_s + (max(ceil(p/q) k_A, k_B) +
 //   max((g - 1) ceil(k_B/g) + (q - 1) k_B, (q - 1) ceil(p/q) k_A)) t_w, the same transfer
 //   time as Algorithm 1 in the homogeneous model (§4).
+// Plan: eurompi_twostep_plan.cpp (pure, collplan). Executor: exchange_executor.cpp and the
+//   two Allgatherv steps in this file.
 // Cases: every shape (roles by size; on p = q it is Algorithm 1). Deviation: for
 //   k_B < g the authors' code switches to a "crawling" scheme; here some segments are
 //   simply empty, which is correct but may time differently.
+// Errata: none checked (the EuroMPI'18 listing is not part of seed 001).
 // Setup: the two sub-communicators are split in prepare(), outside the timed region (the
 //   authors created them inside it).
 #include <cmath>

@@ -1,8 +1,9 @@
 // fullduplex-allgatherv, fullduplex-allgatherv-ordered: full-duplex inter-group
-// Allgatherv with a global byte partition.
+// Allgatherv with a global byte partition. Details: docs/algorithms/fullduplex-allgatherv.md
+// and docs/algorithms/fullduplex-allgatherv-ordered.md.
 //
-// Source: seed 001 §4.1, Algorithm 2 (reconstructed listing and exact partition in the
-//   spec notes §2.3.1-2.3.3); the receive order of §2.3.3 for the `-ordered` variant.
+// Source: seed 001 §4.1, Algorithm 2 (listing repaired and exact partition in
+//   docs/algorithms/fullduplex-allgatherv.md); the receive order of §4.1 for the `-ordered` variant.
 // Idea: the K_A bytes of group A's blocks, indexed globally in rank order, are cut into q
 //   balanced chunks, one per b; likewise K_B into p chunks, one per a. A process whose
 //   block overlaps several chunks sends one piece to each (a multi-target sender; targets
@@ -13,11 +14,13 @@
 //   that depends on the remote sizes alone (receives, final counts) is planned in prepare().
 // Cost (Theorem 3, Eq. 4): (log p + log q + 2 + max(ceil(K_A/q), ..) + log) ~
 //   (2 log max(p,q) + 2) t_s + (M + max(max k_A, max k_B)) t_w, M = max(K_A, K_B).
+// Plan: fullduplex_allgatherv_plan.cpp (pure, collplan). Executor: exchange_executor.cpp.
 // Cases: any p, q >= 1, any sizes including zeros, a single huge block, K < n (empty
 //   chunks), and arbitrary displs with gaps (the result is staged and copied when the
 //   displs are not contiguous).
-// Errata handled (spec §2.3.1): r_A/r_B use K'_A/K'_B; the lower chunk bound has the factor
-//   i; line 23 sends to a_k; the lost lines 18-19 restored by symmetry.
+// Errata handled (docs/errata.md): r_A/r_B use K'_A/K'_B; the lower chunk bound has the factor
+//   i; line 23 sends to a_k; the lost lines 18-19 restored by symmetry. Checked by
+//   unit.FullDuplexAllgathervPlan.* (the corrected partition tiles every byte once).
 #include <cstdint>
 
 #include "collrepro/intergroup.hpp"
@@ -62,7 +65,7 @@ class FullDuplexAllgatherv : public InterAlgorithm {
  public:
   FullDuplexAllgatherv(std::string name, bool ordered)
       : InterAlgorithm({std::move(name), Collective::Allgatherv, "fully-connected", Kind::Proposed,
-                        ordered ? "seed 001 §4.1, Algorithm 2, receive order of §2.3.3"
+                        ordered ? "seed 001 §4.1, Algorithm 2, with its receive order"
                                 : "seed 001 §4.1, Algorithm 2 (all receives posted at once)",
                         "(2 log max(p,q) + 2) t_s + (M + max(max k_A, max k_B)) t_w, M = max(K_A, K_B)"}),
         ordered_(ordered) {}

@@ -36,7 +36,7 @@ std::vector<Transfer> plan_allgatherv_recvs(int me, int n_local, const std::vect
     last_is_multi_target = prefix + remote_counts[i] > hi;
   }
   if (ordered && recvs.size() > 1) {
-    // §2.3.3: [high multi-target, between..., low] or [between... high, low]: the lowest
+    // seed 001 §4.1: [high multi-target, between..., low] or [between... high, low]: the lowest
     // sender always last; the highest first only when its block continues past my chunk.
     std::rotate(recvs.begin(), recvs.begin() + 1, recvs.end());  // low sender to the back
     if (last_is_multi_target) std::rotate(recvs.begin(), recvs.end() - 2, recvs.end() - 1);

@@ -1,16 +1,19 @@
 // halfduplex-fc: half-duplex inter-group all-to-all broadcast on a fully connected network.
+// Details: docs/algorithms/halfduplex-fc.md.
 //
 // Source: Kang, Agrawal, Choudhary, Liao, "Optimal Algorithms for Half-Duplex Inter-Group
-//   All-to-All Broadcast on Fully Connected and Ring Topologies" (seed 000), §III-B/C.
+//   All-to-All Broadcast on Fully Connected and Ring Topologies" (seed 000), §III and Table I.
 // Problem: p senders a_i each hold m_i (k bytes); every one of the q receivers must end
 //   with m_0 .. m_{p-1}: the intercommunicator MPI_Allgather with one direction empty.
-// Cases (the plan is in halfduplex_fc_plan.cpp):
+// Plan: halfduplex_fc_plan.cpp (pure, collplan). Executor: this file (point-to-point phase,
+//   broadcasts, MPI_Allgather(v) on sub-communicators split in prepare()).
+// Cases:
 //   p >= q: a_i sends m_i to b_i (i < q); then G = {b_0..b_{q-1}, a_q..a_{p-1}} runs an
 //           Allgather ordered by message index.
-//           Cost (1 + log p) t_s + p k t_w (optimal, §III-B).
+//           Cost (1 + log p) t_s + p k t_w (optimal, §III).
 //   p <  q, q = f p: broadcast groups {a_i, b_{i+pj}} rooted at a_i, then Allgather in the
 //           f subgroups {b_{ip}..b_{ip+p-1}}.
-//           Cost (log p + 2 log(q/p + 1)) t_s + (p + 1) k t_w (§III-C).
+//           Cost (log p + 2 log(q/p + 1)) t_s + (p + 1) k t_w (§III).
 //   p <  q, q = f p + r, r > 0 (not in the paper; our extension): the r leftover receivers
 //           are in no broadcast group; leftover b_{fp+l} joins subgroup l mod f with an
 //           empty contribution and receives all p blocks in that subgroup's Allgatherv.
@@ -19,8 +22,9 @@
 // Supports: half-duplex shapes (exactly one of k_A, k_B non-zero, or both zero) with equal
 //   blocks; the sender group may be A or B. Rejects full-duplex shapes (use
 //   fullduplex-allgather) and unequal blocks.
-// Erratum noted (spec §3, item 7): the p < q latency "converges to log q" is not right;
-//   log p + 2 log(q/p + 1) is what the algorithm costs, and what we report.
+// Erratum noted (seed 000 §III, Table I; docs/errata.md): the p < q latency "converges to
+//   log q" is not right; log p + 2 log(q/p + 1) is what the algorithm costs, and what we
+//   report. The paper also needs q = f p without saying so; the extension above lifts it.
 #include <cstring>
 
 #include "collrepro/halfduplex_fc_plan.hpp"

@@ -1,4 +1,5 @@
 // native: the MPI library's own MPI_Allgather / MPI_Allgatherv on a real intercommunicator.
+// Details: docs/algorithms/native.md (the same name covers the intra-communicator calls).
 //
 // Source: MPI-3.1 §5 (intercommunicator collectives); the "Root Gathering" series of
 //   seed 001 Figs. 4-6 and the reference of seed 000 §V.
@@ -8,6 +9,7 @@
 //   production model of seed 001 Eq. (2):
 //     (2 + 2 log p + log q) t_s + (max((p-1)k_A, (q-1)k_B) + 3 p k_A + 3 q k_B) t_w.
 // Cases: every shape, half-duplex included (zero counts in one direction).
+// Plan and executor: this file (one library call). Errata: none (no pseudocode).
 // Needs: a real intercommunicator; the intracommunicator-only GroupPair (e.g. SimGrid)
 //   is rejected through supports().
 #include <cmath>

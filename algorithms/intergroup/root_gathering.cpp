@@ -1,10 +1,10 @@
 // root-gathering: the root-gathering baseline of production MPI libraries, emulated with
 // intra-group collectives (library independent), for Allgather and Allgatherv, half- and
-// full-duplex.
+// full-duplex. Details: docs/algorithms/root-gathering.md.
 //
 // Source: seed 000 §III-A and §V (emulation); seed 001 §3.1 (Eqs. 1-2) and the library
-//   code described in the spec notes (MPICH MPIR_Allgather_inter_local_gather_remote_bcast,
-//   Open MPI mca_coll_inter_allgather_inter).
+//   code it describes (docs/algorithms/root-gathering.md; MPICH
+//   MPIR_Allgather_inter_local_gather_remote_bcast, Open MPI mca_coll_inter_allgather_inter).
 // Stages: (1) each group gathers its blocks at local rank 0 (MPI_Gather; for Allgatherv a
 //   gather of the sizes first, since a process knows only the remote sizes); (2) the two
 //   roots swap the aggregates with one MPI_Sendrecv (Open MPI's order; MPICH serialises
@@ -13,7 +13,10 @@
 // Cost: gather max((p-1) k_A, (q-1) k_B) + root exchange M + two concurrent broadcasts at
 //   the scatter-allgather 2x: (3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3M) t_w,
 //   M = max(K_A, K_B); half-duplex: (log p + 1 + 2 log q) t_s + (4p - 1) k t_w (seed 000).
+// Plan and executor: this file (three library collectives and one MPI_Sendrecv).
 // Cases: every shape, in both GroupPair modes.
+// Errata: none in the algorithm; seed 000 calls the first stage an Allgather where MPICH
+//   gathers (docs/algorithms/root-gathering.md).
 #include <cstring>
 #include <numeric>
 

@@ -7,11 +7,11 @@
 // (h = 1) therefore lands in recvbuf[i], and within one move the block is read from one buffer
 // and written to the other, so no step reads and writes the same memory (MPI_Sendrecv's rule).
 //
-// ERRATUM (spec §2.4): Algorithm 1 as printed sends from sendbuf when `firstround[i] == j`,
-// i.e. on EVERY hop of the block's first nonzero dimension; that re-sends the process's own
-// block instead of forwarding the one just received whenever |c^i_j| >= 2 there. The correct
-// test is "block i has not moved yet". FirstHop::LiteralFirstround reproduces the printed
-// reading for the regression test only.
+// ERRATUM (seed 004 §3.3; docs/errata.md): Algorithm 1 as printed sends from sendbuf when
+// `firstround[i] == j`, i.e. on EVERY hop of the block's first nonzero dimension; that re-sends the
+// process's own block instead of forwarding the one just received whenever |c^i_j| >= 2 there. The
+// correct test is "block i has not moved yet". FirstHop::LiteralFirstround reproduces the printed
+// reading for the regression test only (unit.isoAlgorithm1Erratum.*).
 #pragma once
 
 #include <vector>

@@ -1,10 +1,11 @@
-// The closed definitions of the round counts and volumes of seed 004 §3 (spec §3.1, §3.3,
-// §3.4), computed directly from the offsets and independently of the schedule builders, so
+// The closed definitions of the round counts and volumes of seed 004 §3.1, §3.2
+// and §5, computed directly from the offsets and independently of the schedule builders, so
 // that the unit tests compare two computations. Pure (collplan).
 //
-// Erratum (spec §3.1): the printed D = sum_{j=0}^{s-1} max_i (max(c_j,0) + max(-c_j,0)) has the
-// wrong summation bound and one max over both parts; D below sums over j = 0..d-1 the maximum
-// positive and the maximum negative coordinate separately.
+// Erratum (seed 004 §3.1; docs/errata.md): the printed
+// D = sum_{j=0}^{s-1} max_i (max(c_j,0) + max(-c_j,0)) has the wrong summation bound and one
+// max over both parts; D below sums over j = 0..d-1 the maximum positive and the maximum
+// negative coordinate separately (unit test isoCounts.PrintedDFormulaUndercountsTheRounds).
 #include <algorithm>
 #include <cstdlib>
 #include <map>

@@ -2,7 +2,8 @@
 // straight along each dimension, over the prefix trie.
 //
 // Source: seed 004 (Träff et al. 2016), §5 (both operations were implemented as "torus
-//   direct"; only the all-to-all appears in the figures); implementable form of spec §2.5.
+//   direct"; only the all-to-all appears in the figures); the zero-copy form is ours
+//   (docs/algorithms/torus-direct.md).
 // Cost: R_dir alpha + W_dir m beta, with R_dir = sum_j #{distinct nonzero c_j} steps and W_dir =
 //   the number of trie edges with nonzero weight (one message per edge). Assumes direct links
 //   along each dimension. Full Moore and the positive octant: W_dir = s.

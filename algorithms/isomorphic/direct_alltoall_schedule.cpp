@@ -11,10 +11,11 @@
 //   (ascending), one step sends every block with c^i_j = v to R + v e_j, so a block moves once
 //   per nonzero coordinate, with the double buffering of Algorithm 1 (alternating_buffers.hpp).
 //   Zero offsets go through the local step.
-// Errata (spec §3.5): the paper's "(2+2)d = 12 rounds" for the shells r = 3, 7 (1396
-//   neighbours) contradicts its own definition: every value -7..7 occurs in each dimension,
-//   so R_dir = 14 * 3 = 42, the same as the torus algorithm; direct wins on volume (3948 vs
-//   17820 block-hops). Likewise Fig. 4(a)'s "smaller number of rounds" for Moore: both need 2rd.
+// Errata (docs/errata.md; unit test isoCounts.HeadlineNumbers): the paper's "(2+2)d = 12
+//   rounds" for the shells r = 3, 7 (1396 neighbours) contradicts its own definition: every
+//   value -7..7 occurs in each dimension, so R_dir = 14 * 3 = 42, the same as the torus
+//   algorithm; direct wins on volume (3948 vs 17820 block-hops). Likewise Fig. 4(a)'s "smaller
+//   number of rounds" for Moore: both need 2rd.
 #include <algorithm>
 #include <set>
 

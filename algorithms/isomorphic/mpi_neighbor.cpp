@@ -1,5 +1,5 @@
 // mpi-neighbor: MPI_Neighbor_alltoall / _allgather / _alltoallw on a distributed-graph
-// communicator built with MPI_Dist_graph_create_adjacent.
+// communicator built with MPI_Dist_graph_create_adjacent. Details: docs/algorithms/mpi-neighbor.md.
 //
 // Source: seed 004 §1, §4 (the MPI 3.1 neighbourhood collectives the paper compares against,
 //   Figs. 2, 3, 5, 8); MPI-3.1 §7.5.4, §7.6. sources[i] = R ⊖ C^i, destinations[i] = R ⊕ C^i in
@@ -8,11 +8,14 @@
 //   the isomorphic semantics and the call is the plain one. MPICH 4.0.x pairs repeated edges in
 //   reverse: then the receive side is permuted (MPI_Neighbor_alltoallv), see
 //   neighbor_collective.hpp.
+// Plan and executor: this file (the graph) and neighbor_collective.cpp (order probe, call).
 // Cost: library-defined; modelled as s direct messages, s alpha + sum_i m_i beta.
 // Cases: every neighbourhood and torus. Rejects: environments without distributed graphs
 //   (Capabilities::dist_graph false, e.g. SimGrid SMPI).
+// Errata: none (the paper's pseudocode does not cover the baselines).
 // This is also the reference every isomorphic algorithm is validated against (tests/mpi/iso_check.cpp).
 #include "neighbor_collective.hpp"
+#include "scheduled_algorithm.hpp"
 
 namespace collrepro::iso {
 
@@ -31,31 +34,9 @@ namespace {
 
 NeighborGraph adjacent(const IsoComm& comm) { return describe_graph(dist_graph_adjacent(comm), comm); }
 
-const char* const kSource = "seed 004 §4 baseline; MPI-3.1 §7.6 on MPI_Dist_graph_create_adjacent";
-const char* const kCost = "library-defined; modelled as s alpha + sum_i m_i beta";
-
-struct Alltoall final : NeighborAlgorithm {
-  Alltoall()
-      : NeighborAlgorithm({"mpi-neighbor", Collective::NeighborAlltoall, "torus", Kind::Native,
-                           std::string("MPI_Neighbor_alltoall, ") + kSource, kCost},
-                          adjacent) {}
-};
-struct Allgather final : NeighborAlgorithm {
-  Allgather()
-      : NeighborAlgorithm({"mpi-neighbor", Collective::NeighborAllgather, "torus", Kind::Native,
-                           std::string("MPI_Neighbor_allgather, ") + kSource, kCost},
-                          adjacent) {}
-};
-struct Alltoallw final : NeighborAlgorithm {
-  Alltoallw()
-      : NeighborAlgorithm({"mpi-neighbor", Collective::NeighborAlltoallw, "torus", Kind::Native,
-                           std::string("MPI_Neighbor_alltoallw, ") + kSource, kCost},
-                          adjacent) {}
-};
-
-COLLREPRO_REGISTER(Alltoall);
-COLLREPRO_REGISTER(Allgather);
-COLLREPRO_REGISTER(Alltoallw);
+COLLREPRO_REGISTER_ISO(NeighborAlgorithm, "mpi-neighbor", Kind::Native,
+                       neighbor_call_sources("seed 004 §4 baseline; MPI-3.1 §7.6 on MPI_Dist_graph_create_adjacent"),
+                       neighbor_call_costs(), adjacent, adjacent);
 
 }  // namespace
 }  // namespace collrepro::iso

@@ -1,20 +1,24 @@
 // mpi-neighbor-remapped: MPI_Neighbor_alltoall / _allgather / _alltoallw on a
 // distributed-graph communicator built with MPI_Dist_graph_create, with the neighbour order
 // queried (MPI_Dist_graph_neighbors) and mapped back to the neighbourhood order.
+// Details: docs/algorithms/mpi-neighbor-remapped.md.
 //
 // Source: seed 004 §4 (Fig. 2: "the performance of the MPI neighborhood collectives sometimes
 //   depends on whether the neighborhood was set up with MPI_Dist_graph_create or
 //   MPI_Dist_graph_create_adjacent"); MPI-3.1 §7.5.4, §7.6. The paper does not give the
-//   constructor's arguments (spec §8.20): here every process passes its own s out-edges
+//   constructor's arguments: here every process passes its own s out-edges
 //   (n = 1, sources = {R}, destinations R ⊕ C^i), no weights, reorder = 0. The general
 //   constructor's neighbour order is implementation-defined (Open MPI 4.1 does reorder): when it
 //   differs from ours the call becomes MPI_Neighbor_alltoallv/allgatherv with permuted
 //   displacements (neighbor_collective.hpp). Open MPI 4.1's topo/treematch component hangs now
 //   and then in repeated MPI_Dist_graph_create calls (open-mpi/ompi#8991): run it with
 //   OMPI_MCA_topo=^treematch.
+// Plan and executor: this file (the graph) and neighbor_collective.cpp (order probe, call).
 // Cost: library-defined; modelled as s direct messages, s alpha + sum_i m_i beta.
 // Cases: every neighbourhood and torus. Rejects: environments without distributed graphs.
+// Errata: none (the paper's pseudocode does not cover the baselines).
 #include "neighbor_collective.hpp"
+#include "scheduled_algorithm.hpp"
 
 namespace collrepro::iso {
 
@@ -32,31 +36,10 @@ namespace {
 
 NeighborGraph remapped(const IsoComm& comm) { return describe_graph(dist_graph_general(comm), comm); }
 
-const char* const kSource = "seed 004 §4 baseline; MPI-3.1 §7.6 on MPI_Dist_graph_create, order remapped";
-const char* const kCost = "library-defined; modelled as s alpha + sum_i m_i beta";
-
-struct Alltoall final : NeighborAlgorithm {
-  Alltoall()
-      : NeighborAlgorithm({"mpi-neighbor-remapped", Collective::NeighborAlltoall, "torus", Kind::Native,
-                           std::string("MPI_Neighbor_alltoall, ") + kSource, kCost},
-                          remapped) {}
-};
-struct Allgather final : NeighborAlgorithm {
-  Allgather()
-      : NeighborAlgorithm({"mpi-neighbor-remapped", Collective::NeighborAllgather, "torus", Kind::Native,
-                           std::string("MPI_Neighbor_allgather, ") + kSource, kCost},
-                          remapped) {}
-};
-struct Alltoallw final : NeighborAlgorithm {
-  Alltoallw()
-      : NeighborAlgorithm({"mpi-neighbor-remapped", Collective::NeighborAlltoallw, "torus", Kind::Native,
-                           std::string("MPI_Neighbor_alltoallw, ") + kSource, kCost},
-                          remapped) {}
-};
-
-COLLREPRO_REGISTER(Alltoall);
-COLLREPRO_REGISTER(Allgather);
-COLLREPRO_REGISTER(Alltoallw);
+COLLREPRO_REGISTER_ISO(NeighborAlgorithm, "mpi-neighbor-remapped", Kind::Native,
+                       neighbor_call_sources("seed 004 §4 baseline; MPI-3.1 §7.6 on MPI_Dist_graph_create, "
+                                             "order remapped"),
+                       neighbor_call_costs(), remapped, remapped);
 
 }  // namespace
 }  // namespace collrepro::iso

@@ -12,9 +12,9 @@
 // it (it is never overwritten); otherwise into a fresh interbuf slot, written exactly once. A
 // child with value 0 keeps its parent's location. After the last level, the local step copies
 // the leaves that were not received in place: repeated offsets (recvbuf[i0] -> recvbuf[i]) and
-// the zero offset (sendbuf -> recvbuf[i]); the paper does not cover either (spec §8.18, §8.19).
+// the zero offset (sendbuf -> recvbuf[i]); the paper does not cover either (docs/algorithms/torus.md).
 // Figure 1's caption says a level-j node shares "j-1" coordinates: with the root at level 0 it
-// is j (erratum, spec §3.2).
+// is j (erratum, docs/errata.md).
 #pragma once
 
 #include <span>

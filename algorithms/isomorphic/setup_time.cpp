@@ -3,7 +3,7 @@
 // Iso_neighbor_alltoall_init (torus all-to-all schedule + struct datatypes).
 //
 // The paper reports the median of 400 measurements per function (Moore neighbourhoods,
-// 30 x 16 processes); how processes were synchronized is not stated (spec §6). Here each
+// 30 x 16 processes); how processes were synchronized is not stated (seed 004 §4). Here each
 // measurement starts after an MPI_Barrier, the local time of the call alone is kept (freeing
 // the result is outside the timed region), and after all repetitions the maximum over ranks is
 // taken per repetition. The Cartesian communicator is created once beforehand: the paper's

@@ -2,7 +2,7 @@
 // torus, routed over the prefix trie hop by hop.
 //
 // Source: seed 004 (Träff et al. 2016), §3.2 (Proposition 2, Fig. 1); the paper gives no
-//   zero-copy pseudocode for it: this is the implementable form of spec §2.3.
+//   zero-copy pseudocode for it; this is ours (docs/algorithms/torus.md).
 // Cost: D alpha + W_hop m beta, with the same D as the all-to-all and
 //   W_hop = sum over trie nodes P [max(0, max ch(P)) + max(0, -min ch(P))] blocks: each node's
 //   block travels to its farthest child on each side and drops the nearer children on the way.
@@ -12,10 +12,10 @@
 //   sign +-1, every node whose farthest child on that side is beyond h moves its block one hop
 //   to R +- e_j (one message for all of them). Repeated and zero offsets are completed by the
 //   local step (prefix_trie.hpp).
-// Errata (spec §3.3, §3.2): "W = the sum of all weighted path lengths in the trie" is read as
-//   W_hop (volume-optimal), not W_edge = sum of |edge weights| (each child routed separately);
-//   Fig. 1's "prefix of j-1 coordinates" is j; the dimension-order heuristic is ambiguous,
-//   see allgather_dimension_order.
+// Errata (docs/errata.md, seed 004 §3.2 and Fig. 1): "W = the sum of all weighted path lengths in
+//   the trie" is read as W_hop (volume-optimal), not W_edge = sum of |edge weights| (each child
+//   routed separately); Fig. 1's "prefix of j-1 coordinates" is j; the dimension-order heuristic is
+//   ambiguous, see allgather_dimension_order.
 #include <algorithm>
 
 #include "prefix_trie.hpp"

@@ -10,10 +10,11 @@
 //   (alternating_buffers.hpp) and end in recvbuf[i] at R ⊕ C^i. Zero offsets are delivered by
 //   the local step; repeated offsets are separate blocks; tiny tori (p_j = 1, 2) and |c| >= p_j
 //   need nothing special because every process runs the same steps.
-// Errata (spec §2.4, §3.1): the printed `firstround[i] == j` must read "first hop of block i"
-//   (FirstHop::Corrected); the printed D formula sums over j = 0..s-1 and takes one max over
-//   the positive and negative parts together: it is sum over j = 0..d-1 of two separate maxima;
-//   the printed `else if` is an `else`.
+// Errata (seed 004 §3.3 Algorithm 1, §3.1; docs/errata.md): the printed `firstround[i] == j`
+//   must read "first hop of block i" (FirstHop::Corrected; unit test isoAlgorithm1Erratum.*);
+//   the printed D formula sums over j = 0..s-1 and takes one max over the positive and
+//   negative parts together: it is sum over j = 0..d-1 of two separate maxima (unit test
+//   isoCounts.PrintedDFormulaUndercountsTheRounds); the printed `else if` is an `else`.
 #include <algorithm>
 
 #include "alternating_buffers.hpp"

@@ -1,9 +1,9 @@
 // halfduplex-ring: the optimal half-duplex inter-group all-to-all broadcast on a ring
-// (inter-group MPI_Allgather with one direction empty).
+// (inter-group MPI_Allgather with one direction empty). Details: docs/algorithms/halfduplex-ring.md.
 //
 // Source: seed 000 §IV, Algorithms 1 and 3 (corrected) and the derived p > q schedule
-//   (spec/seed000-halfduplex-fc-ring.md §4.2, §4.4, §4.5); the schedule itself is built in
-//   halfduplex_ring_schedule.cpp and run by ring_executor.cpp.
+//   (our reading of the §IV-E prose). Plan: halfduplex_ring_schedule.cpp (pure, collplan);
+//   executor: ring_executor.cpp.
 // Cost: (p + q/2)(t_s + k t_w), p + q/2 rounds of one k-byte message per port, against the
 //   ring lower bound (p + q/2 - 1)(t_s + k t_w) (§IV-D). Odd sizes: p' + q'/2 rounds with
 //   p', q' rounded up to even (minus an idle round in a few tiny cases,
@@ -13,7 +13,9 @@
 //   extension, see the schedule file), in both GroupPair modes.
 // Rejects: data in both directions (the ring algorithms are half-duplex), unequal blocks.
 // Errata corrected: Algorithm 3 stage-2 #4-2 (modulo, condition 2j > 2i + 3p/2 - q, cap
-//   at p - 1) and line 58 (sender q/2 + i + 2j, as in 003); see the schedule file.
+//   at p - 1) and line 58 (sender q/2 + i + 2j, as in 003); see the schedule file and
+//   docs/errata.md. Unit test HalfDuplexRingRegression replays the printed Algorithm 3 and
+//   expects it to fail.
 #include "collrepro/intergroup.hpp"
 #include "collrepro/ring_schedule.hpp"
 #include "ring/ring_executor.hpp"

@@ -3,11 +3,11 @@
 //
 // Source: seed 000 (Kang, Agrawal, Choudhary, Liao), §IV: Algorithm 1 (p = q), the p > q
 //   case described in §IV-E without pseudocode, Algorithm 3 (p < q). Indices as in
-//   spec/seed000-halfduplex-fc-ring.md §4.2, §4.4 and §4.5.
+//   the paper; details in docs/algorithms/halfduplex-ring.md.
 // Cost: (p + q/2)(t_s + k t_w), p + q/2 rounds of one k-byte message per port; the ring
 //   lower bound is (p + q/2 - 1)(t_s + k t_w) (§IV-D).
 // Cases:
-//   p >= q, both even: Algorithm 1 generalised with h = q/2 (spec §4.4): stage 1 and 3 have
+//   p >= q, both even: Algorithm 1 generalised with h = q/2 (our reading of §IV-E): stage 1 and 3 have
 //     h rounds, stage 2 has p - h; sequence #1 stops at N-1 in stages 2 and 3. With p = q
 //     every formula is Algorithm 1's, verbatim.
 //   p < q, both even: Algorithm 3 with 003's line 58 and the corrected #4-2.
@@ -25,7 +25,7 @@
 //     receivers) and both possible hosts; most other choices give a host two sends or two
 //     receives in some round for some sizes. The unit tests replay it for every
 //     1 <= p <= 40, 1 <= q <= 80.
-// Errata corrected (spec §9):
+// Errata corrected (docs/errata.md):
 //   - Algorithm 3, stage 2, #4-2: the sender is taken mod (p + q); the condition is
 //     2j > 2i + 3p/2 - q (printed: 2j > 2i + p/2); j is capped at p - 1. As printed the
 //     algorithm leaves 63 receivers incomplete at p = 64, q = 192 (unit test
@@ -33,7 +33,8 @@
 //   - Algorithm 3, line 58: the sender is q/2 + i + 2j (003), not p/2 + i + 2j (000).
 //   - Algorithm 3 needs ceil(i/2) in #4-1/#4-2 (the paper says so in the text).
 // Kept as in the paper: the p < q schedule sends a few #1 messages to receivers that
-// already got them through #4 (e.g. 8 -> 9: m_2 in round 6 for p = 4, q = 6; spec §4.7).
+// already got them through #4 (e.g. 8 -> 9: m_2 in round 6 for p = 4, q = 6; unit test
+// HalfDuplexRingSchedule.WorkedScheduleCorrectedAlgorithm3Figure2).
 // They cost no extra round; the executor receives such duplicates into a discard block.
 #include <algorithm>
 #include <functional>
@@ -73,7 +74,7 @@ struct Stage {
 
 int message_j(int, int j) { return j; }
 
-// p >= q (spec §4.4); with p = q exactly Algorithm 1 (spec §4.2).
+// p >= q (§IV-E, derived); with p = q exactly Algorithm 1 (§IV).
 std::vector<Stage> more_senders_stages(int p, int q) {
   const int N = p + q, h = q / 2, S2 = p - h;
   Stage one{h, {}}, two{S2, {}}, three{h, {}};
@@ -105,7 +106,7 @@ std::vector<Stage> more_senders_stages(int p, int q) {
 
 int ceil_half(int i) { return (i + 1) / 2; }
 
-// p < q: Algorithm 3 (spec §4.5) with the corrected #4-2 and 003's line 58.
+// p < q: Algorithm 3 (§IV-E) with the corrected #4-2 and 003's line 58.
 std::vector<Stage> more_receivers_stages(int p, int q) {
   const int P = p / 2, Q = q / 2;
   Stage one{P, {}}, two{Q, {}}, three{P, {}};
@@ -125,7 +126,7 @@ std::vector<Stage> more_receivers_stages(int p, int q) {
       {Sequence::S3, +1, 2, [](int i) { return i; }, message_j, [=](int) { return std::pair{0, P - 1}; }},
       {Sequence::S4_1, -1, 2, [=](int i) { return -i - p + 1; }, message_j,
        [=](int i) { return std::pair{P + ceil_half(i), p - 1}; }},
-      // ERRATUM (spec §4.5): printed as "for j in {p/2 .. p/2 + ceil(i/2) - 1}: if 2j > 2i + p/2:
+      // ERRATUM (docs/errata.md): printed as "for j in {p/2 .. p/2 + ceil(i/2) - 1}: if 2j > 2i + p/2:
       // 2j - i + q + 1 sends m_j to 2j - i + q". Corrected: sender mod (p + q) (it is p + q
       // when the message wraps), condition 2j > 2i + 3p/2 - q, j capped at p - 1.
       {Sequence::S4_2, -1, 2, [=](int i) { return q + 1 - i; }, message_j,

@@ -1,14 +1,16 @@
 // ring-allgather: the baseline of seed 000's ring experiments: the standard ring Allgather
-// over all p + q processes, receivers contributing dummy blocks.
+// over all p + q processes, receivers contributing dummy blocks. Details:
+// docs/algorithms/ring-allgather.md.
 //
 // Source: seed 000 §II, §IV-D and Table II ("Intra-Allgather"), §V (implemented with
-//   MPI_Sendrecv under the ring constraint); spec §4.6. Schedule in
-//   ring_allgather_schedule.cpp, run by ring_executor.cpp.
+//   MPI_Sendrecv under the ring constraint). Plan: ring_allgather_schedule.cpp (pure,
+//   collplan); executor: ring_executor.cpp.
 // Cost: (p + q - 1)(t_s + k t_w): p + q - 1 rounds in which every process sends and
 //   receives one k-byte block.
 // Cases: any half-duplex uniform shape, p, q >= 1, even or odd, both GroupPair modes.
 // Rejects: data in both directions, unequal blocks (the same checks as halfduplex-ring, so
 //   the two are compared on the same shapes).
+// Errata: none (the paper gives no pseudocode for the baseline; it is the textbook ring).
 #include "collrepro/intergroup.hpp"
 #include "collrepro/ring_schedule.hpp"
 #include "ring/ring_executor.hpp"

@@ -2,7 +2,7 @@
 //
 // Source: seed 000 §II and §IV-D, Table II ("Intra-Allgather"): all p + q processes run the
 //   standard ring Allgather, receivers contributing dummy messages ("treating all processes
-//   as senders and receivers with the help of dummy messages"); spec §4.6.
+//   as senders and receivers with the help of dummy messages").
 // Cost: (p + q - 1)(t_s + k t_w): N - 1 rounds, every position sends and receives k bytes in
 //   every round.
 // Cases: every p >= 1, q >= 1 (no parity condition). Message m starts at position m; the

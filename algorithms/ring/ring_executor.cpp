@@ -2,7 +2,7 @@
 //
 // Source: seed 000 §V ("We implement the proposed algorithms using MPI_Sendrecv function
 //   under ring topological constraints", the baseline "using the same MPI_Sendrecv"); the
-//   mapping of spec §5.
+//   mapping of docs/algorithms/halfduplex-ring.md.
 // Matching: one tag; every transfer of round t is a send in the sender's round t and a
 //   receive in the receiver's round t, both processes call their rounds in order, and MPI
 //   does not let messages between a pair overtake, so transfers match round by round.

@@ -94,7 +94,7 @@ TEST(FullDuplexAllgatherPlan, EveryShapeDeliversEveryByteInRankOrder) {
       }
 }
 
-TEST(FullDuplexAllgatherPlan, SubgroupsAndSegmentsFollowTheSpec) {
+TEST(FullDuplexAllgatherPlan, SubgroupsAndSegmentsFollowThePaper) {
   // 25:7 (seed 001 setting 2): ceil = 4, floor = 3, r = 4 subgroups of 4 and 3 of 3.
   const int p = 25, q = 7;
   std::vector<Size> members;
@@ -204,7 +204,7 @@ TEST(FullDuplexAllgathervPlan, EachReceiverHasAtMostTwoMultiTargetSendersAndTheO
       ASSERT_EQ(plain.size(), ordered.size());
       if (plain.size() < 2) continue;
       EXPECT_EQ(ordered.back().peer, plain.front().peer) << "the low sender is received last";
-      // The high sender goes first when its block continues past this chunk (§2.3.3);
+      // The high sender goes first when its block continues past this chunk (seed 001 §4.1);
       // otherwise the senders come in ascending order from the second one.
       const int high = plain.back().peer;
       Size high_prefix = 0;
@@ -216,8 +216,10 @@ TEST(FullDuplexAllgathervPlan, EachReceiverHasAtMostTwoMultiTargetSendersAndTheO
   }
 }
 
-// The worked example of the spec notes §2.3.3 (p = 6, q = 4, k_A = 1,1,4,4,4,2).
-TEST(FullDuplexAllgathervPlan, SpecExampleReceiveOrders) {
+// A worked example of the receive order of seed 001 §4.1 (p = 6, q = 4, k_A = 1,1,4,4,4,2:
+// K_A = 16, every chunk 4 bytes; a_2, a_3, a_4 are multi-target senders). Fig. 3's caption
+// (p = 6, q = 2) cannot be the prose's example, which needs q >= 4; this one fits the prose.
+TEST(FullDuplexAllgathervPlan, WorkedExampleReceiveOrders) {
   const Blocks a = {1, 1, 4, 4, 4, 2};
   auto order = [&](int b) {
     std::vector<int> peers;

@@ -1,4 +1,4 @@
-// Isomorphic schedules (seed 004 §3, §5) without MPI: the spec's table of counts, the closed
+// Isomorphic schedules (seed 004 §3, §5) without MPI: the table of counts, the closed
 // forms, per-step and per-block invariants, symbolic execution on small tori (every block
 // delivered to slot i at R ⊕ C^i) and the Algorithm 1 erratum.
 #include "collrepro/iso_schedule.hpp"
@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <random>
@@ -29,8 +30,9 @@ const Builder kBuilders[] = {
 };
 
 // ---------------------------------------------------------------------------------------
-// The table of spec §3.5 (s, D, V, W_hop, W_edge, R_dir, V_dir, W_dir), from the closed
-// definitions and from the schedules' step and part counts.
+// The counts of every neighbourhood seed 004 uses (s, D, V, W_hop, W_edge, R_dir, V_dir, W_dir;
+// docs/algorithms/torus.md), from the closed definitions and from the schedules' step and
+// part counts.
 struct Row {
   const char* text;
   std::size_t s, D, V, W_hop, W_edge, R_dir, V_dir, W_dir;
@@ -55,7 +57,7 @@ const Row kTable[] = {
     {"shells:d=3,r=3+7", 1396, 42, 17820, 3374, 6836, 42, 3948, 1540},
 };
 
-TEST(isoCounts, SpecTableFromTheDefinitions) {
+TEST(isoCounts, CountsTableFromTheDefinitions) {
   for (const Row& row : kTable) {
     const Counts k = counts(Neighborhood::parse(row.text));
     EXPECT_EQ(k.s, row.s) << row.text;
@@ -69,7 +71,7 @@ TEST(isoCounts, SpecTableFromTheDefinitions) {
   }
 }
 
-TEST(isoCounts, SpecTableFromTheSchedules) {
+TEST(isoCounts, CountsTableFromTheSchedules) {
   for (const Row& row : kTable) {
     const auto n = Neighborhood::parse(row.text);
     const Schedule a2a = torus_alltoall_schedule(n), dir = direct_alltoall_schedule(n);
@@ -88,7 +90,7 @@ TEST(isoCounts, SpecTableFromTheSchedules) {
   }
 }
 
-// The brief's headline numbers, spelled out.
+// The headline numbers of docs/algorithms/torus.md and torus-direct.md, spelled out.
 TEST(isoCounts, HeadlineNumbers) {
   const auto moore = Neighborhood::parse("moore:d=3,r=3");
   EXPECT_EQ(torus_alltoall_schedule(moore).rounds(), 18u);
@@ -108,6 +110,29 @@ TEST(isoCounts, HeadlineNumbers) {
   EXPECT_EQ(direct_alltoall_schedule(shells).rounds(), 42u);
   EXPECT_EQ(torus_alltoall_schedule(shells).volume(), 17820u);
   EXPECT_EQ(direct_alltoall_schedule(shells).volume(), 3948u);
+}
+
+// The D formula as printed in seed 004 §3.1 sums over j = 0..s-1 (read here as the d
+// dimensions, since c has only d coordinates) ONE maximum of the positive and the negative
+// part of c_j: sum_j max_i |c^i_j|. That undercounts the rounds of any neighbourhood with
+// both signs in a dimension (Moore r: r d instead of 2 r d); the schedule needs D rounds.
+TEST(isoCounts, PrintedDFormulaUndercountsTheRounds) {
+  auto printed_D = [](const Neighborhood& n) {
+    std::size_t d = 0;
+    for (std::size_t j = 0; j < static_cast<std::size_t>(n.dims()); ++j) {
+      int most = 0;
+      for (const Offset& c : n.offsets()) most = std::max(most, std::abs(c[j]));
+      d += static_cast<std::size_t>(most);
+    }
+    return d;
+  };
+  const auto moore = Neighborhood::parse("moore:d=3,r=3");
+  EXPECT_EQ(printed_D(moore), 9u);
+  EXPECT_EQ(torus_alltoall_schedule(moore).rounds(), 18u);
+  EXPECT_EQ(counts(moore).D, 18u);
+  // With one sign per dimension (the positive octant) both readings agree.
+  const auto octant = Neighborhood::parse("octant:d=3,r=3");
+  EXPECT_EQ(printed_D(octant), counts(octant).D);
 }
 
 TEST(isoCounts, ClosedFormsForMooreAndOctant) {
@@ -135,7 +160,7 @@ TEST(isoCounts, ClosedFormsForMooreAndOctant) {
     }
 }
 
-// Break-even block size of spec §3.2 (the printed inequality is garbled): combining wins
+// Break-even block size of seed 004 §3.2 (the printed inequality is garbled): combining wins
 // iff m < alpha (s - D) / (beta (V - s)); at that m the two predictions are equal.
 TEST(isoCounts, BreakEvenBlockSize) {
   const auto n = Neighborhood::parse("moore:d=3,r=3");
@@ -356,9 +381,9 @@ TEST(isoSchedules, StraightforwardIsListing4) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Regression for the Algorithm 1 erratum (spec §2.4): the printed `firstround[i] == j` test
-// re-sends sendbuf[i] on the second hop of the first dimension. It must FAIL whenever a block
-// has |c| >= 2 in its first nonzero dimension, and happens to work for r = 1.
+// Regression for the Algorithm 1 erratum (seed 004 §3.3; docs/errata.md): the printed
+// `firstround[i] == j` test re-sends sendbuf[i] on the second hop of the first dimension. It must
+// FAIL whenever a block has |c| >= 2 in its first nonzero dimension, and happens to work for r = 1.
 TEST(isoAlgorithm1Erratum, LiteralFirstroundFailsForMooreR2) {
   const auto n = Neighborhood::moore(2, 2);
   const auto literal = torus_alltoall_schedule(n, FirstHop::LiteralFirstround);

@@ -1,4 +1,4 @@
-// The ring Allgather baseline planner (seed 000 §IV-D, spec §4.6): replays, round count,
+// The ring Allgather baseline planner (seed 000 §IV-D, Table II): replays, round count,
 // dummy blocks, and the per-position view against the global schedule.
 #include <gtest/gtest.h>
 

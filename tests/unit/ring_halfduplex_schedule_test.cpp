@@ -1,4 +1,4 @@
-// The halfduplex-ring planner (seed 000 §IV): the worked schedules of spec §4.7, Algorithm 1
+// The halfduplex-ring planner (seed 000 §IV): hand-worked schedules, Algorithm 1
 // verbatim for p = q, exhaustive replays of every even size, the paper's sizes, the
 // odd-size extension, and the per-position view against the global schedule.
 #include <gtest/gtest.h>
@@ -42,10 +42,10 @@ int busy_rounds(const Schedule& s) {
   return static_cast<int>(std::count_if(s.rounds.begin(), s.rounds.end(), [](const auto& r) { return !r.empty(); }));
 }
 
-// ---- spec §4.7: the worked schedules, transfer for transfer -----------------------------
+// ---- hand-worked schedules, transfer for transfer (Figs. 2 and 3 of seed 000) -----------
 
-// One schedule as in the spec: one line per round, "round: src->dst:mX(#seq), ...", the
-// sequence label where the spec gives one.
+// One schedule as written by hand: one line per round, "round: src->dst:mX(#seq), ...", the
+// sequence label where it matters.
 struct Worked {
   std::vector<Round> rounds;
   std::map<std::tuple<int, int, int, int>, std::string> labels;  // (round, from, to, m) -> "#2"
@@ -123,7 +123,7 @@ TEST(HalfDuplexRingSchedule, WorkedScheduleDerivedMoreSendersFigure3) {
 )");
 }
 
-// ---- Algorithm 1 as printed (spec §4.2), for p = q ----------------------------------------
+// ---- Algorithm 1 as printed (seed 000 §IV), for p = q -------------------------------------
 
 std::vector<Round> printed_algorithm1(int p) {
   const int N = 2 * p, h = p / 2;
@@ -198,7 +198,7 @@ TEST(HalfDuplexRingSchedule, PaperSizesReplayCleanAndViewsAgree) {
   }
 }
 
-TEST(HalfDuplexRingSchedule, RepeatedDeliveriesOfAlgorithm3AreTheSpecsOnes) {
+TEST(HalfDuplexRingSchedule, RepeatedDeliveriesOfAlgorithm3AreThePapersOnes) {
   const Replay r = replay(halfduplex_ring_schedule(4, 6));
   EXPECT_EQ(r.redundant, 1);  // round 6: 8 -> 9 m2 (#1); 9 got m2 in round 3 through #4-2
 }

@@ -37,7 +37,7 @@ struct ExchangePlan {
 ExchangePlan plan_fullduplex_allgather(int n_local, int n_remote, int me, std::size_t k_local,
                                        std::size_t k_remote);
 
-// ---- EuroMPI'18 two-step variant (seed 001 §2.4, spec notes §2.4) ------------------
+// ---- EuroMPI'18 two-step variant (seed 001 §4; docs/algorithms/eurompi-twostep.md) ----
 // B -> A: the larger group A is cut into g = floor(p/q) contiguous rank groups G_t of
 // q + e (+1) processes (e = floor((p mod q)/g)); b_j sends segment t of its block (ceil(k_B/g)
 // bytes, truncated) to the member at offset j of G_t. A then gathers in two steps: an
@@ -63,7 +63,7 @@ TwoStepPlan plan_eurompi_twostep(int n_local, int n_remote, int me, std::size_t 
 std::vector<Transfer> plan_allgatherv_sends(std::size_t my_prefix, std::size_t my_bytes, std::size_t k_total,
                                             int n_remote);
 // Receiver side: my chunk of the remote group's blocks (their sizes are my recvcounts).
-// `ordered` applies the receive order of seed 001 §2.3.3 (high multi-target sender first,
+// `ordered` applies the receive order of seed 001 §4.1 (high multi-target sender first,
 // then the senders between, the low one last); otherwise ascending.
 std::vector<Transfer> plan_allgatherv_recvs(int me, int n_local, const std::vector<std::size_t>& remote_counts,
                                             bool ordered);

@@ -21,8 +21,8 @@
 
 namespace collrepro {
 
-// Role by group size (DESIGN.md): the larger group takes role A; on equal sizes both
-// groups take role A. Never "the low group".
+// Role by group size (seed 001 §2 assumes q <= p): the larger group takes role A; on equal
+// sizes both groups take role A. Never "the low group".
 enum class Role { A, B };
 
 enum class PairMode { Intercomm, Intracomm };

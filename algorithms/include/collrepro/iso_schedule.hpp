@@ -22,7 +22,7 @@
 //   direct_alltoall_schedule   §5 torus direct: R_dir steps, volume V_dir
 //   torus_allgather_schedule   §3.2 prefix trie, hop by hop: D steps, volume W_hop
 //   direct_allgather_schedule  §5 torus direct on the prefix trie: R_dir steps, volume W_dir
-// counts() gives the same quantities from their closed definitions (spec §3), so the unit
+// counts() gives the same quantities from their closed definitions (seed 004 §3, §5), so the unit
 // tests compare two independent computations. simulate() executes a schedule symbolically on
 // a small torus; check_steps() verifies the per-step invariants. Pure: no MPI.
 #pragma once
@@ -94,7 +94,8 @@ Schedule direct_allgather_schedule(const Neighborhood& n, std::span<const int> o
 // the natural order (so symmetric neighbourhoods use 0..d-1).
 std::vector<int> allgather_dimension_order(const Neighborhood& n);
 
-// Closed definitions (spec §3.1, §3.3, §3.4; W with allgather_dimension_order):
+// Closed definitions (seed 004 §3.1, §3.2, §5; docs/algorithms/torus.md;
+// W with allgather_dimension_order):
 //   D     = sum_j [max_i max(c_j,0) + max_i max(-c_j,0)]     torus rounds (a2a and allgather)
 //   V     = sum_i ||C^i||                                    torus a2a volume (blocks)
 //   W_hop = sum over trie nodes P [max(0, max ch(P)) + max(0, -min ch(P))]   torus allgather

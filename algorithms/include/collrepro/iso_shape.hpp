@@ -17,7 +17,7 @@ enum class BlockRule {
   Uniform,       // every block has m = block bytes (all-to-all, allgather, and all-to-allw)
   SeedDistance,  // block i has mhat^(d - ||C^i||) bytes, mhat = block: the irregular
                  // distribution of seed 004 §4 / Fig. 3 (corners small, faces large); defined
-                 // for ||C^i|| <= d only, i.e. r = 1 neighbourhoods (spec §4.4)
+                 // for ||C^i|| <= d only, i.e. r = 1 neighbourhoods (seed 004 §4, Fig. 3)
 };
 const char* to_string(BlockRule r);
 

@@ -66,9 +66,9 @@ struct RankPlan {
 // ---- half-duplex ring all-to-all broadcast (seed 000 §IV) --------------------------------
 // Cases (p, q >= 1):
 //  - p = q, both even: Algorithm 1, verbatim;
-//  - p > q, both even: the derived schedule of spec §4.4 (Algorithm 1 with h = q/2 and a
-//    stage 2 of p - q/2 rounds; it is Algorithm 1 when p = q);
-//  - p < q, both even: Algorithm 3 with the corrected stage-2 sequence #4-2 (spec §4.5)
+//  - p > q, both even: the derived schedule (seed 000 §IV-E gives prose only): Algorithm 1
+//    with h = q/2 and a stage 2 of p - q/2 rounds; it is Algorithm 1 when p = q;
+//  - p < q, both even: Algorithm 3 with the corrected stage-2 sequence #4-2 (docs/errata.md)
 //    and 003's line 58;
 //  - p or q odd: collrepro's extension (halfduplex_ring_schedule.cpp): the even schedule
 //    of p' = p + (p mod 2), q' = q + (q mod 2) with a phantom sender (index 0) and/or a
