@@ -6,27 +6,6 @@
 
 namespace collbench {
 
-const std::vector<std::string>& raw_columns() {
-  static const std::vector<std::string> cols = {
-      "experiment", "launch", "point", "utc", "mpi_impl", "mpi_version", "nodes", "nprocs", "ppn",
-      "placement", "collective", "algorithm", "topology", "p", "q", "ka", "kb", "neighborhood", "dims",
-      "msg_bytes", "sync", "clock", "rep", "time_s", "valid"};
-  return cols;
-}
-
-const std::vector<std::string>& summary_columns() {
-  static const std::vector<std::string> cols = [] {
-    std::vector<std::string> c;
-    for (const auto& name : raw_columns())
-      if (name != "utc" && name != "rep" && name != "time_s" && name != "valid") c.push_back(name);
-    for (const char* name : {"n", "n_invalid", "n_kept", "k", "median", "q1", "q3", "min", "max", "mean",
-                             "cost_alpha_terms", "cost_beta_bytes", "bound_alpha_terms", "bound_beta_bytes"})
-      c.emplace_back(name);
-    return c;
-  }();
-  return cols;
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";

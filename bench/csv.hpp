@@ -1,5 +1,5 @@
-// CSV of the data contract (results/CONTRACT.md): the exact column lists, quoting, and a
-// reader for resuming. Fields are quoted only when they contain a comma, a quote or a line
+// CSV quoting and a reader for resuming (the column lists come from the contract,
+// contract.hpp). Fields are quoted only when they contain a comma, a quote or a line
 // break (RFC 4180); times are written with 10 significant digits.
 #pragma once
 
@@ -7,9 +7,6 @@
 #include <vector>
 
 namespace collbench {
-
-const std::vector<std::string>& raw_columns();
-const std::vector<std::string>& summary_columns();
 
 std::string csv_field(const std::string& s);
 std::string csv_number(double v);  // "%.10g"; "nan" for NaN

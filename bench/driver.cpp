@@ -1,3 +1,6 @@
+// The sweep driver in three steps: set-up (configuration, plan, result files, resume),
+// timing set-up and metadata (machine, clock, clock synchronization, provenance), and the
+// sweep over the points (prepare, validate, measure, write).
 #include "driver.hpp"
 
 #include <mpi.h>
@@ -7,9 +10,12 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "collrepro/capabilities.hpp"
 #include "collrepro/mpi.hpp"
+#include "contract.hpp"
 #include "csv.hpp"
 #include "errors.hpp"
 #include "measure.hpp"
@@ -21,9 +27,6 @@
 #include "timing/clock_sync.hpp"
 #include "timing/topology.hpp"
 #include "units.hpp"
-#ifdef COLLREPRO_SMPI
-#include "sim/sim_info.hpp"
-#endif
 
 namespace collbench {
 
@@ -89,52 +92,52 @@ std::vector<std::string> gather_strings(const std::string& mine) {
   return out;
 }
 
-// ------------------------------------------------------------------ run state
+// ------------------------------------------------------------------ rows
 
 struct Identity {
   std::string experiment;
   int launch = 0;
   MpiLibrary mpi;
   int nodes = 1, nprocs = 1, ppn = 1;
-  std::string sync, clock;
+  SyncMethod sync = SyncMethod::Barrier;
+  ClockKind clock = ClockKind::MpiWtime;
 };
 
-std::vector<std::string> identity_fields(const Identity& id, const Candidate& c, int point, const std::string* utc) {
-  const ShapeColumns& s = c.shape->columns();
-  std::vector<std::string> f = {id.experiment, std::to_string(id.launch), std::to_string(point)};
-  if (utc) f.push_back(*utc);
-  for (const std::string& x :
-       {id.mpi.impl, id.mpi.version, std::to_string(id.nodes), std::to_string(id.nprocs), std::to_string(id.ppn),
-        c.placement, std::string(collrepro::to_string(c.collective)), c.algorithm->info().name,
-        c.algorithm->info().topology, std::to_string(s.p), std::to_string(s.q), std::to_string(s.ka),
-        std::to_string(s.kb), s.neighborhood, s.dims, std::to_string(s.msg_bytes), id.sync, id.clock})
-    f.push_back(x);
-  return f;
+// The identity and shape columns of a point, by name (the contract fixes their order).
+Row identity_row(const std::vector<std::string>& columns, const Identity& id, const Candidate& c, int point) {
+  Row row(columns);
+  const auto& info = c.algorithm->info();
+  row.set("experiment", id.experiment).set("launch", std::to_string(id.launch)).set("point", std::to_string(point));
+  row.set("mpi_impl", id.mpi.impl).set("mpi_version", id.mpi.version);
+  row.set("nodes", std::to_string(id.nodes)).set("nprocs", std::to_string(id.nprocs)).set("ppn", std::to_string(id.ppn));
+  row.set("placement", c.placement).set("family", c.family->name()).set("collective", collrepro::to_string(c.collective));
+  row.set("algorithm", info.name).set("topology", info.topology).set("msg_bytes", std::to_string(c.shape->msg_bytes()));
+  for (const auto& [column, value] : c.shape->columns()) row.set(column, value);
+  row.set("sync", to_string(id.sync)).set("clock", to_string(id.clock));
+  return row;
 }
 
 std::vector<std::string> raw_lines(const Identity& id, const Candidate& c, int point, const std::string& utc,
                                    const Measurement& m) {
+  Row row = identity_row(raw_columns(), id, c, point);
+  row.set("utc", utc);
   std::vector<std::string> lines;
-  const auto base = identity_fields(id, c, point, &utc);
   for (std::size_t i = 0; i < m.times.size(); ++i) {
-    auto f = base;
-    f.push_back(std::to_string(i));
-    f.push_back(csv_number(m.times[i]));
-    f.push_back(m.valid[i] ? "1" : "0");
-    lines.push_back(csv_line(f));
+    row.set("rep", std::to_string(i)).set("time_s", csv_number(m.times[i])).set("valid", m.valid[i] ? "1" : "0");
+    lines.push_back(row.line());
   }
   return lines;
 }
 
 std::string summary_line(const Identity& id, const Candidate& c, int point, const Summary& s) {
-  auto f = identity_fields(id, c, point, nullptr);
-  for (const std::string& x :
-       {std::to_string(s.n), std::to_string(s.n_invalid), std::to_string(s.n_kept), csv_number(s.k),
-        csv_number(s.median), csv_number(s.q1), csv_number(s.q3), csv_number(s.min), csv_number(s.max),
-        csv_number(s.mean), csv_number(c.cost.alpha_terms), csv_number(c.cost.beta_bytes),
-        csv_number(c.bound.alpha_terms), csv_number(c.bound.beta_bytes)})
-    f.push_back(x);
-  return csv_line(f);
+  Row row = identity_row(summary_columns(), id, c, point);
+  row.set("n", std::to_string(s.n)).set("n_invalid", std::to_string(s.n_invalid)).set("n_kept", std::to_string(s.n_kept));
+  row.set("k", csv_number(s.k)).set("median", csv_number(s.median)).set("q1", csv_number(s.q1));
+  row.set("q3", csv_number(s.q3)).set("min", csv_number(s.min)).set("max", csv_number(s.max));
+  row.set("mean", csv_number(s.mean));
+  row.set("cost_alpha_terms", csv_number(c.cost.alpha_terms)).set("cost_beta_bytes", csv_number(c.cost.beta_bytes));
+  row.set("bound_alpha_terms", csv_number(c.bound.alpha_terms)).set("bound_beta_bytes", csv_number(c.bound.beta_bytes));
+  return row.line();
 }
 
 // ------------------------------------------------------------------ metadata
@@ -158,7 +161,8 @@ nlohmann::json algorithms_json(const Plan& plan) {
     if (std::find(seen.begin(), seen.end(), c.algorithm) != seen.end()) continue;
     seen.push_back(c.algorithm);
     const auto& i = c.algorithm->info();
-    out.push_back({{"name", i.name}, {"collective", collrepro::to_string(i.collective)}, {"topology", i.topology},
+    out.push_back({{"name", i.name}, {"collective", collrepro::to_string(i.collective)}, {"family", c.family->name()},
+                   {"topology", i.topology},
                    {"kind", collrepro::to_string(i.kind)}, {"source", i.source}, {"cost", i.cost}});
   }
   return out;
@@ -197,13 +201,13 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size) {
 }
 
 struct SyncStats {
-  std::string method;
+  SyncMethod method = SyncMethod::Barrier;
   double clock_offset_error_s = 0;  // max |offset to rank 0| after synchronization (checks)
   double barrier_skew_s = -1;       // barrier methods: median exit skew
   nlohmann::json checks = nlohmann::json::array();
   double window_min = 0, window_max = 0;
   std::size_t reps = 0, invalid = 0;
-  double error_s() const { return method == "window" ? clock_offset_error_s : barrier_skew_s; }
+  double error_s() const { return method == SyncMethod::Window ? clock_offset_error_s : barrier_skew_s; }
 };
 
 void record_check(SyncStats& s, const OffsetCheck& c, const std::string& when) {
@@ -214,20 +218,20 @@ void record_check(SyncStats& s, const OffsetCheck& c, const std::string& when) {
 }
 
 nlohmann::json sync_json(const SyncStats& s, const Timing& t) {
-  nlohmann::json j = {{"method", s.method},
+  nlohmann::json j = {{"method", to_string(s.method)},
                       {"error_s", s.error_s()},
                       {"invalid_rate", s.reps ? static_cast<double>(s.invalid) / static_cast<double>(s.reps) : 0.0},
-                      {"error_kind", s.method == "window" ? "max |clock offset to rank 0| after synchronization"
+                      {"error_kind", s.method == SyncMethod::Window ? "max |clock offset to rank 0| after synchronization"
                                                           : "median MPI_Barrier exit skew"},
                       {"clock_offset_error_s", s.clock_offset_error_s},
                       {"barrier_skew_s", s.barrier_skew_s},
                       {"checks", s.checks},
                       {"repetitions", s.reps},
                       {"invalid_repetitions", s.invalid}};
-  if (s.method == "window") {
+  if (s.method == SyncMethod::Window) {
     j["window_s"] = t.window ? nlohmann::json(*t.window) : nlohmann::json("auto");
     j["window_used_s"] = {s.window_min, s.window_max};
-    j["resync"] = t.resync;
+    j["resync"] = to_string(t.resync);
     j["fit_points"] = t.sync_fit_points;
     j["exchanges"] = t.sync_exchanges;
   }
@@ -249,7 +253,7 @@ std::string format_eta(double s) {
 void progress(std::size_t done, std::size_t todo, const Candidate& c, int point, const Summary& s, double eta) {
   std::cerr << "[collbench] " << done << "/" << todo << " point " << point << " " << collrepro::to_string(c.collective)
             << "/" << c.algorithm->info().name << " " << c.placement << " " << c.shape->describe() << " size "
-            << format_bytes(c.shape->columns().msg_bytes) << ": median " << format_seconds(s.median) << " ("
+            << format_bytes(c.shape->msg_bytes()) << ": median " << format_seconds(s.median) << " ("
             << s.n_kept << "/" << s.n << " kept, " << s.n_invalid << " invalid), ETA " << format_eta(eta) << std::endl;
 }
 
@@ -271,7 +275,7 @@ void validate_point(PreparedPoint& point, const Candidate& c, int id) {
     }
   const std::string msg = "validation failed: " + std::string(collrepro::to_string(c.collective)) + "/" +
                           c.algorithm->info().name + " at point " + std::to_string(id) + " (" + c.shape->describe() +
-                          " size " + std::to_string(c.shape->columns().msg_bytes) + " B, placement " + c.placement +
+                          " size " + std::to_string(c.shape->msg_bytes()) + " B, placement " + c.placement +
                           "): " + first + (wrong > 1 ? " [and " + std::to_string(wrong - 1) + " more rank(s)]" : "");
   throw ValidationError(bcast_string(msg));
 }
@@ -279,6 +283,276 @@ void validate_point(PreparedPoint& point, const Candidate& c, int id) {
 fs::path default_out(const Config& c, const MpiLibrary& mpi) {
   return fs::path("results") / c.experiment / (mpi.impl + "-" + mpi.version);
 }
+
+// ------------------------------------------------------------------ step 1: set-up
+
+struct Setup {
+  Config config;
+  Plan plan;
+  std::size_t begin = 0, end = 0;  // this slice's points
+  MpiLibrary mpi;
+  collrepro::Capabilities caps;
+  fs::path out;
+  std::unique_ptr<ResultFiles> files;  // rank 0
+  std::set<int> skip;                  // points complete before this run
+  std::string start_utc;
+};
+
+std::set<int> bcast_points(const std::set<int>& mine) {
+  std::vector<int> v(mine.begin(), mine.end());
+  int n = static_cast<int>(v.size());
+  check(MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  v.resize(static_cast<std::size_t>(n));
+  check(MPI_Bcast(v.data(), n, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return {v.begin(), v.end()};
+}
+
+// The configuration and plan (identical on every rank, checked before any measurement), and
+// the result files with what earlier runs of this launch finished. Nullopt: nothing to do.
+std::optional<Setup> set_up(const Options& o) {
+  const int rank = world_rank();
+  int size = 1;
+  check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+  Setup s;
+  s.start_utc = utc_now();
+  s.caps = collrepro::mpi_capabilities();
+  std::string text;
+  on_root([&] { text = read_file(o.config_path); });
+  s.config = parse_config(bcast_string(text), o.sets, o.config_path);
+  const int nprocs = o.nprocs.value_or(size);
+  s.plan = make_plan(s.config, nprocs, s.caps);
+  std::tie(s.begin, s.end) = o.slice ? slice_range(s.plan.size(), o.slice->first, o.slice->second)
+                                     : std::pair<std::size_t, std::size_t>{0, s.plan.size()};
+  if (o.dry_run) {
+    if (rank == 0) {
+      if (o.format == "csv") print_plan_csv(std::cout, s.plan, s.begin, s.end);
+      else print_plan_text(std::cout, s.config, s.plan, nprocs, s.begin, s.end);
+    }
+    return std::nullopt;
+  }
+  s.mpi = mpi_library();
+  s.out = o.out.empty() ? default_out(s.config, s.mpi) : fs::path(o.out);
+  const std::optional<int> slice = o.slice ? std::optional<int>(o.slice->first) : std::nullopt;
+  const std::optional<int> slices = o.slice ? std::optional<int>(o.slice->second) : std::nullopt;
+  on_root([&] { s.files = std::make_unique<ResultFiles>(s.out, o.launch, slice, s.config.fingerprint(), nprocs, slices); });
+  int finished = rank == 0 && s.files->finished_before() ? 1 : 0;
+  check(MPI_Bcast(&finished, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (finished) {
+    if (rank == 0 && !o.quiet)
+      std::cerr << "[collbench] launch " << o.launch << " in " << s.out.string() << " is already complete: nothing to do\n";
+    return std::nullopt;
+  }
+  s.skip = bcast_points(rank == 0 ? s.files->complete_points() : std::set<int>{});
+  return s;
+}
+
+// ------------------------------------------------------------------ step 2: timing and metadata
+
+// Where we run, the clock and its synchronization (phase durations go to the metadata).
+struct TimingSetup {
+  Machine machine;
+  std::unique_ptr<Clock> clock;
+  std::unique_ptr<ClockSync> sync;
+  SyncStats stats;
+  double resolution = 0;
+  nlohmann::json pings, setup_s = nlohmann::json::object();
+};
+
+// Fills ts in place: the clock synchronization keeps references to the machine and clock.
+void set_up_timing(const Setup& s, TimingSetup& ts) {
+  const Timing& t = s.config.timing;
+  double mark = MPI_Wtime();
+  auto phase = [&](const char* name) { ts.setup_s[name] = MPI_Wtime() - std::exchange(mark, MPI_Wtime()); };
+  ts.machine = discover_machine(MPI_COMM_WORLD, to_string(s.config.binding));
+  phase("machine");
+  ts.clock = make_clock(t.clock, ts.machine.node.get(), MPI_COMM_WORLD);
+  // On a simulated clock every reading is a simulation event: a short estimate suffices.
+  ts.resolution = s.caps.simulated_clock ? measure_resolution(*ts.clock, 100) : measure_resolution(*ts.clock);
+  phase("clock");
+  ts.sync = std::make_unique<ClockSync>(
+      *ts.clock, ts.machine, SyncParams{t.sync_fit_points, t.sync_exchanges, 0.5, t.sync == SyncMethod::Window});
+  ts.stats.method = t.sync;
+  ts.sync->synchronize();
+  phase("clock_sync");
+  record_check(ts.stats, ts.sync->check(t.sync_exchanges), "start");
+  phase("offset_check");
+  if (t.sync != SyncMethod::Window) ts.stats.barrier_skew_s = measure_barrier_skew(MPI_COMM_WORLD, *ts.sync, 10);
+  phase("barrier_skew");
+  int rank = 0, size = 1;
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+  ts.pings = pingpong(*ts.clock, rank, size);
+  phase("pingpong");
+}
+
+nlohmann::json capabilities_json(const collrepro::Capabilities& c) {
+  return {{"intercomm", c.intercomm}, {"dist_graph", c.dist_graph}, {"topo_test", c.topo_test},
+          {"simulated_clock", c.simulated_clock}, {"reason", c.reason}};
+}
+
+// Rank 0: the launch's metadata as it stands before the first point.
+nlohmann::json initial_metadata(const Options& o, Setup& s, TimingSetup& ts) {
+  const Config& config = s.config;
+  const auto& prev = s.files->previous_meta();
+  const auto counts = s.files->recovered_counts();
+  ts.stats.reps = counts.first;
+  ts.stats.invalid = counts.second;
+  nlohmann::json runs = prev.is_object() && prev.contains("runs") ? prev["runs"] : nlohmann::json::array();
+  runs.push_back({{"start_utc", s.start_utc}, {"command", o.command_line}, {"resumed_points", s.skip.size()}});
+  const nlohmann::json build = build_provenance();
+  const Machine& m = ts.machine;
+  nlohmann::json meta = {
+      {"contract_version", contract_version()},
+      {"experiment", config.experiment},
+      {"description", config.description},
+      {"launch", o.launch},
+      {"slice", o.slice ? nlohmann::json(o.slice->first) : nlohmann::json(nullptr)},
+      {"slices", o.slice ? nlohmann::json(o.slice->second) : nlohmann::json(nullptr)},
+      {"config", config_json(config, s.plan)},
+      {"config_fingerprint", config.fingerprint()},
+      {"command", o.command_line},
+      {"build", build},
+      {"git_revision", build["git_revision"].get<std::string>() + (build["git_dirty"].get<bool>() ? "-dirty" : "")},
+      {"compiler", build["compiler"]},
+      {"mpi_library", s.mpi.full},
+      {"mpi_impl", s.mpi.impl},
+      {"mpi_version", s.mpi.version},
+      {"capabilities", capabilities_json(s.caps)},
+      {"simulated", false},
+      {"platform", nullptr},
+      {"machine", m.host + "; " + m.cpu_model},
+      {"nodes", m.nodes},
+      {"nprocs", m.world_size},
+      {"ppn", m.ppn},
+      {"bindings", m.bindings},
+      {"binding", {{"requested", to_string(config.binding)}, {"notes", m.notes}}},
+      {"hwloc", m.hwloc},
+      {"clock", {{"name", ts.clock->name()}, {"resolution_s", ts.resolution}, {"details", ts.clock->details()}}},
+      {"pingpong", ts.pings},
+      {"setup_s", ts.setup_s},
+      {"algorithms", algorithms_json(s.plan)},
+      {"points", {{"total", s.plan.size()}, {"slice_begin", s.begin}, {"slice_end", s.end}, {"resumed", s.skip.size()}}},
+      {"start_utc", prev.is_object() && prev.contains("start_utc") ? prev["start_utc"] : nlohmann::json(s.start_utc)},
+      {"end_utc", nullptr},
+      {"runs", runs},
+      {"complete", false}};
+  if (auto slurm = slurm_json(); !slurm.is_null()) meta["slurm"] = slurm;
+  const nlohmann::json hooked = hooked_metadata();
+  for (const auto& [key, value] : hooked.items()) meta[key] = value;
+  meta["sync"] = sync_json(ts.stats, config.timing);
+  return meta;
+}
+
+// ------------------------------------------------------------------ step 3: the sweep
+
+class Sweeper {
+ public:
+  Sweeper(const Options& o, Setup& s, TimingSetup& ts, InterruptWatch& watch, nlohmann::json meta)
+      : o_(o), s_(s), ts_(ts), meta_(std::move(meta)), rank_(world_rank()),
+        measurer_(MPI_COMM_WORLD, s.config.timing, *ts.clock, ts.sync.get(), watch) {
+    int size = 1;
+    check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+    id_ = Identity{s.config.experiment, o.launch, s.mpi, ts.machine.nodes, size, ts.machine.ppn,
+                   s.config.timing.sync, s.config.timing.clock};
+    env_ = RunEnvironment{MPI_COMM_WORLD, ts.machine.localities, s.caps, s.config.validation};
+    for (std::size_t i = s.begin; i < s.end; ++i) todo_ += s.skip.count(static_cast<int>(i)) ? 0 : 1;
+  }
+
+  int run() {
+    on_root([&] {
+      s_.files->start();
+      s_.files->write_meta(meta_);
+    });
+    t_start_ = std::chrono::steady_clock::now();
+    for (std::size_t i = s_.begin; i < s_.end && !interrupted_; ++i)
+      if (!s_.skip.count(static_cast<int>(i))) measure_point(static_cast<int>(i));
+    if (s_.config.timing.sync == SyncMethod::Window && !interrupted_)
+      record_check(ts_.stats, ts_.sync->check(s_.config.timing.sync_exchanges), "end");
+    close(!interrupted_ && done_ == todo_, "");
+    if (rank_ == 0 && !o_.quiet)
+      std::cerr << "[collbench] launch " << o_.launch << ": " << done_ << " point(s) measured, " << s_.skip.size()
+                << " already complete" << (interrupted_ ? ", interrupted" : "") << "; results in " << s_.out.string()
+                << std::endl;
+    return interrupted_ ? exit_code_for_signal(interrupted_) : kExitOk;
+  }
+
+ private:
+  void measure_point(int point) {
+    if ((interrupted_ = measurer_.agree_interrupt())) return;
+    const Candidate& c = s_.plan.point(static_cast<std::size_t>(point));
+    auto& session = sessions_[c.family];
+    if (!session) session = c.family->open(env_);
+    const std::string utc = utc_now();
+    auto prepared = session->prepare(*c.algorithm, *c.shape, c.placement, 0x5eed0000u + static_cast<std::uint64_t>(point));
+    if (validated(c)) {
+      try {
+        validate_point(*prepared, c, point);
+      } catch (const ValidationError& e) {
+        close(false, e.what());
+        throw;
+      }
+    }
+    const Measurement m = measurer_.measure(*prepared);
+    if ((interrupted_ = m.interrupted)) return;
+    ++done_;
+    if (rank_ == 0) record(c, point, utc, m);
+  }
+
+  bool validated(const Candidate& c) const {
+    const auto& v = s_.config;
+    return v.validation && (!v.validation_max_bytes || c.shape->msg_bytes() <= *v.validation_max_bytes);
+  }
+
+  // Rank 0: the point's rows, the running sync statistics, the progress line.
+  void record(const Candidate& c, int point, const std::string& utc, const Measurement& m) {
+    const Summary sum = summarize(m.times, m.valid, s_.config.timing.tukey_k);
+    SyncStats& st = ts_.stats;
+    st.reps += sum.n;
+    st.invalid += sum.n_invalid;
+    if (s_.config.timing.sync == SyncMethod::Window) {
+      st.window_min = st.window_min == 0 ? m.window_s : std::min(st.window_min, m.window_s);
+      st.window_max = std::max(st.window_max, m.window_s);
+    }
+    s_.files->append(raw_lines(id_, c, point, utc, m), summary_line(id_, c, point, sum));
+    if (o_.quiet) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
+    progress(done_, todo_, c, point, sum, elapsed / static_cast<double>(done_) * static_cast<double>(todo_ - done_));
+  }
+
+  // The final metadata and the renames (also after an interrupt or a validation failure).
+  void close(bool complete, const std::string& error) {
+    if (rank_ == 0) {
+      meta_["end_utc"] = utc_now();
+      meta_["runs"].back()["end_utc"] = meta_["end_utc"];
+      meta_["runs"].back()["measured_points"] = done_;
+      meta_["complete"] = complete;
+      meta_["sync"] = sync_json(ts_.stats, s_.config.timing);
+      nlohmann::json placements = nlohmann::json::array();
+      for (const auto& [family, session] : sessions_)
+        for (const auto& p : session->placement_report()) placements.push_back(p);
+      meta_["placements"] = placements;
+      if (interrupted_) meta_["interrupted_by"] = interrupted_ == SIGTERM ? "SIGTERM" : "SIGINT";
+      if (!error.empty()) meta_["error"] = error;
+    }
+    on_root([&] {
+      s_.files->write_meta(meta_);
+      s_.files->finalize();
+    });
+  }
+
+  const Options& o_;
+  Setup& s_;
+  TimingSetup& ts_;
+  nlohmann::json meta_;
+  int rank_;
+  Measurer measurer_;
+  Identity id_;
+  RunEnvironment env_;
+  std::map<const FamilyAdapter*, std::unique_ptr<FamilySession>> sessions_;
+  std::size_t todo_ = 0, done_ = 0;
+  int interrupted_ = 0;
+  std::chrono::steady_clock::time_point t_start_;
+};
 
 }  // namespace
 
@@ -290,222 +564,13 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void list_algorithms(std::ostream& out) {
-  out << csv_line({"collective", "algorithm", "topology", "kind", "family", "source"});
-  for (const auto* a : collrepro::Registry::global().all()) {
-    const auto& i = a->info();
-    std::string family = "-";
-    for (const FamilyAdapter* f : family_adapters())
-      if (f->handles(i.collective)) family = f->name();
-    out << csv_line({collrepro::to_string(i.collective), i.name, i.topology, collrepro::to_string(i.kind), family, i.source});
-  }
-}
-
 int run_driver(const Options& o, InterruptWatch& watch) {
-  const int rank = world_rank();
-  int size = 1;
-  check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
-  const std::string start_utc = utc_now();
-
-  // 1. Configuration and plan: identical on every rank, checked before any measurement.
-  std::string text;
-  on_root([&] { text = read_file(o.config_path); });
-  text = bcast_string(text);
-  const Config config = parse_config(text, o.sets, o.config_path);
-  const int nprocs = o.nprocs.value_or(size);
-  const Plan plan = make_plan(config, nprocs);
-  const auto [begin, end] = o.slice ? slice_range(plan.size(), o.slice->first, o.slice->second)
-                                    : std::pair<std::size_t, std::size_t>{0, plan.size()};
-  if (o.dry_run) {
-    if (rank == 0) {
-      if (o.format == "csv") print_plan_csv(std::cout, plan, begin, end);
-      else print_plan_text(std::cout, config, plan, nprocs, begin, end);
-    }
-    return kExitOk;
-  }
-
-  // 2. Result files (rank 0), resume: a complete launch ends here.
-  const MpiLibrary mpi = mpi_library();
-  const fs::path out = o.out.empty() ? default_out(config, mpi) : fs::path(o.out);
-  std::optional<int> slice_index;
-  if (o.slice) slice_index = o.slice->first;
-  std::unique_ptr<ResultFiles> files;
-  std::optional<int> slices;
-  if (o.slice) slices = o.slice->second;
-  on_root([&] { files = std::make_unique<ResultFiles>(out, o.launch, slice_index, config.fingerprint(), nprocs, slices); });
-  int finished = rank == 0 && files->finished_before() ? 1 : 0;
-  check(MPI_Bcast(&finished, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  if (finished) {
-    if (rank == 0 && !o.quiet)
-      std::cerr << "[collbench] launch " << o.launch << " in " << out.string() << " is already complete: nothing to do\n";
-    return kExitOk;
-  }
-  std::vector<int> done_points;
-  if (rank == 0) done_points.assign(files->complete_points().begin(), files->complete_points().end());
-  int n_done = static_cast<int>(done_points.size());
-  check(MPI_Bcast(&n_done, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  done_points.resize(static_cast<std::size_t>(n_done));
-  check(MPI_Bcast(done_points.data(), n_done, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  const std::set<int> skip(done_points.begin(), done_points.end());
-
-  // 3. Where we run, the clock, the clock synchronization (phase durations go to the metadata).
-  nlohmann::json setup_s = nlohmann::json::object();
-  auto phase = [&setup_s, t = MPI_Wtime()](const char* name) mutable {
-    const double now = MPI_Wtime();
-    setup_s[name] = now - std::exchange(t, now);
-  };
-  Machine machine = discover_machine(MPI_COMM_WORLD, config.binding);
-  phase("machine");
-  const auto clock = make_clock(config.timing.clock, machine.node.get(), MPI_COMM_WORLD);
-#ifdef COLLREPRO_SMPI
-  // Each MPI_Wtime call is a simulation event in SMPI (it advances the simulated clock by
-  // smpi/wtime): 200000 calls per rank would take minutes at 1000 ranks.
-  const double resolution = measure_resolution(*clock, 100);
-#else
-  const double resolution = measure_resolution(*clock);
-#endif
-  phase("clock");
-  ClockSync sync(*clock, machine,
-                 {config.timing.sync_fit_points, config.timing.sync_exchanges, 0.5, config.timing.sync == "window"});
-  SyncStats sync_stats;
-  sync_stats.method = config.timing.sync;
-  sync.synchronize();
-  phase("clock_sync");
-  record_check(sync_stats, sync.check(config.timing.sync_exchanges), "start");
-  phase("offset_check");
-  if (config.timing.sync != "window") sync_stats.barrier_skew_s = measure_barrier_skew(MPI_COMM_WORLD, sync, 10);
-  phase("barrier_skew");
-  const nlohmann::json pings = pingpong(*clock, rank, size);
-  phase("pingpong");
-
-  // 4. Metadata skeleton; the .tmp files.
-  Identity id{config.experiment, o.launch, mpi, machine.nodes, size, machine.ppn, config.timing.sync, config.timing.clock};
-  nlohmann::json meta;
-  if (rank == 0) {
-    const auto& prev = files->previous_meta();
-    const auto counts = files->recovered_counts();
-    sync_stats.reps = counts.first;
-    sync_stats.invalid = counts.second;
-    nlohmann::json runs = prev.is_object() && prev.contains("runs") ? prev["runs"] : nlohmann::json::array();
-    runs.push_back({{"start_utc", start_utc}, {"command", o.command_line}, {"resumed_points", skip.size()}});
-    meta = {{"experiment", config.experiment},
-            {"description", config.description},
-            {"launch", o.launch},
-            {"slice", slice_index ? nlohmann::json(*slice_index) : nlohmann::json(nullptr)},
-            {"slices", o.slice ? nlohmann::json(o.slice->second) : nlohmann::json(nullptr)},
-            {"config", config_json(config, plan)},
-            {"config_fingerprint", config.fingerprint()},
-            {"command", o.command_line},
-            {"git_revision", git_revision()},
-            {"compiler", compiler()},
-            {"mpi_library", mpi.full},
-            {"mpi_impl", mpi.impl},
-            {"mpi_version", mpi.version},
-            {"simulated", false},
-            {"platform", nullptr},
-            {"machine", machine.host + "; " + machine.cpu_model},
-            {"nodes", machine.nodes},
-            {"nprocs", size},
-            {"ppn", machine.ppn},
-            {"bindings", machine.bindings},
-            {"binding", {{"requested", config.binding}, {"notes", machine.notes}}},
-            {"hwloc", machine.hwloc},
-            {"clock", {{"name", clock->name()}, {"resolution_s", resolution}, {"details", clock->details()}}},
-            {"pingpong", pings},
-            {"setup_s", setup_s},
-            {"algorithms", algorithms_json(plan)},
-            {"points", {{"total", plan.size()}, {"slice_begin", begin}, {"slice_end", end}, {"resumed", skip.size()}}},
-            {"start_utc", prev.is_object() && prev.contains("start_utc") ? prev["start_utc"] : nlohmann::json(start_utc)},
-            {"end_utc", nullptr},
-            {"runs", runs},
-            {"complete", false}};
-    if (auto s = slurm_json(); !s.is_null()) meta["slurm"] = s;
-#ifdef COLLREPRO_SMPI
-    const nlohmann::json sim_meta = sim::metadata();  // simulated, platform, smpi_version, network_model, ...
-    for (const auto& [key, value] : sim_meta.items()) meta[key] = value;
-#endif
-    meta["sync"] = sync_json(sync_stats, config.timing);
-  }
-  on_root([&] {
-    files->start();
-    files->write_meta(meta);
-  });
-
-  // 5. The points.
-  RunEnvironment env{MPI_COMM_WORLD, machine.localities};
-  std::map<const FamilyAdapter*, std::unique_ptr<FamilySession>> sessions;
-  Measurer measurer(MPI_COMM_WORLD, config.timing, *clock, &sync, watch);
-  std::size_t todo = 0, done = 0;
-  for (std::size_t i = begin; i < end; ++i) todo += skip.count(static_cast<int>(i)) ? 0 : 1;
-  const auto t_start = std::chrono::steady_clock::now();
-  int interrupted = 0;
-  auto finish = [&](bool complete, const std::string& error) {
-    if (rank != 0) return;
-    meta["end_utc"] = utc_now();
-    meta["runs"].back()["end_utc"] = meta["end_utc"];
-    meta["runs"].back()["measured_points"] = done;
-    meta["complete"] = complete;
-    meta["sync"] = sync_json(sync_stats, config.timing);
-    nlohmann::json placements = nlohmann::json::array();
-    for (const auto& [family, session] : sessions)
-      for (const auto& p : session->placement_report()) placements.push_back(p);
-    meta["placements"] = placements;
-    if (interrupted) meta["interrupted_by"] = interrupted == SIGTERM ? "SIGTERM" : "SIGINT";
-    if (!error.empty()) meta["error"] = error;
-  };
-
-  for (std::size_t i = begin; i < end; ++i) {
-    const int point = static_cast<int>(i);
-    if (skip.count(point)) continue;
-    if ((interrupted = measurer.agree_interrupt())) break;
-    const Candidate& c = plan.point(i);
-    auto& session = sessions[c.family];
-    if (!session) session = c.family->open(env, config.validation);
-    const std::string utc = utc_now();
-    auto prepared = session->prepare(*c.algorithm, *c.shape, c.placement, 0x5eed0000u + static_cast<std::uint64_t>(point));
-    if (config.validation &&
-        (!config.validation_max_bytes || c.shape->columns().msg_bytes <= *config.validation_max_bytes)) {
-      try {
-        validate_point(*prepared, c, point);
-      } catch (const ValidationError& e) {
-        finish(false, e.what());
-        on_root([&] {
-          files->write_meta(meta);
-          files->finalize();
-        });
-        throw;
-      }
-    }
-    const Measurement m = measurer.measure(*prepared);
-    if ((interrupted = m.interrupted)) break;
-    ++done;
-    if (rank == 0) {
-      const Summary s = summarize(m.times, m.valid, config.timing.tukey_k);
-      sync_stats.reps += s.n;
-      sync_stats.invalid += s.n_invalid;
-      if (config.timing.sync == "window") {
-        sync_stats.window_min = sync_stats.window_min == 0 ? m.window_s : std::min(sync_stats.window_min, m.window_s);
-        sync_stats.window_max = std::max(sync_stats.window_max, m.window_s);
-      }
-      files->append(raw_lines(id, c, point, utc, m), summary_line(id, c, point, s));
-      if (!o.quiet) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-        progress(done, todo, c, point, s, elapsed / static_cast<double>(done) * static_cast<double>(todo - done));
-      }
-    }
-  }
-
-  // 6. Final clock check, metadata, rename.
-  if (config.timing.sync == "window" && !interrupted) record_check(sync_stats, sync.check(config.timing.sync_exchanges), "end");
-  finish(!interrupted && done == todo, "");
-  on_root([&] {
-    files->write_meta(meta);
-    files->finalize();
-  });
-  if (rank == 0 && !o.quiet)
-    std::cerr << "[collbench] launch " << o.launch << ": " << done << " point(s) measured, " << skip.size()
-              << " already complete" << (interrupted ? ", interrupted" : "") << "; results in " << out.string() << std::endl;
-  return interrupted ? exit_code_for_signal(interrupted) : kExitOk;
+  std::optional<Setup> setup = set_up(o);
+  if (!setup) return kExitOk;
+  TimingSetup timing;
+  set_up_timing(*setup, timing);
+  nlohmann::json meta = world_rank() == 0 ? initial_metadata(o, *setup, timing) : nlohmann::json();
+  return Sweeper(o, *setup, timing, watch, std::move(meta)).run();
 }
 
 }  // namespace collbench

@@ -1,18 +1,21 @@
-// Family adapters: how the driver sees a collective family without knowing any algorithm.
+// Family adapters: how the driver sees a family of collectives without knowing any algorithm.
 //
-// A family (inter-group, isomorphic, ...) has a typed algorithm interface in
-// algorithms/include/collrepro/ (inter::InterAlgorithm, iso::...). Its adapter is the only
-// place in bench/ that knows that interface. It
-//   - expands one sweep of the configuration into point shapes (pure, before any MPI work),
-//     rejecting what does not fit with a ConfigError naming the field;
-//   - asks the algorithms whether they support a shape, and for their cost and lower bound;
-//   - at run time (FamilySession) builds the context (communicators, cached per placement),
-//     the buffers and the call arguments, prepares the algorithm's runner, and validates the
-//     result against the computed expectation and against the family's native algorithm.
-// The driver iterates the registry through adapters only; it never names an algorithm.
+// A family (inter-group, isomorphic, intra, ...) has a typed algorithm interface in
+// algorithms/include/collrepro/ (inter::InterAlgorithm, iso::IsoAlgorithm, ...). Its adapter
+// is the only place in bench/ that knows that interface. It owns
+//   - its sweep keys: it parses them into its own FamilySweep (pure, sweep.hpp);
+//   - its shape: it expands a sweep into point shapes, and names the CSV shape columns it
+//     fills (the contract's families.<name>.shape, contract/contract.json);
+//   - the questions asked of algorithms: supports (given the MPI library's capabilities),
+//     cost and lower bound;
+//   - at run time (FamilySession), the context (communicators, cached per placement), the
+//     buffers and the call arguments, and the validation of a result against the computed
+//     expectation and the family's native algorithm.
+// The driver, the CSV writer and the metadata see only this interface.
 //
 // Adding a family: implement FamilyAdapter (+ FamilySession, PreparedPoint) in
-// bench/<family>_family.cpp and list it in family_adapters() (family.cpp).
+// bench/<family>_family.cpp, add its shape columns to contract/contract.json, and list it in
+// family_adapters() (family.cpp).
 #pragma once
 
 #include <mpi.h>
@@ -23,29 +26,27 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "collrepro/capabilities.hpp"
 #include "collrepro/registry.hpp"
-#include "config.hpp"
 #include "placement.hpp"
+#include "sweep.hpp"
 
 namespace collbench {
 
-// The CSV columns that describe a shape (results/CONTRACT.md).
-struct ShapeColumns {
-  int p = 0, q = 0;
-  std::size_t ka = 0, kb = 0;
-  std::string neighborhood, dims;
-  std::size_t msg_bytes = 0;
-};
+// A family's shape columns of one point, by name ("p" -> "4"); the others stay empty.
+using ShapeValues = std::vector<std::pair<std::string, std::string>>;
 
 // One shape of a family at one message size; pure data made by the family's adapter.
 class PointShape {
  public:
   virtual ~PointShape() = default;
-  virtual const ShapeColumns& columns() const = 0;
+  virtual std::size_t msg_bytes() const = 0;  // the swept size (the x axis)
+  virtual ShapeValues columns() const = 0;
   // For messages and progress lines: "p=4 q=4 ka=64KiB kb=64KiB".
   virtual std::string describe() const = 0;
 };
@@ -61,10 +62,12 @@ class PreparedPoint {
   virtual std::optional<std::string> validate() = 0;
 };
 
-// What a session needs of the run: the world and where every rank lives.
+// What a session needs of the run: the world, where every rank lives, the library's abilities.
 struct RunEnvironment {
   MPI_Comm world = MPI_COMM_WORLD;
   std::vector<RankLocality> localities;  // per world rank
+  collrepro::Capabilities caps;
+  bool validation = true;
 };
 
 // The MPI side of one family during one run; caches contexts across points.
@@ -81,30 +84,56 @@ class FamilySession {
 class FamilyAdapter {
  public:
   virtual ~FamilyAdapter() = default;
-  virtual std::string name() const = 0;  // "inter-group"
+  virtual std::string name() const = 0;  // "inter-group": the CSV family column
   virtual bool handles(collrepro::Collective c) const = 0;
-  // The sweep keys this family reads for collective c (others given explicitly are an error).
-  virtual std::vector<std::string> sweep_fields(collrepro::Collective c) const = 0;
+
+  // Configuration. The sweep keys this family reads besides the common ones (sweep.hpp), and
+  // those that collective c uses (others given explicitly are an error).
+  virtual std::vector<std::string> sweep_keys() const = 0;
+  virtual std::vector<std::string> sweep_keys(collrepro::Collective c) const = 0;
+  // Pure: reads this family's keys of one sweep; throws ConfigError naming the field.
+  virtual std::shared_ptr<const FamilySweep> parse_sweep(const SweepSource& source, collrepro::Collective c) const = 0;
   virtual std::vector<std::string> placements() const = 0;
+
+  // The CSV shape columns this family fills, in contract order.
+  virtual std::vector<std::string> shape_columns() const = 0;
   // The shapes of one sweep at `nprocs` processes, in a deterministic order with the message
   // size varying fastest. Throws ConfigError naming the field when something does not fit.
   virtual std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const = 0;
+
   // The family's algorithms of collective c, in registry (name) order.
   virtual std::vector<const collrepro::Algorithm*> algorithms(collrepro::Collective c) const = 0;
-  virtual collrepro::Support supports(const collrepro::Algorithm& a, const PointShape& s) const = 0;
+  virtual collrepro::Support supports(const collrepro::Algorithm& a, const PointShape& s,
+                                      const collrepro::Capabilities& caps) const = 0;
   virtual collrepro::Cost cost(const collrepro::Algorithm& a, const PointShape& s) const = 0;
   virtual collrepro::Cost bound(const collrepro::Algorithm& a, const PointShape& s) const = 0;
-  virtual std::unique_ptr<FamilySession> open(const RunEnvironment& env, bool validation) const = 0;
+  virtual std::unique_ptr<FamilySession> open(const RunEnvironment& env) const = 0;
 };
 
 // Every family this build knows, in a fixed order (immutable).
 std::span<const FamilyAdapter* const> family_adapters();
-// The adapter of collective c; throws ConfigError naming `field` when no family handles it.
-const FamilyAdapter& adapter_for(collrepro::Collective c, const std::string& field);
+// The family of collective c, or nullptr.
+const FamilyAdapter* family_of(collrepro::Collective c);
 
-// The adapters (defined in their own files).
+// The adapters (each defined in its own file).
 const FamilyAdapter& inter_family();
-// Nullptr when this build has no isomorphic family interface yet.
-const FamilyAdapter* iso_family();
+const FamilyAdapter& iso_family();
+const FamilyAdapter& intra_family();
+
+// The family's registered algorithms of collective c with interface F, as Algorithm pointers.
+template <class F>
+std::vector<const collrepro::Algorithm*> registered(collrepro::Collective c) {
+  std::vector<const collrepro::Algorithm*> out;
+  for (const auto* a : collrepro::Registry::global().family<F>(c)) out.push_back(a);
+  return out;
+}
+
+// The family's native algorithm of collective c (Kind::Native), or nullptr.
+template <class F>
+const F* native_of(collrepro::Collective c) {
+  for (const auto* a : collrepro::Registry::global().family<F>(c))
+    if (a->info().kind == collrepro::Kind::Native) return a;
+  return nullptr;
+}
 
 }  // namespace collbench

@@ -1,12 +1,11 @@
 // The inter-group family adapter (collrepro::inter::InterAlgorithm): Allgather and
 // Allgatherv between two disjoint groups A (p processes) and B (q processes).
 //
-// Sweep fields: groups (ratios scaled to the process count, or explicit sizes), blocks
-// (kA:kB of the block sizes; the larger side gets the swept size, "1:0" = half-duplex A->B),
-// distributions (Allgatherv block sizes per group: equal | arithmetic | random), sizes,
-// placements, pair_mode, algorithms. Validation: check_inter_result() (computed expected
-// data, sentinel outside the blocks, send buffer unchanged) and byte equality with the
-// family's native algorithm (Kind::Native) whenever that supports the shape.
+// Sweep keys: inter_family.hpp. Shape columns: p, q, ka, kb (the largest block of each
+// group), bytes_a, bytes_b (the sums K_A, K_B), distribution, dist_seed. Validation:
+// check_inter_result() (computed expected data, sentinel outside the blocks, send buffer
+// unchanged) and byte equality with the family's native algorithm (Kind::Native) whenever
+// that supports the shape.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -17,7 +16,9 @@
 #include "collrepro/group_pair.hpp"
 #include "collrepro/intergroup.hpp"
 #include "errors.hpp"
+#include "config_yaml.hpp"
 #include "family.hpp"
+#include "inter_family.hpp"
 #include "units.hpp"
 
 namespace collbench {
@@ -36,19 +37,25 @@ using collrepro::inter::Shape;
 
 class InterShape final : public PointShape {
  public:
-  InterShape(Shape shape, PairMode mode, std::string distribution, std::size_t msg_bytes)
-      : shape_(std::move(shape)), mode_(mode), distribution_(std::move(distribution)) {
-    cols_.p = shape_.p;
-    cols_.q = shape_.q;
-    cols_.ka = shape_.max_block(0);
-    cols_.kb = shape_.max_block(1);
-    cols_.msg_bytes = msg_bytes;
+  InterShape(Shape shape, PairMode mode, Distribution distribution, std::size_t msg_bytes)
+      : shape_(std::move(shape)), mode_(mode), distribution_(std::move(distribution)), msg_bytes_(msg_bytes) {}
+  std::size_t msg_bytes() const override { return msg_bytes_; }
+  ShapeValues columns() const override {
+    const bool random = distribution_.kind == Distribution::Kind::Random;
+    return {{"p", std::to_string(shape_.p)},
+            {"q", std::to_string(shape_.q)},
+            {"ka", std::to_string(shape_.max_block(0))},
+            {"kb", std::to_string(shape_.max_block(1))},
+            {"bytes_a", std::to_string(total(shape_.blocks(0)))},
+            {"bytes_b", std::to_string(total(shape_.blocks(1)))},
+            {"distribution", distribution_.name()},
+            {"dist_seed", random ? std::to_string(distribution_.seed) : ""}};
   }
-  const ShapeColumns& columns() const override { return cols_; }
   std::string describe() const override {
-    std::string s = "p=" + std::to_string(cols_.p) + " q=" + std::to_string(cols_.q) + " ka=" + format_bytes(cols_.ka) +
-                    " kb=" + format_bytes(cols_.kb);
-    if (distribution_ != "equal") s += " " + distribution_;
+    std::string s = "p=" + std::to_string(shape_.p) + " q=" + std::to_string(shape_.q) +
+                    " ka=" + format_bytes(shape_.max_block(0)) + " kb=" + format_bytes(shape_.max_block(1));
+    if (distribution_.kind != Distribution::Kind::Equal) s += " " + distribution_.name();
+    if (distribution_.kind == Distribution::Kind::Random) s += ":" + std::to_string(distribution_.seed);
     if (mode_ == PairMode::Intracomm) s += " intracomm";
     return s;
   }
@@ -56,10 +63,12 @@ class InterShape final : public PointShape {
   PairMode mode() const { return mode_; }
 
  private:
+  static std::size_t total(const std::vector<std::size_t>& v) { return std::accumulate(v.begin(), v.end(), std::size_t{0}); }
+
   Shape shape_;
   PairMode mode_;
-  std::string distribution_;
-  ShapeColumns cols_;
+  Distribution distribution_;
+  std::size_t msg_bytes_;
 };
 
 long gcd(long a, long b) { return b == 0 ? a : gcd(b, a % b); }
@@ -80,42 +89,8 @@ std::pair<int, int> resolve_groups(const GroupSpec& g, int nprocs) {
   return {static_cast<int>(a * nprocs / sum), static_cast<int>(b * nprocs / sum)};
 }
 
-const std::vector<std::string>& distribution_names() {
-  static const std::vector<std::string> d = {"equal", "arithmetic", "random"};
-  return d;
-}
-
-// Block sizes of a group of n processes with nominal per-process size s.
-//   equal       s each
-//   arithmetic  2 (i+1) ceil(s/n): seed 001's generator (mean ~ s, largest ~ 2s)
-//   random      uniform in [0, 2s] from a fixed hash of (i, n, s): mean ~ s, reproducible
-std::vector<std::size_t> distribute(const std::string& dist, std::size_t s, int n) {
-  const auto N = static_cast<std::size_t>(n);
-  std::vector<std::size_t> v(N, s);
-  if (dist == "arithmetic") {
-    const std::size_t unit = (s + N - 1) / N;
-    for (std::size_t i = 0; i < N; ++i) v[i] = 2 * (i + 1) * unit;
-  } else if (dist == "random") {
-    for (std::size_t i = 0; i < N; ++i) {
-      std::uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ (N << 32) ^ s;
-      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-      x ^= x >> 31;
-      v[i] = s == 0 ? 0 : static_cast<std::size_t>(x % (2 * s + 1));
-    }
-  }
-  return v;
-}
-
 const InterAlgorithm& as_inter(const Algorithm& a) { return dynamic_cast<const InterAlgorithm&>(a); }
 const InterShape& as_inter(const PointShape& s) { return dynamic_cast<const InterShape&>(s); }
-
-// The family's native algorithm of collective c (Kind::Native), or nullptr.
-const InterAlgorithm* native_of(Collective c) {
-  for (const auto* a : collrepro::Registry::global().family<InterAlgorithm>(c))
-    if (a->info().kind == collrepro::Kind::Native) return a;
-  return nullptr;
-}
 
 std::string side_name(int side) { return side == 0 ? "A" : "B"; }
 
@@ -193,7 +168,7 @@ class InterPoint final : public PreparedPoint {
 
 class InterSession final : public FamilySession {
  public:
-  InterSession(const RunEnvironment& env, bool validation) : env_(env), validation_(validation) {
+  explicit InterSession(const RunEnvironment& env) : env_(env) {
     collrepro::check(MPI_Comm_rank(env_.world, &world_rank_), "MPI_Comm_rank");
   }
 
@@ -204,12 +179,9 @@ class InterSession final : public FamilySession {
     const Context& ctx = context(placement, shape.shape().p, shape.shape().q, shape.mode());
     const InterAlgorithm* native = nullptr;
     const GroupPair* native_pair = nullptr;
-    if (validation_) {
-      native = native_of(algo.info().collective);
+    if (env_.validation && env_.caps.intercomm) {  // the native reference needs an intercommunicator
+      native = native_of<InterAlgorithm>(algo.info().collective);
       if (native == &algo || (native && !native->supports(shape.shape(), PairMode::Intercomm))) native = nullptr;
-#ifdef COLLREPRO_SMPI
-      native = nullptr;  // SimGrid SMPI has no intercommunicator for the native reference
-#endif
       if (native) {
         const Context& ref = context(placement, shape.shape().p, shape.shape().q, PairMode::Intercomm);
         native_pair = ref.pair ? &*ref.pair : nullptr;
@@ -254,71 +226,117 @@ class InterSession final : public FamilySession {
   }
 
   RunEnvironment env_;
-  bool validation_;
   int world_rank_ = 0;
   std::map<Key, std::unique_ptr<Context>> contexts_;
 };
 
 // ------------------------------------------------------------------ adapter
 
+GroupSpec parse_group(const YAML::Node& n, const std::string& field, GroupSpec::Kind kind) {
+  const std::string s = as_string(n, field);
+  const std::string form = "= \"" + s + "\" must be p/q with positive integers, e.g. \"25/7\"";
+  const auto slash = s.find('/');
+  if (slash == std::string::npos) throw config_error(field, form);
+  GroupSpec g{kind, parse_count(s.substr(0, slash), field, form), parse_count(s.substr(slash + 1), field, form), s, field};
+  if (g.a <= 0 || g.b <= 0) throw config_error(field, "= \"" + s + "\" needs two non-empty groups (p, q >= 1)");
+  return g;
+}
+
+BlockRatio parse_block(const YAML::Node& n, const std::string& field) {
+  const std::string s = as_string(n, field);
+  const std::string form = "= \"" + s + "\" must be kA:kB with non-negative integers, e.g. \"4:1\" or \"1:0\"";
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) throw config_error(field, form);
+  BlockRatio b{static_cast<std::size_t>(parse_count(s.substr(0, colon), field, form)),
+               static_cast<std::size_t>(parse_count(s.substr(colon + 1), field, form)), s, field};
+  if (b.ka == 0 && b.kb == 0) throw config_error(field, "= \"0:0\" moves no data (use 1:0 for half-duplex A->B)");
+  return b;
+}
+
+std::vector<GroupSpec> parse_groups(const SweepSource::Field& f) {
+  if (!f.node.IsMap()) throw config_error(f.path, "must be a map with ratios: [...] and/or sizes: [...]");
+  check_keys(f.node, f.path + ".", {"ratios", "sizes"});
+  std::vector<GroupSpec> out;
+  for (const auto& [key, kind] : {std::pair{"ratios", GroupSpec::Kind::Ratio}, std::pair{"sizes", GroupSpec::Kind::Sizes}})
+    if (const auto list = f.node[key]) {
+      const auto v = items(list, f.path + "." + key);
+      for (std::size_t i = 0; i < v.size(); ++i) out.push_back(parse_group(v[i], item_field(f.path + "." + key, list, i), kind));
+    }
+  if (out.empty()) throw config_error(f.path, "has neither ratios nor sizes (e.g. groups: {ratios: [\"1/1\"]})");
+  return out;
+}
+
 class InterFamily final : public FamilyAdapter {
  public:
   std::string name() const override { return "inter-group"; }
   bool handles(Collective c) const override { return c == Collective::Allgather || c == Collective::Allgatherv; }
 
-  std::vector<std::string> sweep_fields(Collective c) const override {
-    std::vector<std::string> f = {"collective", "algorithms", "pair_mode", "groups", "blocks", "sizes", "placements"};
+  std::vector<std::string> sweep_keys() const override { return {"pair_mode", "groups", "blocks", "distributions"}; }
+  std::vector<std::string> sweep_keys(Collective c) const override {
+    std::vector<std::string> f = {"pair_mode", "groups", "blocks"};
     if (c == Collective::Allgatherv) f.push_back("distributions");
     return f;
   }
+  std::shared_ptr<const FamilySweep> parse_sweep(const SweepSource& src, Collective) const override {
+    auto s = std::make_shared<InterSweep>();
+    if (const auto f = src.get("pair_mode"))
+      s->pair_mode = one_of(f->node, f->path, {"intercomm", "intracomm"}) == "intracomm" ? PairMode::Intracomm
+                                                                                        : PairMode::Intercomm;
+    s->groups = {{GroupSpec::Kind::Ratio, 1, 1, "1/1", "groups.ratios[0]"}};
+    if (const auto f = src.get("groups")) s->groups = parse_groups(*f);
+    s->blocks = {{1, 1, "1:1", "blocks[0]"}};
+    if (const auto f = src.get("blocks")) {
+      const auto v = items(f->node, f->path);
+      s->blocks.clear();
+      for (std::size_t i = 0; i < v.size(); ++i) s->blocks.push_back(parse_block(v[i], item_field(f->path, f->node, i)));
+    }
+    s->distributions = {Distribution{}};
+    if (const auto f = src.get("distributions")) {
+      const Names d = names(f->node, f->path);
+      s->distributions.clear();
+      for (std::size_t i = 0; i < d.values.size(); ++i) s->distributions.push_back(parse_distribution(d.values[i], d.at(i)));
+    }
+    return s;
+  }
   std::vector<std::string> placements() const override { return placement_names(); }
+  std::vector<std::string> shape_columns() const override {
+    return {"p", "q", "ka", "kb", "bytes_a", "bytes_b", "distribution", "dist_seed"};
+  }
 
   std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const override {
-    const Collective c = collrepro::collective_from_string(sweep.collective);
-    const PairMode mode = sweep.pair_mode == "intracomm" ? PairMode::Intracomm : PairMode::Intercomm;
-    std::vector<std::string> dists = {"equal"};
-    if (c == Collective::Allgatherv) {
-      dists = sweep.distributions.values;
-      for (std::size_t i = 0; i < dists.size(); ++i)
-        if (std::find(distribution_names().begin(), distribution_names().end(), dists[i]) == distribution_names().end())
-          throw config_error(sweep.distributions.at(i),
-                             "= \"" + dists[i] + "\" is not a distribution (use equal, arithmetic or random)");
-    }
+    const auto& keys = sweep.family_fields<InterSweep>();
+    const std::vector<Distribution> dists =
+        sweep.collective == Collective::Allgatherv ? keys.distributions : std::vector<Distribution>{Distribution{}};
     std::vector<std::shared_ptr<const PointShape>> out;
-    for (const GroupSpec& g : sweep.groups) {
+    for (const GroupSpec& g : keys.groups) {
       const auto [p, q] = resolve_groups(g, nprocs);
-      for (const BlockRatio& b : sweep.blocks)
-        for (const std::string& dist : dists)
+      for (const BlockRatio& b : keys.blocks)
+        for (const Distribution& dist : dists)
           for (std::size_t size : sweep.sizes) {
             const std::size_t big = std::max(b.ka, b.kb);
             const std::size_t sa = size / big * b.ka + size % big * b.ka / big;
             const std::size_t sb = size / big * b.kb + size % big * b.kb / big;
-            Shape shape = c == Collective::Allgather ? Shape::uniform(p, q, sa, sb)
-                                                     : Shape{p, q, distribute(dist, sa, p), distribute(dist, sb, q)};
-            out.push_back(std::make_shared<InterShape>(std::move(shape), mode, dist, size));
+            Shape shape = sweep.collective == Collective::Allgather
+                              ? Shape::uniform(p, q, sa, sb)
+                              : Shape{p, q, distribute(dist, sa, p), distribute(dist, sb, q)};
+            out.push_back(std::make_shared<InterShape>(std::move(shape), keys.pair_mode, dist, size));
           }
     }
     return out;
   }
 
-  std::vector<const Algorithm*> algorithms(Collective c) const override {
-    std::vector<const Algorithm*> out;
-    for (const auto* a : collrepro::Registry::global().family<InterAlgorithm>(c)) out.push_back(a);
-    return out;
-  }
-  collrepro::Support supports(const Algorithm& a, const PointShape& s) const override {
-#ifdef COLLREPRO_SMPI
-    if (as_inter(s).mode() == PairMode::Intercomm)
-      return collrepro::Support::no("SimGrid SMPI has no intercommunicators (MPI_Intercomm_create): use pair_mode: intracomm");
-#endif
+  std::vector<const Algorithm*> algorithms(Collective c) const override { return registered<InterAlgorithm>(c); }
+  collrepro::Support supports(const Algorithm& a, const PointShape& s, const collrepro::Capabilities& caps) const override {
+    if (as_inter(s).mode() == PairMode::Intercomm && !caps.intercomm)
+      return collrepro::Support::no("this MPI library has no intercommunicators (" + caps.reason + "): use pair_mode: intracomm");
     return as_inter(a).supports(as_inter(s).shape(), as_inter(s).mode());
   }
   collrepro::Cost cost(const Algorithm& a, const PointShape& s) const override { return as_inter(a).cost(as_inter(s).shape()); }
   collrepro::Cost bound(const Algorithm& a, const PointShape& s) const override {
     return as_inter(a).lower_bound(as_inter(s).shape());
   }
-  std::unique_ptr<FamilySession> open(const RunEnvironment& env, bool validation) const override {
-    return std::make_unique<InterSession>(env, validation);
+  std::unique_ptr<FamilySession> open(const RunEnvironment& env) const override {
+    return std::make_unique<InterSession>(env);
   }
 };
 

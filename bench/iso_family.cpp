@@ -1,24 +1,25 @@
 // The isomorphic family adapter (collrepro::iso::IsoAlgorithm, seed 004): neighbor-alltoall,
 // neighbor-allgather and neighbor-alltoallw on a periodic torus (an MPI Cartesian
-// communicator over all processes; no groups, so p = q = 0 in the CSV).
+// communicator over all processes).
 //
-// Sweep fields: neighborhoods (collrepro::iso::Neighborhood syntax, e.g. "moore:d=3,r=1"),
+// Sweep keys: neighborhoods (collrepro::iso::Neighborhood syntax, e.g. "moore:d=3,r=1"),
 // dims ("auto" = MPI_Dims_create over the process count, or "4x2x1", product = processes),
-// sizes (the block size m; for the distance rule the base mhat), distributions
-// (neighbor-alltoallw only: equal | distance, the latter m_i = mhat^(d - ||C^i||), seed 004
-// Fig. 3), placements (block only: the Cartesian communicator may reorder), algorithms.
-// CSV: neighborhood = the canonical neighbourhood string, dims = "AxBxC" as resolved,
-// ka / kb = the largest / smallest block in bytes, msg_bytes = the swept size.
+// distributions (neighbor-alltoallw only: equal | distance, the latter m_i = mhat^(d - ||C^i||),
+// seed 004 Fig. 3). Placements: block only (the Cartesian communicator may reorder).
+// Shape columns: neighborhood (canonical), dims (as resolved), neighbors (s), block_rule
+// (uniform | distance), block_min and block_max in bytes; msg_bytes is the swept size.
 // Validation: receive block i at R must be send block i (all-to-all) or the send block
 // (allgather) of R (-) C^i, the send buffer unchanged, and the bytes equal to the family's
 // native algorithm (Kind::Native, e.g. MPI_Neighbor_*) when it supports the shape.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "collrepro/buffers.hpp"
 #include "collrepro/isomorphic.hpp"
 #include "errors.hpp"
+#include "config_yaml.hpp"
 #include "family.hpp"
 #include "units.hpp"
 
@@ -38,24 +39,37 @@ std::string dims_text(const std::vector<int>& dims) {
 
 class IsoShape final : public PointShape {
  public:
-  IsoShape(iso::Shape shape, std::size_t msg_bytes) : shape_(std::move(shape)) {
+  IsoShape(iso::Shape shape, std::size_t msg_bytes) : shape_(std::move(shape)), msg_bytes_(msg_bytes) {}
+  std::size_t msg_bytes() const override { return msg_bytes_; }
+  ShapeValues columns() const override {
     const auto blocks = shape_.block_bytes();
-    cols_.neighborhood = shape_.neighborhood.to_string();
-    cols_.dims = dims_text(shape_.dims);
-    cols_.ka = blocks.empty() ? 0 : *std::max_element(blocks.begin(), blocks.end());
-    cols_.kb = blocks.empty() ? 0 : *std::min_element(blocks.begin(), blocks.end());
-    cols_.msg_bytes = msg_bytes;
+    const auto [lo, hi] = blocks.empty() ? std::pair(std::size_t{0}, std::size_t{0})
+                                         : std::pair(*std::min_element(blocks.begin(), blocks.end()),
+                                                     *std::max_element(blocks.begin(), blocks.end()));
+    return {{"neighborhood", shape_.neighborhood.to_string()},
+            {"dims", dims_text(shape_.dims)},
+            {"neighbors", std::to_string(shape_.neighborhood.size())},
+            {"block_rule", shape_.rule == iso::BlockRule::Uniform ? "uniform" : "distance"},
+            {"block_min", std::to_string(lo)},
+            {"block_max", std::to_string(hi)}};
   }
-  const ShapeColumns& columns() const override { return cols_; }
   std::string describe() const override {
-    return cols_.neighborhood + " (s=" + std::to_string(shape_.neighborhood.size()) + ") dims=" + cols_.dims +
-           (shape_.rule == iso::BlockRule::Uniform ? "" : " distance rule");
+    return shape_.neighborhood.to_string() + " (s=" + std::to_string(shape_.neighborhood.size()) +
+           ") dims=" + dims_text(shape_.dims) + (shape_.rule == iso::BlockRule::Uniform ? "" : " distance rule");
   }
   const iso::Shape& shape() const { return shape_; }
 
  private:
   iso::Shape shape_;
-  ShapeColumns cols_;
+  std::size_t msg_bytes_;
+};
+
+struct IsoSweep final : FamilySweep {
+  std::vector<iso::Neighborhood> neighborhoods;
+  Names neighborhood_names;
+  Names dims;
+  std::vector<iso::BlockRule> rules;
+  Names rule_names;
 };
 
 const iso::IsoAlgorithm& as_iso(const Algorithm& a) { return dynamic_cast<const iso::IsoAlgorithm&>(a); }
@@ -71,6 +85,21 @@ iso::Neighborhood parse_neighborhood(const Names& names, std::size_t i) {
   }
 }
 
+// "4x2x1" -> {4, 2, 1}, checked (each part a positive integer that cannot overflow).
+std::vector<int> parse_dims(const Names& names, std::size_t i) {
+  const std::string& text = names.values[i];
+  const std::string form = "= \"" + text + "\" must be auto or positive sizes like 4x2x1";
+  std::vector<int> dims;
+  for (std::size_t at = 0;;) {
+    const auto x = text.find('x', at);
+    const long v = parse_count(text.substr(at, x == std::string::npos ? std::string::npos : x - at), item(names, i), form);
+    if (v < 1 || v > std::numeric_limits<int>::max()) throw config_error(item(names, i), form);
+    dims.push_back(static_cast<int>(v));
+    if (x == std::string::npos) return dims;
+    at = x + 1;
+  }
+}
+
 // "auto" -> MPI_Dims_create(nprocs, d) (needs MPI initialized); "4x2x1" -> checked.
 std::vector<int> resolve_dims(const Names& names, std::size_t i, int d, int nprocs) {
   const std::string& text = names.values[i];
@@ -83,19 +112,9 @@ std::vector<int> resolve_dims(const Names& names, std::size_t i, int d, int npro
     collrepro::check(MPI_Dims_create(nprocs, d, dims.data()), "MPI_Dims_create");
     return dims;
   }
-  std::size_t at = 0;
-  long product = 1;
-  while (at <= text.size()) {
-    const auto x = text.find('x', at);
-    const std::string part = text.substr(at, x == std::string::npos ? std::string::npos : x - at);
-    if (part.empty() || !std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) ||
-        std::stol(part) < 1)
-      throw config_error(item(names, i), "= \"" + text + "\" must be auto or positive sizes like 4x2x1");
-    dims.push_back(std::stoi(part));
-    product *= dims.back();
-    if (x == std::string::npos) break;
-    at = x + 1;
-  }
+  dims = parse_dims(names, i);
+  long long product = 1;
+  for (int v : dims) product = std::min(product * v, 1LL << 40);
   if (static_cast<int>(dims.size()) != d)
     throw config_error(item(names, i), "= \"" + text + "\" has " + std::to_string(dims.size()) +
                                            " dimensions, the neighborhood has " + std::to_string(d) + " (use auto)");
@@ -106,22 +125,6 @@ std::vector<int> resolve_dims(const Names& names, std::size_t i, int d, int npro
 }
 
 std::uint64_t block_salt(std::uint64_t salt, std::size_t block) { return salt ^ ((block + 1) * 0x9E3779B97F4A7C15ull); }
-
-// What this MPI offers. The SimGrid SMPI variant (COLLREPRO_SMPI) has no distributed graph
-// topologies: MPI_Dist_graph_create(_adjacent) abort with "Not yet implemented".
-iso::Capabilities mpi_capabilities() {
-  iso::Capabilities caps;
-#ifdef COLLREPRO_SMPI
-  caps.dist_graph = false;
-#endif
-  return caps;
-}
-
-const iso::IsoAlgorithm* native_of(Collective c) {
-  for (const auto* a : collrepro::Registry::global().family<iso::IsoAlgorithm>(c))
-    if (a->info().kind == collrepro::Kind::Native) return a;
-  return nullptr;
-}
 
 // ------------------------------------------------------------------ prepared point (MPI)
 
@@ -184,7 +187,7 @@ class IsoPoint final : public PreparedPoint {
 
 class IsoSession final : public FamilySession {
  public:
-  IsoSession(const RunEnvironment& env, bool validation) : env_(env), validation_(validation) {
+  explicit IsoSession(const RunEnvironment& env) : env_(env) {
     collrepro::check(MPI_Comm_rank(env_.world, &world_rank_), "MPI_Comm_rank");
   }
 
@@ -196,8 +199,8 @@ class IsoSession final : public FamilySession {
     auto it = comms_.find(key);
     if (it == comms_.end())
       it = comms_.emplace(key, std::make_unique<iso::IsoComm>(iso::IsoComm::create(env_.world, shape.neighborhood, shape.dims))).first;
-    const iso::IsoAlgorithm* native = validation_ ? native_of(algo.info().collective) : nullptr;
-    if (native == &algo || (native && !native->supports(shape, mpi_capabilities()))) native = nullptr;
+    const iso::IsoAlgorithm* native = env_.validation ? native_of<iso::IsoAlgorithm>(algo.info().collective) : nullptr;
+    if (native == &algo || (native && !native->supports(shape, env_.caps))) native = nullptr;
     return std::make_unique<IsoPoint>(algo, native, shape, *it->second, salt, world_rank_);
   }
 
@@ -211,7 +214,6 @@ class IsoSession final : public FamilySession {
 
  private:
   RunEnvironment env_;
-  bool validation_;
   int world_rank_ = 0;
   std::map<std::pair<std::string, std::vector<int>>, std::unique_ptr<iso::IsoComm>> comms_;
 };
@@ -224,35 +226,55 @@ class IsoFamily final : public FamilyAdapter {
   bool handles(Collective c) const override {
     return c == Collective::NeighborAlltoall || c == Collective::NeighborAllgather || c == Collective::NeighborAlltoallw;
   }
-  std::vector<std::string> sweep_fields(Collective c) const override {
-    std::vector<std::string> f = {"collective", "algorithms", "neighborhoods", "dims", "sizes", "placements"};
+  std::vector<std::string> sweep_keys() const override { return {"neighborhoods", "dims", "distributions"}; }
+  std::vector<std::string> sweep_keys(Collective c) const override {
+    std::vector<std::string> f = {"neighborhoods", "dims"};
     if (c == Collective::NeighborAlltoallw) f.push_back("distributions");
     return f;
   }
+  std::shared_ptr<const FamilySweep> parse_sweep(const SweepSource& src, Collective c) const override {
+    auto s = std::make_shared<IsoSweep>();
+    const auto n = src.get("neighborhoods");
+    if (!n)
+      throw config_error(src.prefix() + "neighborhoods", "is missing for collective " + std::string(collrepro::to_string(c)) +
+                                                             " (e.g. neighborhoods: [\"moore:d=2,r=1\"])");
+    s->neighborhood_names = names(n->node, n->path);
+    for (std::size_t i = 0; i < s->neighborhood_names.values.size(); ++i)
+      s->neighborhoods.push_back(parse_neighborhood(s->neighborhood_names, i));
+    s->dims = Names{{"auto"}, "dims", false};
+    if (const auto f = src.get("dims")) s->dims = names(f->node, f->path);
+    for (std::size_t i = 0; i < s->dims.values.size(); ++i)
+      if (s->dims.values[i] != "auto") parse_dims(s->dims, i);
+    s->rule_names = Names{{"equal"}, "distributions", false};
+    if (const auto f = src.get("distributions"); f && c == Collective::NeighborAlltoallw) s->rule_names = names(f->node, f->path);
+    for (std::size_t i = 0; i < s->rule_names.values.size(); ++i) {
+      const std::string& r = s->rule_names.values[i];
+      if (r != "equal" && r != "distance")
+        throw config_error(item(s->rule_names, i), "= \"" + r + "\" is not a block rule of " +
+                                                      std::string(collrepro::to_string(c)) + " (use equal or distance)");
+      s->rules.push_back(r == "distance" ? iso::BlockRule::SeedDistance : iso::BlockRule::Uniform);
+    }
+    return s;
+  }
   std::vector<std::string> placements() const override { return {"block"}; }
+  std::vector<std::string> shape_columns() const override {
+    return {"neighborhood", "dims", "neighbors", "block_rule", "block_min", "block_max"};
+  }
 
   std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const override {
-    const Collective c = collrepro::collective_from_string(sweep.collective);
-    if (sweep.neighborhoods.values.empty())
-      throw config_error(sweep.field_prefix + "neighborhoods", "is missing for collective " + sweep.collective +
-                                                                   " (e.g. neighborhoods: [\"moore:d=2,r=1\"])");
-    std::vector<std::string> rules = {"equal"};
-    if (c == Collective::NeighborAlltoallw) rules = sweep.distributions.values;
-    for (std::size_t i = 0; i < rules.size(); ++i)
-      if (rules[i] != "equal" && rules[i] != "distance")
-        throw config_error(item(sweep.distributions, i), "= \"" + rules[i] + "\" is not a block rule of " + sweep.collective +
-                                                             " (use equal or distance)");
+    const auto& keys = sweep.family_fields<IsoSweep>();
     std::vector<std::shared_ptr<const PointShape>> out;
-    for (std::size_t ni = 0; ni < sweep.neighborhoods.values.size(); ++ni) {
-      const iso::Neighborhood n = parse_neighborhood(sweep.neighborhoods, ni);
-      for (std::size_t di = 0; di < sweep.dims.values.size(); ++di) {
-        const auto dims = resolve_dims(sweep.dims, di, n.dims(), nprocs);
-        for (const auto& rule : rules)
+    for (std::size_t ni = 0; ni < keys.neighborhoods.size(); ++ni) {
+      const iso::Neighborhood& n = keys.neighborhoods[ni];
+      for (std::size_t di = 0; di < keys.dims.values.size(); ++di) {
+        const auto dims = resolve_dims(keys.dims, di, n.dims(), nprocs);
+        for (const iso::BlockRule rule : keys.rules)
           for (std::size_t size : sweep.sizes) {
-            iso::Shape s = rule == "distance" ? iso::Shape::seed_irregular(n, size, dims) : iso::Shape::regular(n, size, dims);
+            iso::Shape s = rule == iso::BlockRule::SeedDistance ? iso::Shape::seed_irregular(n, size, dims)
+                                                            : iso::Shape::regular(n, size, dims);
             if (auto why = s.invalid())
-              throw config_error(item(sweep.neighborhoods, ni), "= \"" + sweep.neighborhoods.values[ni] +
-                                                                    "\" with size " + format_bytes(size) + ": " + *why);
+              throw config_error(item(keys.neighborhood_names, ni), "= \"" + keys.neighborhood_names.values[ni] +
+                                                                        "\" with size " + format_bytes(size) + ": " + *why);
             out.push_back(std::make_shared<IsoShape>(std::move(s), size));
           }
       }
@@ -260,28 +282,22 @@ class IsoFamily final : public FamilyAdapter {
     return out;
   }
 
-  std::vector<const Algorithm*> algorithms(Collective c) const override {
-    std::vector<const Algorithm*> out;
-    for (const auto* a : collrepro::Registry::global().family<iso::IsoAlgorithm>(c)) out.push_back(a);
-    return out;
-  }
-  collrepro::Support supports(const Algorithm& a, const PointShape& s) const override {
-    return as_iso(a).supports(as_iso(s).shape(), mpi_capabilities());
+  std::vector<const Algorithm*> algorithms(Collective c) const override { return registered<iso::IsoAlgorithm>(c); }
+  collrepro::Support supports(const Algorithm& a, const PointShape& s, const collrepro::Capabilities& caps) const override {
+    return as_iso(a).supports(as_iso(s).shape(), caps);
   }
   collrepro::Cost cost(const Algorithm& a, const PointShape& s) const override { return as_iso(a).cost(as_iso(s).shape()); }
   collrepro::Cost bound(const Algorithm& a, const PointShape& s) const override {
     return as_iso(a).lower_bound(as_iso(s).shape());
   }
-  std::unique_ptr<FamilySession> open(const RunEnvironment& env, bool validation) const override {
-    return std::make_unique<IsoSession>(env, validation);
-  }
+  std::unique_ptr<FamilySession> open(const RunEnvironment& env) const override { return std::make_unique<IsoSession>(env); }
 };
 
 }  // namespace
 
-const FamilyAdapter* iso_family() {
+const FamilyAdapter& iso_family() {
   static const IsoFamily family;
-  return &family;
+  return family;
 }
 
 }  // namespace collbench

@@ -38,7 +38,7 @@ int Measurer::agree_interrupt() {
 
 void Measurer::synchronize_once() {
   check(MPI_Barrier(world_), "MPI_Barrier");
-  if (timing_.sync == "double-barrier") check(MPI_Barrier(world_), "MPI_Barrier");
+  if (timing_.sync == SyncMethod::DoubleBarrier) check(MPI_Barrier(world_), "MPI_Barrier");
 }
 
 double Measurer::warm_up(PreparedPoint& point, int runs) {
@@ -55,11 +55,11 @@ double Measurer::warm_up(PreparedPoint& point, int runs) {
 }
 
 Measurement Measurer::measure(PreparedPoint& point) {
-  if (timing_.sync != "window") {
+  if (timing_.sync != SyncMethod::Window) {
     warm_up(point, timing_.warmup);
     return barrier_reps(point);
   }
-  if (timing_.resync == "point" && sync_) sync_->synchronize();
+  if (timing_.resync == Resync::Point && sync_) sync_->synchronize();
   const bool automatic = !timing_.window.has_value();
   const double typical = warm_up(point, automatic ? std::max(timing_.warmup, 3) : timing_.warmup);
   const double window = automatic ? 2 * typical + 50e-6 : *timing_.window;

@@ -1,4 +1,4 @@
-// The measurement of one point (DESIGN.md "Timing method"): warm-up, then N repetitions,
+// The measurement of one point (bench/README.md, "Timing method"): warm-up, then N repetitions,
 // each synchronized and timed locally; the max-over-ranks reduction happens after the N
 // repetitions. The caller has set up and validated the point (outside the timed region).
 //

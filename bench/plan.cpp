@@ -5,6 +5,7 @@
 #include <ostream>
 #include <set>
 
+#include "contract.hpp"
 #include "csv.hpp"
 #include "errors.hpp"
 #include "units.hpp"
@@ -44,40 +45,13 @@ void check_placements(const Sweep& sweep, const FamilyAdapter& family) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
       throw config_error(sweep.placements.at(i),
-                         "= \"" + v[i] + "\" is not a placement of collective " + sweep.collective + " (use " + list + ")");
+                         "= \"" + v[i] + "\" is not a placement of collective " + collrepro::to_string(sweep.collective) +
+                             " (use " + list + ")");
     }
-}
-
-bool family_uses(const FamilyAdapter& f, Collective c, const std::string& key) {
-  const auto fields = f.sweep_fields(c);
-  return std::find(fields.begin(), fields.end(), key) != fields.end();
-}
-
-// A field given explicitly where no sweep's collective reads it is a mistake, not a no-op.
-void check_unused_fields(const Config& config) {
-  std::set<std::string> used_somewhere;
-  for (const Sweep& s : config.sweeps) {
-    const Collective c = collrepro::collective_from_string(s.collective);
-    const FamilyAdapter& f = adapter_for(c, s.collective_field);
-    for (const auto& [key, value] : s.overrides.items()) {
-      (void)value;
-      if (!family_uses(f, c, key))
-        throw config_error(s.field_prefix + key, "is not used by collective " + s.collective + " (remove it)");
-    }
-    for (const auto& key : config.top_sweep_keys)
-      if (family_uses(f, c, key) && !s.overrides.contains(key)) used_somewhere.insert(key);
-  }
-  for (const auto& key : config.top_sweep_keys) {
-    if (used_somewhere.count(key)) continue;
-    const bool overridden_everywhere = std::all_of(config.sweeps.begin(), config.sweeps.end(),
-                                                   [&](const Sweep& s) { return s.overrides.contains(key); });
-    if (overridden_everywhere && config.has_settings) continue;  // a default every setting replaces: harmless
-    throw config_error(key, "is not used by collective " + config.sweeps.front().collective + " (remove it)");
-  }
 }
 
 std::string shape_text(const Candidate& c) {
-  return c.shape->describe() + " size=" + format_bytes(c.shape->columns().msg_bytes);
+  return c.shape->describe() + " size=" + format_bytes(c.shape->msg_bytes());
 }
 
 }  // namespace
@@ -88,13 +62,12 @@ std::vector<std::vector<int>> Plan::points_per_sweep(std::size_t sweeps) const {
   return out;
 }
 
-Plan make_plan(const Config& config, int nprocs) {
-  check_unused_fields(config);
+Plan make_plan(const Config& config, int nprocs, const collrepro::Capabilities& caps) {
   Plan plan;
   for (std::size_t si = 0; si < config.sweeps.size(); ++si) {
     const Sweep& sweep = config.sweeps[si];
-    const Collective c = collrepro::collective_from_string(sweep.collective);
-    const FamilyAdapter& family = adapter_for(c, sweep.collective_field);
+    const Collective c = sweep.collective;
+    const FamilyAdapter& family = *sweep.family;
     check_placements(sweep, family);
     const auto algorithms = select_algorithms(sweep, family, c);
     const auto shapes = family.shapes(sweep, nprocs);
@@ -110,7 +83,7 @@ Plan make_plan(const Config& config, int nprocs) {
           cand.family = &family;
           cand.shape = shape;
           cand.placement = placement;
-          const collrepro::Support s = family.supports(*a, *shape);
+          const collrepro::Support s = family.supports(*a, *shape, caps);
           cand.supported = s.ok;
           cand.reason = s.reason;
           if (s.ok) {
@@ -156,7 +129,7 @@ void print_plan_text(std::ostream& out, const Config& config, const Plan& plan, 
   out << "experiment " << config.experiment << " at " << nprocs << " processes: " << plan.size() << " points";
   if (begin != 0 || end != plan.size()) out << " (this slice: points " << begin << ".." << (end == 0 ? 0 : end - 1) << ")";
   out << ", " << plan.candidates.size() - plan.size() << " combinations skipped\n";
-  out << "timing: sync " << config.timing.sync << ", clock " << config.timing.clock << ", " << config.timing.warmup
+  out << "timing: sync " << to_string(config.timing.sync) << ", clock " << to_string(config.timing.clock) << ", " << config.timing.warmup
       << " warm-up + " << config.timing.reps << " repetitions per point, Tukey k=" << config.timing.tukey_k
       << ", validation "
       << (!config.validation ? std::string("off")
@@ -177,15 +150,29 @@ void print_plan_text(std::ostream& out, const Config& config, const Plan& plan, 
 }
 
 void print_plan_csv(std::ostream& out, const Plan& plan, std::size_t begin, std::size_t end) {
-  out << csv_line({"point", "setting", "collective", "algorithm", "topology", "placement", "p", "q", "ka", "kb",
-                   "neighborhood", "dims", "msg_bytes", "supported", "reason"});
+  // The contract's identity columns that a plan knows, its shape columns, and the verdict.
+  std::vector<std::string> columns = {"point", "setting", "family", "collective", "algorithm", "topology", "placement",
+                                      "msg_bytes"};
+  for (const auto& c : raw_columns())
+    if (std::find(columns.begin(), columns.end(), c) == columns.end() && contract()["columns"].contains(c) &&
+        std::any_of(family_adapters().begin(), family_adapters().end(), [&](const FamilyAdapter* f) {
+          const auto cols = f->shape_columns();
+          return std::find(cols.begin(), cols.end(), c) != cols.end();
+        }))
+      columns.push_back(c);
+  columns.push_back("supported");
+  columns.push_back("reason");
+  out << csv_line(columns);
   for (const Candidate& c : plan.candidates) {
     if (c.point >= 0 && (static_cast<std::size_t>(c.point) < begin || static_cast<std::size_t>(c.point) >= end)) continue;
-    const ShapeColumns& s = c.shape->columns();
-    out << csv_line({c.point >= 0 ? std::to_string(c.point) : "", c.setting, collrepro::to_string(c.collective),
-                     c.algorithm->info().name, c.algorithm->info().topology, c.placement, std::to_string(s.p),
-                     std::to_string(s.q), std::to_string(s.ka), std::to_string(s.kb), s.neighborhood, s.dims,
-                     std::to_string(s.msg_bytes), c.supported ? "1" : "0", c.reason});
+    Row row(columns);
+    row.set("point", c.point >= 0 ? std::to_string(c.point) : "").set("setting", c.setting);
+    row.set("family", c.family->name()).set("collective", collrepro::to_string(c.collective));
+    row.set("algorithm", c.algorithm->info().name).set("topology", c.algorithm->info().topology);
+    row.set("placement", c.placement).set("msg_bytes", std::to_string(c.shape->msg_bytes()));
+    for (const auto& [column, value] : c.shape->columns()) row.set(column, value);
+    row.set("supported", c.supported ? "1" : "0").set("reason", c.reason);
+    out << row.line();
   }
 }
 

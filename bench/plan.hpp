@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "collrepro/capabilities.hpp"
 #include "collrepro/registry.hpp"
 #include "config.hpp"
 #include "family.hpp"
@@ -45,8 +46,8 @@ struct Plan {
 };
 
 // Throws ConfigError (unknown algorithm, unsupported explicit algorithm, groups that do not
-// fit, fields unused by the collective, no point at all).
-Plan make_plan(const Config& config, int nprocs);
+// fit, no point at all). `caps`: what the MPI library offers (the default: everything).
+Plan make_plan(const Config& config, int nprocs, const collrepro::Capabilities& caps = {});
 
 // [begin, end) of chunk `s` (0-based) of `t` contiguous chunks of n points.
 std::pair<std::size_t, std::size_t> slice_range(std::size_t n, int s, int t);

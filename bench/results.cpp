@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "contract.hpp"
 #include "csv.hpp"
 #include "errors.hpp"
 

@@ -1,5 +1,7 @@
 #include "run_info.hpp"
 
+#include "build_info.hpp"  // generated at build time: kBuildGitRevision, ...
+
 #include <mpi.h>
 
 #include <chrono>
@@ -52,38 +54,32 @@ std::string utc_now() {
   return buf;
 }
 
+nlohmann::json build_provenance() {
+  return {{"git_revision", kBuildGitRevision},
+          {"git_dirty", kBuildGitDirty},
+          {"compiler", kBuildCompiler},
+          {"build_type", kBuildType}};
+}
+
 namespace {
-std::string run_command(const std::string& cmd) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) return "";
-  std::string out;
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, pipe.get())) out += buf;
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
+std::vector<MetadataHook>& hooks() {
+  static std::vector<MetadataHook> list;
+  return list;
 }
 }  // namespace
 
-std::string git_revision() {
-#ifdef COLLREPRO_SOURCE_DIR
-  const std::string dir = COLLREPRO_SOURCE_DIR;
-  const std::string rev = run_command("git -C '" + dir + "' rev-parse HEAD 2>/dev/null");
-  if (!rev.empty()) {
-    const std::string dirty = run_command("git -C '" + dir + "' status --porcelain --untracked-files=no 2>/dev/null | head -1");
-    return rev + (dirty.empty() ? "" : "-dirty");
-  }
-#endif
-  return "unknown";
+bool add_metadata_hook(MetadataHook hook) {
+  hooks().push_back(hook);
+  return true;
 }
 
-std::string compiler() {
-#if defined(__clang__)
-  return std::string("Clang ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("GCC ") + __VERSION__;
-#else
-  return "unknown";
-#endif
+nlohmann::json hooked_metadata() {
+  nlohmann::json out = nlohmann::json::object();
+  for (MetadataHook hook : hooks()) {
+    const nlohmann::json keys = hook();
+    for (const auto& [key, value] : keys.items()) out[key] = value;
+  }
+  return out;
 }
 
 }  // namespace collbench

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace collbench {
 
 struct MpiLibrary {
@@ -17,7 +19,15 @@ MpiLibrary mpi_library();
 MpiLibrary parse_mpi_library(const std::string& text);
 
 std::string utc_now();          // "2024-05-01T12:00:00.123Z"
-std::string git_revision();     // of the source tree this was built from; "unknown" if none
-std::string compiler();         // "GCC 12.2.0"
+
+// Where this binary came from, fixed at build time (bench/build_info.cmake): git_revision,
+// git_dirty, compiler, build_type. No process is started to find out.
+nlohmann::json build_provenance();
+
+// Extra metadata from parts linked into a variant of collbench (the SimGrid shim registers
+// the simulated platform and SimGrid's configuration). Each hook returns keys to add.
+using MetadataHook = nlohmann::json (*)();
+bool add_metadata_hook(MetadataHook hook);  // at static initialization; returns true
+nlohmann::json hooked_metadata();           // the union of every hook's keys
 
 }  // namespace collbench

@@ -1,4 +1,4 @@
-// Statistics of one measurement point (DESIGN.md "Timing method", seed 004 §4.5).
+// Statistics of one measurement point (bench/README.md, "Timing method"; seed 004 §4).
 //
 // Quantiles use linear interpolation between order statistics (Hyndman-Fan type 7, the
 // numpy/pandas default), so the summary CSV matches what analysis/ recomputes from the raw

@@ -1,5 +1,7 @@
 #include "sim_info.hpp"
 
+#include "run_info.hpp"
+
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/version.h>
@@ -64,4 +66,11 @@ nlohmann::json metadata() {
           {"simulation", sim}};
 }
 
+}  // namespace collbench::sim
+
+namespace collbench::sim {
+namespace {
+// Linked only into the simulation variant: its launches' metadata say simulated: true.
+[[maybe_unused]] const bool registered = add_metadata_hook(&metadata);
+}  // namespace
 }  // namespace collbench::sim

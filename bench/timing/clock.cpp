@@ -127,10 +127,10 @@ bool invariant_tsc() {
   return false;
 }
 
-std::unique_ptr<Clock> make_clock(const std::string& name, MPI_Comm node_comm, MPI_Comm world) {
-  if (name == "mpi-wtime") return std::make_unique<MpiWtime>(node_comm, world);
-  if (name == "monotonic") return std::make_unique<Monotonic>(node_comm);
-  if (name == "tsc") {
+std::unique_ptr<Clock> make_clock(ClockKind kind, MPI_Comm node_comm, MPI_Comm world) {
+  if (kind == ClockKind::MpiWtime) return std::make_unique<MpiWtime>(node_comm, world);
+  if (kind == ClockKind::Monotonic) return std::make_unique<Monotonic>(node_comm);
+  if (kind == ClockKind::Tsc) {
     int ok = COLLBENCH_HAVE_TSC && invariant_tsc() ? 1 : 0, all_ok = 0, missing = 0, bad = 1 - ok;
     check(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce (tsc check)");
     check(MPI_Allreduce(&bad, &missing, 1, MPI_INT, MPI_SUM, world), "MPI_Allreduce (tsc check)");
@@ -142,7 +142,7 @@ std::unique_ptr<Clock> make_clock(const std::string& name, MPI_Comm node_comm, M
     return std::make_unique<Tsc>(node_comm);
 #endif
   }
-  throw config_error("timing.clock", "= \"" + name + "\" is not a clock (use mpi-wtime, monotonic or tsc)");
+  throw config_error("timing.clock", "= \"" + to_string(kind) + "\" is not a clock in this build (use mpi-wtime or monotonic)");
 }
 
 double measure_resolution(const Clock& clock, int samples) {

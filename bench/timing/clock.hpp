@@ -10,6 +10,8 @@
 // its own origin and clock synchronization estimates its offset.
 #pragma once
 
+#include "enums.hpp"
+
 #include <mpi.h>
 
 #include <memory>
@@ -30,7 +32,7 @@ class Clock {
 
 // Collective over node_comm (the ranks of one node). Throws ConfigError when the clock is
 // not available here (tsc without an invariant TSC on some rank: collective agreement).
-std::unique_ptr<Clock> make_clock(const std::string& name, MPI_Comm node_comm, MPI_Comm world);
+std::unique_ptr<Clock> make_clock(ClockKind kind, MPI_Comm node_comm, MPI_Comm world);
 
 // The smallest positive difference of consecutive readings over ~`samples` readings: the
 // effective resolution (tick size or read overhead, whichever is larger).

@@ -3,6 +3,7 @@
 
 #include "config.hpp"
 #include "errors.hpp"
+#include "inter_family.hpp"
 #include "plan.hpp"
 #include "units.hpp"
 
@@ -80,22 +81,24 @@ TEST(Config, DefaultsOfAMinimalFile) {
   EXPECT_EQ(c.experiment, "t");
   EXPECT_EQ(c.launches, 1);
   EXPECT_TRUE(c.validation);
-  EXPECT_EQ(c.binding, "none");
-  EXPECT_EQ(c.timing.sync, "barrier");
-  EXPECT_EQ(c.timing.clock, "mpi-wtime");
+  EXPECT_EQ(c.binding, Binding::None);
+  EXPECT_EQ(c.timing.sync, SyncMethod::Barrier);
+  EXPECT_EQ(c.timing.clock, ClockKind::MpiWtime);
   EXPECT_EQ(c.timing.reps, 20);
   EXPECT_EQ(c.timing.warmup, 2);
   EXPECT_DOUBLE_EQ(c.timing.tukey_k, 3);
   EXPECT_FALSE(c.timing.window.has_value());
   ASSERT_EQ(c.sweeps.size(), 1u);
   const Sweep& s = c.sweeps[0];
-  EXPECT_EQ(s.collective, "allgather");
+  EXPECT_EQ(s.collective, collrepro::Collective::Allgather);
+  EXPECT_EQ(s.family->name(), "inter-group");
   EXPECT_EQ(s.algorithms.values, std::vector<std::string>{"all"});
-  EXPECT_EQ(s.pair_mode, "intercomm");
-  ASSERT_EQ(s.groups.size(), 1u);
-  EXPECT_EQ(s.groups[0].text, "1/1");
-  ASSERT_EQ(s.blocks.size(), 1u);
-  EXPECT_EQ(s.blocks[0].text, "1:1");
+  const auto& inter = s.family_fields<InterSweep>();
+  EXPECT_EQ(inter.pair_mode, collrepro::PairMode::Intercomm);
+  ASSERT_EQ(inter.groups.size(), 1u);
+  EXPECT_EQ(inter.groups[0].text, "1/1");
+  ASSERT_EQ(inter.blocks.size(), 1u);
+  EXPECT_EQ(inter.blocks[0].text, "1:1");
   EXPECT_EQ(s.placements.values, std::vector<std::string>{"block"});
   EXPECT_EQ(s.sizes, std::vector<std::size_t>{1024});
 }
@@ -130,18 +133,21 @@ timing:
                                 {});
   EXPECT_EQ(c.launches, 4);
   EXPECT_FALSE(c.validation);
-  EXPECT_EQ(c.binding, "core");
-  EXPECT_EQ(c.timing.sync, "window");
+  EXPECT_EQ(c.binding, Binding::Core);
+  EXPECT_EQ(c.timing.sync, SyncMethod::Window);
   EXPECT_DOUBLE_EQ(*c.timing.window, 2e-3);
-  EXPECT_EQ(c.timing.resync, "launch");
+  EXPECT_EQ(c.timing.resync, Resync::Launch);
   EXPECT_EQ(c.timing.agree_every, 8);
   const Sweep& s = c.sweeps[0];
-  ASSERT_EQ(s.groups.size(), 3u);
-  EXPECT_EQ(s.groups[0].field, "groups.ratios[0]");
-  EXPECT_EQ(s.groups[2].kind, GroupSpec::Kind::Sizes);
-  EXPECT_EQ(s.groups[2].field, "groups.sizes[0]");
-  EXPECT_EQ(s.blocks[1].ka, 1u);
-  EXPECT_EQ(s.blocks[1].kb, 0u);
+  const auto& inter = s.family_fields<InterSweep>();
+  ASSERT_EQ(inter.groups.size(), 3u);
+  EXPECT_EQ(inter.groups[0].field, "groups.ratios[0]");
+  EXPECT_EQ(inter.groups[2].kind, GroupSpec::Kind::Sizes);
+  EXPECT_EQ(inter.groups[2].field, "groups.sizes[0]");
+  EXPECT_EQ(inter.blocks[1].ka, 1u);
+  EXPECT_EQ(inter.blocks[1].kb, 0u);
+  ASSERT_EQ(inter.distributions.size(), 2u);
+  EXPECT_EQ(inter.distributions[1].kind, Distribution::Kind::Arithmetic);
   EXPECT_EQ(s.sizes, (std::vector<std::size_t>{1024, 2048, 4096, 100}));
   EXPECT_EQ(s.placements.values.size(), 4u);
 }
@@ -160,9 +166,9 @@ settings:
                                 {});
   ASSERT_EQ(c.sweeps.size(), 2u);
   EXPECT_EQ(c.sweeps[0].name, "setting 1");
-  EXPECT_EQ(c.sweeps[1].groups[0].field, "settings[1].groups.ratios[0]");
-  EXPECT_EQ(c.sweeps[1].blocks[0].ka, 4u);
-  EXPECT_EQ(c.sweeps[0].blocks[0].ka, 1u);
+  EXPECT_EQ(c.sweeps[1].family_fields<InterSweep>().groups[0].field, "settings[1].groups.ratios[0]");
+  EXPECT_EQ(c.sweeps[1].family_fields<InterSweep>().blocks[0].ka, 4u);
+  EXPECT_EQ(c.sweeps[0].family_fields<InterSweep>().blocks[0].ka, 1u);
 }
 
 TEST(Config, SetOverrides) {
@@ -170,8 +176,8 @@ TEST(Config, SetOverrides) {
                                            "groups.ratios[1]=3/1", "timing.window=1us", "validation=false"});
   EXPECT_EQ(c.timing.reps, 50);
   EXPECT_EQ(c.sweeps[0].sizes, (std::vector<std::size_t>{1024, 4096, 16384, 65536}));
-  ASSERT_EQ(c.sweeps[0].groups.size(), 2u);
-  EXPECT_EQ(c.sweeps[0].groups[1].text, "3/1");
+  ASSERT_EQ(c.sweeps[0].family_fields<InterSweep>().groups.size(), 2u);
+  EXPECT_EQ(c.sweeps[0].family_fields<InterSweep>().groups[1].text, "3/1");
   EXPECT_DOUBLE_EQ(*c.timing.window, 1e-6);
   EXPECT_FALSE(c.validation);
 }
@@ -189,7 +195,7 @@ settings:
                                 {"sizes=[2KiB]", "settings[1].blocks=[\"1:0\"]"});
   EXPECT_EQ(c.sweeps[0].sizes, std::vector<std::size_t>{2048});
   EXPECT_EQ(c.sweeps[1].sizes, std::vector<std::size_t>{2048});
-  EXPECT_EQ(c.sweeps[1].blocks[0].kb, 0u);
+  EXPECT_EQ(c.sweeps[1].family_fields<InterSweep>().blocks[0].kb, 0u);
 }
 
 TEST(Config, Fingerprint) {
@@ -241,7 +247,7 @@ TEST(ConfigErrors, BadValues) {
   EXPECT_EQ(parse_error(kMinimal, {"blocks=0:0"}), "config error: blocks = \"0:0\" moves no data (use 1:0 for half-duplex A->B)");
   EXPECT_EQ(parse_error(kMinimal, {"collective=allreduce"}),
             "config error: collective = \"allreduce\" is not one of allgather | allgatherv | neighbor-alltoall | "
-            "neighbor-allgather | neighbor-alltoallw");
+            "neighbor-allgather | neighbor-alltoallw | intra-allgather | intra-allgatherv | intra-gather | intra-bcast");
   EXPECT_EQ(parse_error(kMinimal, {"validation=maybe"}), "config error: validation = \"maybe\" must be true or false");
   EXPECT_EQ(parse_error(kMinimal, {"experiment=a b"}),
             "config error: experiment = \"a b\" must be a non-empty name of letters, digits, '-', '_' or '.'");
@@ -262,8 +268,8 @@ TEST(ConfigErrors, MissingFieldsAndSyntax) {
   EXPECT_EQ(parse_error(std::string(kMinimal) + "settings:\n  - sizes: [1]\n"),
             "config error: settings[0].name is missing (each setting needs a name, e.g. \"setting 1\")");
   EXPECT_EQ(parse_error(std::string(kMinimal) + "settings:\n  - name: a\n    timing: {reps: 3}\n"),
-            "config error: settings[0].timing is not a known key (valid keys: collective, algorithms, pair_mode, groups, "
-            "blocks, distributions, neighborhoods, dims, sizes, placements, name)");
+            "config error: settings[0].timing is not a known key (valid keys: collective, algorithms, sizes, placements, "
+            "pair_mode, groups, blocks, distributions, neighborhoods, dims, roots, name)");
 }
 
 TEST(ConfigErrors, GroupsThatDoNotFit) {
@@ -291,7 +297,7 @@ TEST(ConfigErrors, AlgorithmsAndFields) {
   EXPECT_EQ(plan_error(kMinimal, 4, {"distributions=[arithmetic]"}),
             "config error: distributions is not used by collective allgather (remove it)");
   EXPECT_EQ(plan_error(kMinimal, 4, {"collective=allgatherv", "distributions=[triangular]"}),
-            "config error: distributions[0] = \"triangular\" is not a distribution (use equal, arithmetic or random)");
+            "config error: distributions[0] = \"triangular\" is not a distribution (use equal, arithmetic, random or random:<seed>)");
   EXPECT_EQ(plan_error(kMinimal, 4, {"placements=[block, diagonal]"}),
             "config error: placements[1] = \"diagonal\" is not a placement of collective allgather (use block, "
             "interleaved, nodes, sockets)");

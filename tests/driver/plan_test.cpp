@@ -7,7 +7,9 @@
 #include <set>
 
 #include "config.hpp"
+#include "contract.hpp"
 #include "csv.hpp"
+#include "distribution.hpp"
 #include "errors.hpp"
 #include "placement.hpp"
 #include "plan.hpp"
@@ -16,6 +18,27 @@
 
 using namespace collbench;
 namespace fs = std::filesystem;
+
+namespace {
+
+// The value of a shape column of point i ("" when its family does not fill it).
+std::string column(const Plan& plan, std::size_t i, const std::string& name) {
+  for (const auto& [c, v] : plan.point(i).shape->columns())
+    if (c == name) return v;
+  return "";
+}
+
+template <class F>
+std::string plan_error_of(F f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
 
 TEST(Plan, OrderIdsAndSkips) {
   const Config c = parse_config(R"(
@@ -43,11 +66,11 @@ sizes: [1KiB, 2KiB]
   EXPECT_TRUE(native_skipped);
   // Algorithms vary fastest, then sizes: the first candidates share the shape.
   EXPECT_EQ(plan.candidates[0].shape, plan.candidates[1].shape);
-  EXPECT_EQ(plan.point(0).shape->columns().p, 2);
-  EXPECT_EQ(plan.point(0).shape->columns().msg_bytes, 1024u);
+  EXPECT_EQ(column(plan, 0, "p"), "2");
+  EXPECT_EQ(plan.point(0).shape->msg_bytes(), 1024u);
   // Half-duplex blocks: kb = 0.
   bool half = false;
-  for (std::size_t i = 0; i < plan.size(); ++i) half |= plan.point(i).shape->columns().kb == 0;
+  for (std::size_t i = 0; i < plan.size(); ++i) half |= column(plan, i, "kb") == "0";
   EXPECT_TRUE(half);
   // The plan is deterministic.
   const Plan again = make_plan(c, 4);
@@ -72,14 +95,65 @@ sizes: [1000]
   const Plan plan = make_plan(c, 5);
   ASSERT_EQ(plan.size(), 4u);
   // 4:1 equal: ka = 1000, kb = 250. 1:4 equal: ka = 250, kb = 1000.
-  EXPECT_EQ(plan.point(0).shape->columns().ka, 1000u);
-  EXPECT_EQ(plan.point(0).shape->columns().kb, 250u);
-  // 4:1 arithmetic: A's blocks 2(i+1)ceil(1000/3) = 668, 1336, 2004 -> max 2004; B: 2(i+1)ceil(250/2) -> 500.
-  EXPECT_EQ(plan.point(1).shape->columns().ka, 2004u);
-  EXPECT_EQ(plan.point(1).shape->columns().kb, 500u);
-  EXPECT_EQ(plan.point(2).shape->columns().ka, 250u);
-  EXPECT_EQ(plan.point(2).shape->columns().kb, 1000u);
-  EXPECT_EQ(plan.point(3).shape->columns().msg_bytes, 1000u);
+  EXPECT_EQ(column(plan, 0, "ka"), "1000");
+  EXPECT_EQ(column(plan, 0, "kb"), "250");
+  EXPECT_EQ(column(plan, 0, "bytes_a"), "3000");
+  EXPECT_EQ(column(plan, 0, "distribution"), "equal");
+  // 4:1 arithmetic: A's blocks 2(i+1)ceil(1000/3) = 668, 1336, 2004 -> max 2004, sum 4008;
+  // B: 2(i+1)ceil(250/2) = 250, 500 -> max 500, sum 750.
+  EXPECT_EQ(column(plan, 1, "ka"), "2004");
+  EXPECT_EQ(column(plan, 1, "kb"), "500");
+  EXPECT_EQ(column(plan, 1, "bytes_a"), "4008");
+  EXPECT_EQ(column(plan, 1, "bytes_b"), "750");
+  EXPECT_EQ(column(plan, 1, "distribution"), "arithmetic");
+  EXPECT_EQ(column(plan, 2, "ka"), "250");
+  EXPECT_EQ(column(plan, 2, "kb"), "1000");
+  EXPECT_EQ(plan.point(3).shape->msg_bytes(), 1000u);
+}
+
+TEST(Plan, RandomDistributionHasASeedColumn) {
+  const Config c = parse_config(R"(
+experiment: p
+collective: allgatherv
+algorithms: [native]
+groups: {sizes: ["3/2"]}
+distributions: [random, "random:7"]
+sizes: [1000]
+)",
+                                {});
+  const Plan plan = make_plan(c, 5);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(column(plan, 0, "distribution"), "random");
+  EXPECT_EQ(column(plan, 0, "dist_seed"), "0");
+  EXPECT_EQ(column(plan, 1, "dist_seed"), "7");
+  // Different seeds give different block sizes; the largest block is no longer msg_bytes.
+  EXPECT_NE(column(plan, 0, "bytes_a"), column(plan, 1, "bytes_a"));
+  EXPECT_NE(column(plan, 0, "ka"), "1000");
+}
+
+TEST(Plan, IntraFamilyShapes) {
+  const Config c = parse_config(R"(
+experiment: p
+settings:
+  - {name: ag, collective: intra-allgather, sizes: [64]}
+  - {name: g, collective: intra-gather, roots: [0, 2], sizes: [64]}
+  - {name: agv, collective: intra-allgatherv, distributions: [arithmetic], sizes: [64]}
+)",
+                                {});
+  const Plan plan = make_plan(c, 4);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    EXPECT_EQ(plan.point(i).family->name(), "intra");
+    names.insert(plan.point(i).algorithm->info().name);
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"native", "gather-bcast"}));
+  EXPECT_EQ(column(plan, 0, "bytes_total"), "256");
+  EXPECT_EQ(plan_error_of([&] { make_plan(parse_config(R"(
+experiment: p
+collective: intra-bcast
+roots: [4]
+sizes: [64]
+)", {}), 4); }), "config error: roots[0] = 4 is not a rank of 4 processes (use 0..3)");
 }
 
 TEST(Plan, Slices) {
@@ -152,19 +226,29 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
+// A row of a native allgather point, every value bound to its column by name.
+Row row_of(const std::vector<std::string>& columns, int point) {
+  Row r(columns);
+  r.set("experiment", "e").set("launch", "0").set("point", std::to_string(point)).set("mpi_impl", "openmpi");
+  r.set("mpi_version", "4.1.4").set("nodes", "1").set("nprocs", "4").set("ppn", "4").set("placement", "block");
+  r.set("family", "inter-group").set("collective", "allgather").set("algorithm", "native");
+  r.set("topology", "fully-connected").set("msg_bytes", "8").set("p", "2").set("q", "2").set("ka", "8").set("kb", "8");
+  r.set("bytes_a", "16").set("bytes_b", "16").set("distribution", "equal").set("sync", "barrier").set("clock", "monotonic");
+  return r;
+}
+
 std::string raw_row(int point, int rep) {
-  std::vector<std::string> f = {"e", "0", std::to_string(point), "2024-01-01T00:00:00.000Z", "openmpi", "4.1.4", "1", "4", "4",
-                                "block", "allgather", "native", "fully-connected", "2", "2", "8", "8", "", "", "8",
-                                "barrier", "monotonic", std::to_string(rep), "1e-05", "1"};
-  return csv_line(f);
+  Row r = row_of(raw_columns(), point);
+  r.set("utc", "2024-01-01T00:00:00.000Z").set("rep", std::to_string(rep)).set("time_s", "1e-05").set("valid", "1");
+  return r.line();
 }
 
 std::string summary_row(int point, int n) {
-  std::vector<std::string> f = {"e", "0", std::to_string(point), "openmpi", "4.1.4", "1", "4", "4", "block", "allgather",
-                                "native", "fully-connected", "2", "2", "8", "8", "", "", "8", "barrier", "monotonic",
-                                std::to_string(n), "1", "1", "3", "1e-05", "1e-05", "1e-05", "1e-05", "1e-05", "1e-05",
-                                "1", "2", "1", "2"};
-  return csv_line(f);
+  Row r = row_of(summary_columns(), point);
+  r.set("n", std::to_string(n)).set("n_invalid", "1").set("n_kept", "1").set("k", "3");
+  for (const char* stat : {"median", "q1", "q3", "min", "max", "mean"}) r.set(stat, "1e-05");
+  r.set("cost_alpha_terms", "1").set("cost_beta_bytes", "2").set("bound_alpha_terms", "1").set("bound_beta_bytes", "2");
+  return r.line();
 }
 
 void write(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
@@ -211,4 +295,16 @@ TEST(Results, RecoversCompletePointsOnly) {
   EXPECT_FALSE(ResultFiles(dir.path, 1, std::nullopt, "xyz", 8).finished_before());
   EXPECT_FALSE(ResultFiles(dir.path, 0, 2, "xyz", 8).finished_before());
   EXPECT_EQ(ResultPaths::of(dir.path, 3, 1).raw.filename(), "raw-L3-S1.csv");
+}
+
+// The same values are asserted for the Python tools (tests/python/test_distributions.py),
+// which recompute the block sizes from the CSV's distribution and dist_seed columns.
+TEST(Distribution, RandomIsTheSharedGenerator) {
+  Distribution d;
+  d.kind = Distribution::Kind::Random;
+  EXPECT_EQ(distribute(d, 4096, 7), (std::vector<std::size_t>{1905, 8040, 7478, 1342, 3079, 2760, 3093}));
+  d.seed = 7;
+  EXPECT_EQ(distribute(d, 4096, 7), (std::vector<std::size_t>{6376, 4760, 7314, 2037, 1618, 1336, 5691}));
+  d.kind = Distribution::Kind::Arithmetic;
+  EXPECT_EQ(distribute(d, 4096, 7), (std::vector<std::size_t>{1172, 2344, 3516, 4688, 5860, 7032, 8204}));
 }

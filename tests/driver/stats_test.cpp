@@ -1,9 +1,14 @@
 // Tukey filter, quantiles and median on known data (numpy/pandas type-7 values).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include <cmath>
 
+#include "contract.hpp"
 #include "csv.hpp"
+#include "family.hpp"
 #include "stats.hpp"
 
 using namespace collbench;
@@ -75,11 +80,44 @@ TEST(Csv, QuotingRoundTrip) {
 }
 
 TEST(Csv, ContractColumns) {
-  ASSERT_EQ(raw_columns().size(), 25u);
   EXPECT_EQ(raw_columns().front(), "experiment");
   EXPECT_EQ(raw_columns().back(), "valid");
-  ASSERT_EQ(summary_columns().size(), 35u);
-  EXPECT_EQ(summary_columns()[20], "clock");
-  EXPECT_EQ(summary_columns()[21], "n");
   EXPECT_EQ(summary_columns().back(), "bound_beta_bytes");
+  // Every column of the tables is described in the contract, once.
+  for (const auto* table : {&raw_columns(), &summary_columns()}) {
+    std::set<std::string> seen;
+    for (const auto& c : *table) {
+      EXPECT_TRUE(contract()["columns"].contains(c)) << c;
+      EXPECT_TRUE(seen.insert(c).second) << c << " twice";
+    }
+  }
+}
+
+TEST(Csv, EveryFamilyFillsExactlyItsContractShapeColumns) {
+  std::set<std::string> families;
+  for (const FamilyAdapter* f : family_adapters()) {
+    families.insert(f->name());
+    EXPECT_EQ(f->shape_columns(), contract_shape_columns(f->name())) << f->name();
+    for (collrepro::Collective c : collrepro::all_collectives())
+      if (f->handles(c)) {
+        const auto listed = contract()["families"][f->name()]["collectives"].get<std::vector<std::string>>();
+        EXPECT_NE(std::find(listed.begin(), listed.end(), collrepro::to_string(c)), listed.end())
+            << collrepro::to_string(c) << " is not listed under the contract's family " << f->name();
+      }
+  }
+  for (const auto& [name, family] : contract()["families"].items()) EXPECT_TRUE(families.count(name)) << name;
+}
+
+TEST(Csv, RowsBindValuesToColumnsByName) {
+  Row r(summary_columns());
+  r.set("algorithm", "torus").set("neighborhood", "moore:d=2,r=1");
+  const auto fields = csv_split(r.line().substr(0, r.line().size() - 1));
+  const auto at = [&](const std::string& c) {
+    return fields[static_cast<std::size_t>(std::find(summary_columns().begin(), summary_columns().end(), c) -
+                                           summary_columns().begin())];
+  };
+  EXPECT_EQ(at("algorithm"), "torus");
+  EXPECT_EQ(at("neighborhood"), "moore:d=2,r=1");
+  EXPECT_EQ(at("p"), "");
+  EXPECT_THROW(r.set("no_such_column", "x"), std::logic_error);
 }
