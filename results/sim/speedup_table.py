@@ -2,8 +2,8 @@
 """Speedup table of simulated result sets: at the largest size of each setting,
 simulated T(baseline)/T(proposed) beside the cost model's prediction (the registry's cost
 coefficients from the summary CSVs, evaluated at alpha and beta of the simulated platform) and
-the papers' reported and model numbers (spec/seed000 section 7, spec/seed001 sections 3.4 and 5,
-spec/seed004 sections 3.5 and 5).
+the papers' reported and model numbers (seed 000 Fig. 4 and Tables I-II, seed 001 Eq. 5,
+seed 004 §4-5; counts in docs/algorithms/torus.md).
 
   results/sim/speedup_table.py [--alpha S] [--beta S_PER_BYTE] DIR...   (markdown to stdout)
 
@@ -15,40 +15,38 @@ Pairs: seed 000 fully connected: root-gathering / halfduplex-fc; ring: ring-allg
 halfduplex-ring; seed 001: root-gathering / fullduplex-allgather(v); seed 004: straightforward /
 each message-combining algorithm. Medians are the per-point medians of the summary CSVs (a
 launch repeated gives the same medians; on shared-link platforms the repetitions of one point
-differ by a few per cent). Seed 000 runs scaled down from the paper's 256 processes are shown
+differ by a few per cent). The directories are read with collrepro.analysis.loader, so
+every results contract version works. Seed 000 runs scaled down from the paper's 256 processes are shown
 beside the paper's 256-process panel with the same p:q, marked "(at p/q)".
 """
 import argparse
-import csv
-import glob
-import json
 import os
-import statistics
+import sys
 from collections import defaultdict
+
+import pandas as pd
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python"))
+from collrepro.analysis import loader  # noqa: E402
 
 PAIRS = [("root-gathering", "halfduplex-fc"), ("ring-allgather", "halfduplex-ring"),
          ("root-gathering", "fullduplex-allgather"), ("root-gathering", "fullduplex-allgatherv"),
          ("straightforward", "torus"), ("straightforward", "torus-direct")]
 
-# Seed 000 Fig. 4 improvement at 4 MB (spec/seed000 section 7), keyed by (topology, p, q).
+# Seed 000 Fig. 4 improvement at 4 MB, keyed by (topology, p, q).
 SEED000 = {("fully-connected", 512, 512): 1.8, ("fully-connected", 256, 768): 2.0, ("fully-connected", 768, 256): 1.2,
            ("fully-connected", 128, 128): 5.3, ("fully-connected", 64, 192): 5.1, ("fully-connected", 192, 64): 4.4,
            ("ring", 512, 512): 1.7, ("ring", 256, 768): 1.9, ("ring", 768, 256): 1.8,
            ("ring", 128, 128): 1.9, ("ring", 64, 192): 1.9, ("ring", 192, 64): 1.4}
-# Seed 001 Eq. 5 limits per setting (section 3.4); the paper reports only "up to 23.67x" (256 nodes).
+# Seed 001 Eq. 5 limits per setting; the paper reports only "up to 23.67x" (256 nodes).
 SEED001_EQ5 = {"setting 1": 7.0, "setting 2": 4.84, "setting 3": 4.21, "setting 4": 6.68,
                "setting 5": 7.0, "setting 6": 7.0, "setting 7": 4.84, "setting 8": 4.84}
 
 
 def load(d):
-    summ = []
-    for f in sorted(glob.glob(os.path.join(d, "summary-*.csv"))):
-        with open(f, newline="") as fh:
-            summ += list(csv.DictReader(fh))
-    meta = {}
-    for f in sorted(glob.glob(os.path.join(d, "meta-*.json"))):
-        meta = json.load(open(f))
-    return summ, meta
+    """(summary rows as dicts, the last launch's meta) of a result directory."""
+    rs = loader.load_dir(d)
+    return rs.summary.to_dict("records"), (rs.metas[-1] if rs.metas else {})
 
 
 def pingpong_alpha_beta(meta):
@@ -75,6 +73,8 @@ def setting_of(meta, point):
 
 
 def paper_value(row, setting):
+    if row["family"] != "inter-group":
+        return None, None
     p, q, topo = int(row["p"]), int(row["q"]), row["topology"]
     if row["algorithm"] in ("halfduplex-fc", "halfduplex-ring"):
         reported = SEED000.get((topo, p, q))
@@ -110,10 +110,11 @@ def main():
             raise SystemExit(f"speedup_table: {d}: no ping-pong in the metadata: give --alpha and --beta")
         by = defaultdict(dict)  # (setting, collective, p, q, ka:kb shape, msg) -> algo -> row
         for r in summ:
-            if not r["median"]:
+            if pd.isna(r["median"]):
                 continue
             st = setting_of(meta, int(r["point"]))
-            by[(st, r["collective"], int(r["p"]), int(r["q"]), r["neighborhood"], int(r["msg_bytes"]))][r["algorithm"]] = r
+            p, q = (0, 0) if r["family"] != "inter-group" else (int(r["p"]), int(r["q"]))
+            by[(st, r["collective"], p, q, r["neighborhood"], int(r["msg_bytes"]))][r["algorithm"]] = r
         largest = defaultdict(int)
         for (st, coll, p, q, nb, msg) in by:
             largest[(st, coll, p, q, nb)] = max(largest[(st, coll, p, q, nb)], msg)
@@ -126,7 +127,8 @@ def main():
                 b, n = algos[base], algos[prop]
                 sim = float(b["median"]) / float(n["median"])
                 def model(r):
-                    return float(r["cost_alpha_terms"] or 0) * alpha + float(r["cost_beta_bytes"] or 0) * beta
+                    return sum(0.0 if pd.isna(r[c]) else float(r[c]) * f
+                               for c, f in (("cost_alpha_terms", alpha), ("cost_beta_bytes", beta)))
                 mod = model(b) / model(n) if model(n) > 0 else float("nan")
                 pr, pm = paper_value(n, st)
                 if nb:

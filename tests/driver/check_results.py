@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""Checks a collbench result directory against results/CONTRACT.md and a dry-run plan.
+"""Checks a collbench result directory against the results contract and a dry-run plan.
 
 check_results.py DIR --plan PLAN.csv --reps N --launches L [--slices T] [--partial]
   - exact raw and summary headers, every line terminated, no *.tmp left
   - per launch (and slice): points = the plan's supported points (--partial: a subset),
     exactly N raw rows per point with rep 0..N-1, no duplicates, summary n = N,
     identity columns equal to the plan's, meta keys of the contract, complete flag
+Column lists and required meta keys come from collrepro.contract (contract/contract.json).
 Prints one line per problem and exits 1 when there is any.
 """
 import argparse
@@ -14,16 +15,13 @@ import json
 import os
 import sys
 
-RAW = ("experiment,launch,point,utc,mpi_impl,mpi_version,nodes,nprocs,ppn,placement,collective,algorithm,"
-       "topology,p,q,ka,kb,neighborhood,dims,msg_bytes,sync,clock,rep,time_s,valid").split(",")
-IDENT = [c for c in RAW if c not in ("utc", "rep", "time_s", "valid")]
-SUMMARY = IDENT + ("n,n_invalid,n_kept,k,median,q1,q3,min,max,mean,cost_alpha_terms,cost_beta_bytes,"
-                   "bound_alpha_terms,bound_beta_bytes").split(",")
-META = ["experiment", "description", "launch", "slice", "config", "command", "git_revision", "compiler",
-        "mpi_library", "mpi_impl", "mpi_version", "simulated", "platform", "machine", "nodes", "nprocs", "ppn",
-        "bindings", "hwloc", "clock", "sync", "algorithms", "start_utc", "end_utc", "complete"]
-PLAN_KEYS = ["collective", "algorithm", "topology", "placement", "p", "q", "ka", "kb", "neighborhood", "dims",
-             "msg_bytes"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python"))
+from collrepro import contract as C  # noqa: E402
+
+RAW = C.RAW_COLUMNS
+IDENT = C.IDENTITY_COLUMNS
+SUMMARY = C.SUMMARY_COLUMNS
+META = list(C.META_REQUIRED)
 
 problems = []
 
@@ -61,22 +59,28 @@ def main():
     a = ap.parse_args()
 
     with open(a.plan) as f:
-        plan = {int(r["point"]): r for r in csv.DictReader(f) if r["supported"] == "1"}
-    tmp = [n for n in os.listdir(a.dir) if n.endswith(".tmp")]
+        reader = csv.DictReader(f)
+        plan = {int(r["point"]): r for r in reader if r["supported"] == "1"}
+    # The identity columns the plan knows (its shape columns among them), except the point id.
+    plan_keys = [c for c in IDENT if c in (reader.fieldnames or []) and c != "point"]
+    tmp = [n for n in os.listdir(a.dir) if n.endswith(C.TMP_SUFFIX)]
     if tmp:
         problem(f"{a.dir}: temporary files left: {tmp}")
     total_points = 0
     for launch in range(a.launches):
-        suffixes = [f"L{launch}"] if not a.slices else [f"L{launch}-S{s}" for s in range(a.slices)]
+        slices = [None] if not a.slices else range(a.slices)
         seen = {}
-        for sfx in suffixes:
-            raw = read_csv(os.path.join(a.dir, f"raw-{sfx}.csv"), RAW)
-            summary = read_csv(os.path.join(a.dir, f"summary-{sfx}.csv"), SUMMARY)
-            with open(os.path.join(a.dir, f"meta-{sfx}.json")) as f:
+        for slc in slices:
+            sfx = f"L{launch}" + ("" if slc is None else f"-S{slc}")
+            raw = read_csv(os.path.join(a.dir, C.file_name("raw", launch, slc)), RAW)
+            summary = read_csv(os.path.join(a.dir, C.file_name("summary", launch, slc)), SUMMARY)
+            with open(os.path.join(a.dir, C.file_name("meta", launch, slc))) as f:
                 meta = json.load(f)
             for k in META:
                 if k not in meta:
                     problem(f"meta-{sfx}.json: missing key {k}")
+            if meta.get("contract_version") != C.VERSION:
+                problem(f"meta-{sfx}.json: contract_version {meta.get('contract_version')} != {C.VERSION}")
             if meta.get("launch") != launch:
                 problem(f"meta-{sfx}.json: launch {meta.get('launch')} != {launch}")
             if meta.get("complete") is not (not a.partial):
@@ -104,7 +108,7 @@ def main():
                 if p not in plan:
                     problem(f"{sfx}: point {p} is not in the plan")
                     continue
-                for k in PLAN_KEYS:
+                for k in plan_keys:
                     if s[k] != plan[p][k]:
                         problem(f"{sfx}: point {p}: {k} = {s[k]!r}, plan says {plan[p][k]!r}")
                 for r in by_point.get(p, []):

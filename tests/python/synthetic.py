@@ -1,4 +1,5 @@
-"""Write synthetic result directories exactly per results/CONTRACT.md (v1).
+"""Write synthetic result directories exactly per the results contract (collrepro.contract),
+in the current version or in version 1 (for the migration tests).
 
 Test data only: times come from a caller-supplied function so that medians,
 outliers and slowdowns are known in advance.
@@ -10,19 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
-RAW_COLUMNS = [
-    "experiment", "launch", "point", "utc", "mpi_impl", "mpi_version", "nodes",
-    "nprocs", "ppn", "placement", "collective", "algorithm", "topology", "p", "q",
-    "ka", "kb", "neighborhood", "dims", "msg_bytes", "sync", "clock", "rep",
-    "time_s", "valid",
-]
-IDENTITY = [c for c in RAW_COLUMNS if c not in ("utc", "rep", "time_s", "valid")]
-SUMMARY_COLUMNS = IDENTITY + [
-    "n", "n_invalid", "n_kept", "k", "median", "q1", "q3", "min", "max", "mean",
-    "cost_alpha_terms", "cost_beta_bytes", "bound_alpha_terms", "bound_beta_bytes",
-]
-POINT_DEFAULTS = {"collective": "allgather", "topology": "fully-connected", "p": 0, "q": 0,
-                  "ka": 0, "kb": 0, "neighborhood": "", "dims": "", "msg_bytes": 1024}
+from collrepro import contract as C
+from collrepro.distributions import distribute, nominal_sizes
+
+# Per family: the shape columns' values of a point that does not name them.
+SHAPE_DEFAULTS = {
+    "inter-group": {"p": 2, "q": 2, "ka": 0, "kb": 0, "distribution": "equal", "dist_seed": ""},
+    "isomorphic": {"neighborhood": "moore:d=2,r=1", "dims": "4x4", "neighbors": 8,
+                   "block_rule": "uniform"},
+    "intra": {"root": 0, "distribution": "equal", "dist_seed": ""},
+}
 ALPHA, BETA = 2e-6, 1e-9          # the "true" machine of synthetic cost models
 KINDS = {"halfduplex-fc": "proposed", "halfduplex-ring": "proposed",
          "fullduplex-allgather": "proposed", "fullduplex-allgatherv": "proposed",
@@ -30,9 +28,31 @@ KINDS = {"halfduplex-fc": "proposed", "halfduplex-ring": "proposed",
          "mpi-neighbor": "native"}   # everything else: baseline
 
 
-def point(algorithm, **fields):
+def inter_shape(collective, p, q, size, ratio=(1, 1), distribution="equal", seed=None):
+    """The inter-group shape columns of a point, with blocks made as collbench makes them."""
+    sa, sb = nominal_sizes(size, *ratio)
+    dist = distribution if collective == "allgatherv" else "equal"
+    a, b = distribute(dist, sa, p, seed or 0), distribute(dist, sb, q, seed or 0)
+    return {"p": p, "q": q, "ka": max(a), "kb": max(b), "bytes_a": sum(a), "bytes_b": sum(b),
+            "distribution": dist, "dist_seed": (seed or 0) if dist == "random" else "",
+            "msg_bytes": size}
+
+
+def point(algorithm, collective="allgather", **fields):
     """A point description; cost coefficients default to a simple linear model."""
-    out = dict(POINT_DEFAULTS, algorithm=algorithm, **fields)
+    family = C.family_of_collective(collective)
+    out = dict(SHAPE_DEFAULTS[family], algorithm=algorithm, collective=collective,
+               family=family, topology="fully-connected", msg_bytes=1024)
+    out.update(fields)
+    if family == "inter-group":
+        out.setdefault("bytes_a", out["p"] * out["ka"])
+        out.setdefault("bytes_b", out["q"] * out["kb"])
+    elif family == "isomorphic":
+        out.setdefault("block_min", out["msg_bytes"])
+        out.setdefault("block_max", out["msg_bytes"])
+    else:
+        out.setdefault("block_max", out["msg_bytes"])
+        out.setdefault("bytes_total", 8 * out["msg_bytes"])
     out.setdefault("cost_alpha_terms", 4.0)
     out.setdefault("cost_beta_bytes", 2.0 * out["msg_bytes"])
     out.setdefault("bound_alpha_terms", 2.0)
@@ -55,7 +75,7 @@ def tukey(values, k):
     return values[(values >= q1 - k * iqr) & (values <= q3 + k * iqr)]
 
 
-def _summary_row(ident, times, valid, k, pt):
+def _stats(times, valid, k):
     vals = np.array([t for t, v in zip(times, valid) if v])
     kept = tukey(vals, k) if len(vals) else vals
     if len(kept):
@@ -64,14 +84,28 @@ def _summary_row(ident, times, valid, k, pt):
                  kept.min(), kept.max(), kept.mean()]
     else:                                   # every repetition invalid: empty statistics
         stats = [len(times), len(times), 0, k] + [""] * 6
-    coeffs = ["" if pt.get(c) is None else pt[c]        # empty = no model (allowed)
-              for c in ("cost_alpha_terms", "cost_beta_bytes", "bound_alpha_terms", "bound_beta_bytes")]
-    return ident + [repr(float(x)) if isinstance(x, (float, np.floating)) else x for x in stats] + coeffs
+    return [repr(float(x)) if isinstance(x, (float, np.floating)) else x for x in stats]
 
 
-def _meta(launch, ctx, points, pingpong):
+def _row_values(pt, ctx, launch, pid, version):
+    """Every identity and shape column of a point (a dict keyed by column name)."""
+    values = dict(experiment=ctx["experiment"], launch=launch, point=pid, utc=ctx["start_utc"],
+                  mpi_impl=ctx["mpi_impl"], mpi_version=ctx["mpi_version"], nodes=ctx["nodes"],
+                  nprocs=ctx["nprocs"], ppn=ctx["ppn"], placement=ctx["placement"],
+                  sync="barrier", clock="mpi-wtime")
+    for column in ("family", "collective", "algorithm", "topology", "msg_bytes"):
+        values[column] = pt[column]
+    own = C.FAMILIES[pt["family"]]["shape"]
+    values.update({c: (pt[c] if c in own else "") for c in C.SHAPE_COLUMNS})
+    if version == 1:     # v1: p, q, ka, kb in every row (isomorphic: 0, 0, largest, smallest)
+        if pt["family"] == "isomorphic":
+            values.update(p=0, q=0, ka=pt["block_max"], kb=pt["block_min"])
+    return values
+
+
+def _meta(launch, ctx, points, pingpong, version):
     algorithms = sorted({p["algorithm"] for p in points})
-    return {
+    meta = {
         "experiment": ctx["experiment"], "description": "synthetic test data", "launch": launch,
         "slice": None, "config": ctx.get("config", {}), "command": "collbench --synthetic",
         "git_revision": "0000000", "compiler": "g++ 12", "mpi_library":
@@ -87,32 +121,40 @@ def _meta(launch, ctx, points, pingpong):
                         "source": "test", "cost": ""} for a in algorithms],
         "start_utc": ctx["start_utc"], "end_utc": ctx["start_utc"], "complete": True,
     }
+    if version != 1:
+        meta["contract_version"] = version
+    return meta
 
 
 def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_time,
                      valid_fn=None, k=3.0, experiment="synth", mpi_impl="openmpi",
                      mpi_version="4.1.4", nodes=1, nprocs=8, ppn=8, placement="block",
-                     start_utc="2024-01-01T00:00:00Z", pingpong=None, kinds=None, config=None):
+                     start_utc="2024-01-01T00:00:00Z", pingpong=None, kinds=None, config=None,
+                     version=C.VERSION):
     """Write raw-L*.csv, summary-L*.csv, meta-L*.json for `launches` launches."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     ctx = dict(experiment=experiment, mpi_impl=mpi_impl, mpi_version=mpi_version, nodes=nodes,
-               nprocs=nprocs, ppn=ppn, start_utc=start_utc, kinds=kinds or KINDS, config=config or {})
+               nprocs=nprocs, ppn=ppn, placement=placement, start_utc=start_utc,
+               kinds=kinds or KINDS, config=config or {})
+    tables = C.V1_TABLE_COLUMNS if version == 1 else C.TABLE_COLUMNS
+    identity = [c for c in tables["summary"] if c not in C.SUMMARY_MEASUREMENT_COLUMNS]
+    coeffs = ("cost_alpha_terms", "cost_beta_bytes", "bound_alpha_terms", "bound_beta_bytes")
     for launch in range(launches):
         raw_rows, summary_rows = [], []
         for pid, pt in enumerate(points):
-            ident = [experiment, launch, pid, mpi_impl, mpi_version, nodes, nprocs, ppn, placement,
-                     pt["collective"], pt["algorithm"], pt["topology"], pt["p"], pt["q"], pt["ka"],
-                     pt["kb"], pt["neighborhood"], pt["dims"], pt["msg_bytes"], "barrier", "mpi-wtime"]
+            values = _row_values(pt, ctx, launch, pid, version)
             times = [time_fn(pt, launch, rep) for rep in range(reps)]
             valid = [1 if valid_fn is None else valid_fn(pt, launch, rep) for rep in range(reps)]
             for rep, (t, v) in enumerate(zip(times, valid)):
-                raw_rows.append(ident[:3] + [start_utc] + ident[3:] + [rep, repr(float(t)), v])
-            summary_rows.append(_summary_row(ident, times, valid, k, pt))
-        _write_csv(directory / f"raw-L{launch}.csv", RAW_COLUMNS, raw_rows)
-        _write_csv(directory / f"summary-L{launch}.csv", SUMMARY_COLUMNS, summary_rows)
+                row = dict(values, rep=rep, time_s=repr(float(t)), valid=v)
+                raw_rows.append([row[c] for c in tables["raw"]])
+            summary_rows.append([values[c] for c in identity] + _stats(times, valid, k)
+                                + ["" if pt.get(c) is None else pt[c] for c in coeffs])
+        _write_csv(directory / f"raw-L{launch}.csv", tables["raw"], raw_rows)
+        _write_csv(directory / f"summary-L{launch}.csv", tables["summary"], summary_rows)
         with open(directory / f"meta-L{launch}.json", "w") as f:
-            json.dump(_meta(launch, ctx, points, pingpong), f, indent=1)
+            json.dump(_meta(launch, ctx, points, pingpong, version), f, indent=1)
     return directory
 
 
@@ -143,30 +185,36 @@ def seed000_points(sizes=SIZES):
 
 
 def seed001_points(sizes=SIZES):
-    """Settings: allgather 4:4 kA=kB, allgather 10:4 kA=4kB, allgatherv 4:4 regular."""
+    """Settings: allgather 4:4 kA=kB, allgather 10:4 kA=4kB, allgatherv 4:4 equal."""
     pts = []
     for p, q, ratio in ((4, 4, (1, 1)), (10, 4, (4, 1))):
         for m in sizes:
-            ka, kb = m * ratio[0] // max(ratio), m * ratio[1] // max(ratio)
-            mm = max(p * ka, q * kb)
+            shape = inter_shape("allgather", p, q, m, ratio)
+            mm = max(shape["bytes_a"], shape["bytes_b"])
             for a, factor in (("fullduplex-allgather", 1.0), ("native", 3.0), ("root-gathering", 3.5)):
-                pts.append(point(a, p=p, q=q, ka=ka, kb=kb, msg_bytes=m, cost_beta_bytes=factor * mm))
+                pts.append(point(a, cost_beta_bytes=factor * mm, **shape))
     for m in sizes:
         for a, factor in (("fullduplex-allgatherv", 1.0), ("native", 6.0)):
-            pts.append(point(a, collective="allgatherv", p=4, q=4, ka=m, kb=m, msg_bytes=m,
-                             cost_beta_bytes=factor * 4 * m))
+            pts.append(point(a, collective="allgatherv", cost_beta_bytes=factor * 4 * m,
+                             **inter_shape("allgatherv", 4, 4, m)))
     return pts
+
+
+def iso_point(algorithm, collective="neighbor-alltoall", neighborhood="moore:d=2,r=1", dims="4x4",
+              msg_bytes=64, **fields):
+    return point(algorithm, collective=collective, topology="torus", neighborhood=neighborhood,
+                 dims=dims, msg_bytes=msg_bytes, **fields)
 
 
 def seed004_points(sizes=(8, 64, 512)):
     """Three neighborhoods for alltoall; mpi-neighbor missing in the third."""
     pts = []
-    hoods = (("moore:d=2,r=1", "4x4"), ("moore:d=3,r=1", "2x2x2"), ("octant:d=3,r=3", "2x2x2"))
-    for i, (hood, dims) in enumerate(hoods):
+    hoods = (("moore:d=2,r=1", "4x4", 8), ("moore:d=3,r=1", "2x2x2", 26), ("octant:d=3,r=3", "2x2x2", 63))
+    for i, (hood, dims, s) in enumerate(hoods):
         algs = ["straightforward", "torus", "torus-direct"] + (["mpi-neighbor"] if i < 2 else [])
-        pts += [point(a, collective="neighbor-alltoall", topology="torus", neighborhood=hood,
-                      dims=dims, msg_bytes=m, cost_alpha_terms=4.0 + 2 * j)
+        pts += [iso_point(a, neighborhood=hood, dims=dims, neighbors=s, msg_bytes=m,
+                          cost_alpha_terms=4.0 + 2 * j)
                 for j, a in enumerate(algs) for m in sizes]
-    pts += [point(a, collective="neighbor-allgather", topology="torus", neighborhood="moore:d=2,r=1",
-                  dims="4x4", msg_bytes=m) for a in ("torus", "mpi-neighbor") for m in sizes]
+    pts += [iso_point(a, collective="neighbor-allgather", msg_bytes=m)
+            for a in ("torus", "mpi-neighbor") for m in sizes]
     return pts

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro_analysis import aggregate as A
-from collrepro_analysis import loader
-from collrepro_analysis.models import eq5_limit
+from collrepro.analysis import aggregate as A
+from collrepro.analysis import loader
+from collrepro.analysis.models import eq5_limit
 
 BASE = [1.0 + 0.01 * i for i in range(19)]          # median 1.09
 OFFSET = {0: 0.0, 1: 0.5, 2: 0.2}                     # launch medians 1.09, 1.59, 1.29
@@ -125,27 +125,29 @@ def test_derived_and_configured_settings(tmp_path):
     assert named["allgatherv1:1"].startswith("allgatherv fully-connected")
 
 
-def test_irregular_allgatherv_is_detected():
-    agg = A.add_settings(pd.DataFrame([dict(
-        collective="allgatherv", topology="fully-connected", p=4, q=4, ka=2048, kb=2048,
-        msg_bytes=1280, neighborhood="", dims="", point=0)]))
-    assert agg.iloc[0]["distribution"] == "irregular"
-    assert agg.iloc[0]["setting"].endswith("irregular")
+@pytest.mark.parametrize("dist,label", [("arithmetic", "arithmetic"), ("random", "random (seed 5)")])
+def test_allgatherv_setting_names_the_distribution(dist, label):
+    row = S.point("native", collective="allgatherv",
+                  **S.inter_shape("allgatherv", 4, 4, 1280, distribution=dist, seed=5))
+    agg = A.add_settings(pd.DataFrame([dict(row, point=0)]))
+    assert agg.iloc[0]["setting"] == f"allgatherv fully-connected 4:4, {label}"
+    assert A.shape_label(agg.iloc[0]).endswith(label)
 
 
-@pytest.mark.parametrize("p,q,ka,kb,dist,expected", [
-    (32, 32, 1, 1, "regular", 7.0),        # setting 1 / 5
-    (25, 7, 1, 1, "regular", 4.84),        # setting 2 / 7
-    (25, 7, 4, 1, "regular", 4.21),        # setting 3: kA = 4 kB
-    (25, 7, 1, 4, "regular", 6.68),        # setting 4: kB = 4 kA
-    (32, 32, 64, 64, "irregular", 7.0),    # setting 6
+@pytest.mark.parametrize("p,q,ratio,dist,expected", [
+    (32, 32, (1, 1), "equal", 7.0),          # setting 1 / 5
+    (25, 7, (1, 1), "equal", 4.84),          # setting 2 / 7
+    (25, 7, (4, 1), "equal", 4.21),          # setting 3: kA = 4 kB
+    (25, 7, (1, 4), "equal", 6.68),          # setting 4: kB = 4 kA
+    (32, 32, (1, 1), "arithmetic", 7.0),     # setting 6
 ])
-def test_eq5_limit_matches_the_paper(p, q, ka, kb, dist, expected):
-    assert eq5_limit(p, q, ka, kb, dist) == pytest.approx(expected, abs=0.005)
+def test_eq5_limit_matches_the_paper(p, q, ratio, dist, expected):
+    shape = S.inter_shape("allgatherv", p, q, 1 << 20, ratio, dist)
+    assert eq5_limit(shape["bytes_a"], shape["bytes_b"]) == pytest.approx(expected, abs=0.005)
 
 
 def test_ratio_label_tolerates_rounding():
     assert A.ratio_label(4096, 1024) == "4:1"
     assert A.ratio_label(4097, 1024) == "4:1"
     assert A.ratio_label(100, 0) == "1:0"
-    assert np.isclose(eq5_limit(50, 14, 4096, 4096), (50 + 150 + 42) / 50)
+    assert np.isclose(eq5_limit(50 * 4096, 14 * 4096), (50 + 150 + 42) / 50)

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro_analysis import cli, loader, stats, trend
+from collrepro.analysis import cli, loader, stats, trend
 
 POINTS = [S.point(a, collective="neighbor-alltoall", topology="torus", neighborhood="moore:d=2,r=1",
                   dims="4x4", msg_bytes=m) for a in ("torus", "mpi-neighbor") for m in (8, 512)]

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 import synthetic as S
-from collrepro_analysis import aggregate as A
-from collrepro_analysis import cli, figures, loader
-from collrepro_analysis.models import eq5_limit
+from collrepro.analysis import aggregate as A
+from collrepro.analysis import cli, figures, loader
+from collrepro.analysis.models import eq5_limit
 
 
 def build(tmp_path_factory, name, points):
@@ -75,7 +75,7 @@ def test_seed001_settings_and_eq5_limit_lines(seed001):
     assert fig6.panels == len(fig6.fig.axes) == 1
     levels = {round(line.get_ydata()[0], 6) for line in fig6.fig.axes[0].get_lines()
               if line.get_linestyle() == "--"}
-    expected = {round(eq5_limit(4, 4, 1, 1), 6), round(eq5_limit(10, 4, 4, 1), 6)}
+    expected = {round(eq5_limit(4, 4), 6), round(eq5_limit(10 * 4, 4 * 1), 6)}
     assert levels == expected == {7.0, 4.3}
 
 

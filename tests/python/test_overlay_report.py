@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import synthetic as S
-from collrepro_analysis import aggregate as A
-from collrepro_analysis import cli, loader, overlay
+from collrepro.analysis import aggregate as A
+from collrepro.analysis import cli, loader, overlay
 
 ANALYZE = Path(__file__).resolve().parent.parent.parent / "analysis" / "analyze"
 SIZES = [4096, 65536]
@@ -73,3 +73,19 @@ def test_wrapper_help_and_bad_input(tmp_path):
     done = subprocess.run([str(ANALYZE), "aggregate", str(tmp_path)], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and "no raw-*.csv" in done.stderr
+
+
+def test_report_and_compare_mix_all_families(tmp_path):
+    """Rows of three families (their other families' shape columns empty) go through together."""
+    pts = [S.point(a, collective="intra-allgatherv", distribution="random", dist_seed=2, msg_bytes=m)
+           for a in ("native", "gather-bcast") for m in (64, 4096)]
+    pts += [S.point("native", p=2, q=2, ka=8, kb=8, msg_bytes=8), S.iso_point("torus", msg_bytes=8)]
+    d = S.write_result_set(tmp_path / "set", pts, launches=2, reps=3)
+    assert cli.main(["report", str(d), "-o", str(tmp_path / "r")]) == 0
+    titles = [l for l in (tmp_path / "r" / "report.md").read_text().splitlines() if l.startswith("### ")]
+    assert titles == ["### allgather fully-connected 2:2, kA:kB=1:1",
+                      "### intra-allgatherv random (seed 2), root 0",
+                      "### neighbor-alltoall moore:d=2,r=1 on 4x4"]
+    assert cli.main(["compare", str(d), str(d), "-o", str(tmp_path / "c")]) == 0
+    rows = list(csv.DictReader(open(tmp_path / "c" / "compare.csv")))
+    assert len(rows) == len(pts)

@@ -5,8 +5,9 @@ import json
 import pytest
 
 import synthetic as S
-from collrepro_analysis import cli, loader
-from collrepro_analysis.schema import InputError
+from collrepro import contract as C
+from collrepro.analysis import cli, loader
+from collrepro.analysis.schema import InputError
 
 
 @pytest.fixture
@@ -75,7 +76,7 @@ def test_partial_file(result_dir):
 def test_partial_row_inside_file(result_dir):
     rewrite(result_dir / "raw-L1.csv", lambda lines: lines[:3] + [lines[3][:40] + "\n"] + lines[4:])
     msg = error_of(result_dir)
-    assert "raw-L1.csv: line 4:" in msg and "expected 25" in msg
+    assert "raw-L1.csv: line 4:" in msg and f"expected {len(C.RAW_COLUMNS)}" in msg
 
 
 def test_launch_must_match_file_name(result_dir):
@@ -108,3 +109,47 @@ def test_cli_reports_one_line_and_exit_2(result_dir, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("analyze: error:") and "missing column(s) valid" in err
     assert len(err.splitlines()) == 1
+
+
+# ---------------------------------------------------------------- family-owned shape columns
+
+def set_cell(path, line, column, value):
+    import csv
+    rows = list(csv.reader(path.read_text().splitlines()))
+    rows[line - 1][rows[0].index(column)] = value
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+
+
+@pytest.fixture
+def mixed_dir(tmp_path):
+    pts = [S.point("native", p=2, q=2, ka=8, kb=8, msg_bytes=8), S.iso_point("torus", msg_bytes=8)]
+    return S.write_result_set(tmp_path / "set", pts, launches=1, reps=2)
+
+
+def test_shape_column_of_another_family_must_be_empty(mixed_dir):
+    set_cell(mixed_dir / "raw-L0.csv", 4, "p", "3")                 # line 4: an isomorphic row
+    assert "line 4: column p: must be empty in rows of a family" in error_of(mixed_dir)
+
+
+def test_own_shape_column_must_be_filled(mixed_dir):
+    set_cell(mixed_dir / "summary-L0.csv", 2, "bytes_a", "")
+    assert "summary-L0.csv: line 2: column bytes_a: expected an integer, got ''" in error_of(mixed_dir)
+
+
+def test_enum_checked_only_in_owning_rows(mixed_dir):
+    set_cell(mixed_dir / "raw-L0.csv", 2, "distribution", "zipf")
+    assert "line 2: column distribution: expected one of equal|arithmetic|random" in error_of(mixed_dir)
+    set_cell(mixed_dir / "raw-L0.csv", 2, "distribution", "equal")
+    assert len(loader.load([mixed_dir]).raw) == 4                    # isomorphic rows: distribution empty
+
+
+def test_family_must_match_the_collective(mixed_dir):
+    set_cell(mixed_dir / "raw-L0.csv", 2, "family", "isomorphic")
+    assert "collective allgather belongs to family inter-group" in error_of(mixed_dir)
+
+
+def test_newer_contract_version_is_refused(mixed_dir):
+    meta = json.loads((mixed_dir / "meta-L0.json").read_text())
+    (mixed_dir / "meta-L0.json").write_text(json.dumps(dict(meta, contract_version=99)))
+    assert "contract_version 99" in error_of(mixed_dir)

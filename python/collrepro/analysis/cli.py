@@ -101,6 +101,18 @@ def cmd_trend(args):
     return 1 if args.fail_on_regression and len(regressed) else 0
 
 
+def cmd_migrate(args):
+    from . import migrate
+    for directory in args.dirs:
+        paths, warnings = migrate.migrate_dir(directory)
+        for line in warnings:
+            print(line, file=sys.stderr)
+        if not paths:
+            print(f"# {directory}: already in the current contract version", file=sys.stderr)
+        _print_paths(paths)
+    return 0
+
+
 def cmd_report(args):
     from . import loader, report
     path = report.run(loader.load(args.dirs), args.outdir, args.format)
@@ -180,6 +192,14 @@ def build_parser():
     _outdir(p)
     p.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("migrate", help="rewrite result directories of an older contract version",
+                       description="Rewrite result directories written under contract version 1 "
+                       "in the current version, once (the other subcommands read them anyway). "
+                       "Each file is replaced atomically; directories with temporary files or "
+                       "incomplete launches are refused; files already current are left alone.")
+    _dirs(p)
+    p.set_defaults(func=cmd_migrate)
     return parser
 
 

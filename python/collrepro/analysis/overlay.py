@@ -5,6 +5,7 @@ import pandas as pd
 
 from . import plotting as pl
 from .models import fit_alpha_beta, fit_pingpong
+from ..contract import SHAPE_COLUMNS
 from .schema import InputError
 
 # One fit per machine/library context: the alpha-beta parameters of a network.
@@ -24,7 +25,7 @@ def _pingpong_series(metas, impl, version):
 def fit_parameters(agg, metas, source="model", weight="relative"):
     """alpha, beta per FIT_GROUP, from the measured medians or the pingpong series."""
     rows = []
-    for key, sub in agg.groupby(FIT_GROUP):
+    for key, sub in agg.groupby(FIT_GROUP, dropna=False):
         if source == "pingpong":
             series = _pingpong_series(metas, key[0], key[1])
             if not series:
@@ -75,10 +76,10 @@ def overlay_figure(pred, metas, fits):
         pl.footer_text(pred, metas))
 
 
-EFFICIENCY_COLUMNS = ["setting", "collective", "algorithm", "topology", "p", "q", "ka", "kb",
-                      "neighborhood", "dims", "msg_bytes", "mpi_impl", "mpi_version", "nprocs",
-                      "placement", "median", "predicted", "predicted_over_measured", "bound",
-                      "efficiency", "alpha_s", "beta_s_per_byte"]
+EFFICIENCY_COLUMNS = (["setting", "family", "collective", "algorithm", "topology"] + SHAPE_COLUMNS
+                      + ["msg_bytes", "mpi_impl", "mpi_version", "nprocs", "placement", "median",
+                         "predicted", "predicted_over_measured", "bound", "efficiency", "alpha_s",
+                         "beta_s_per_byte"])
 
 
 def run(agg, metas, outdir, source="model", weight="relative"):

@@ -73,7 +73,7 @@ def trend_table(sets, labels, alpha, threshold, need):
 def first_regressions(long):
     """Per point: the first set (in order) whose verdict vs the first set is 'slower'."""
     out = []
-    for key, sub in long.groupby(MATCH_KEY, sort=True):
+    for key, sub in long.groupby(MATCH_KEY, sort=True, dropna=False):
         sub = sub.sort_values("set_index")
         slow = sub[sub["verdict"] == "slower"]
         hit = slow.iloc[0] if len(slow) else None

@@ -69,9 +69,9 @@ def _context(sub):
 def _limit_note(sub):
     """Seed 001 Eq. 5 model limit for full-duplex inter-group settings."""
     ref = sub.sort_values("msg_bytes").iloc[-1]
-    if ref["collective"] not in ("allgather", "allgatherv") or ref["kb"] == 0:
+    if ref["family"] != "inter-group" or ref["kb"] == 0:
         return ""
-    limit = eq5_limit(ref["p"], ref["q"], ref["ka"], ref["kb"], ref["distribution"])
+    limit = eq5_limit(ref["bytes_a"], ref["bytes_b"])
     return f"; Eq. 5 model limit of the improvement over root gathering: {limit:.2f}"
 
 

@@ -1,6 +1,6 @@
 """Per-launch Tukey-filtered medians, median of medians, settings, speedups.
 
-Method (DESIGN.md "Timing method", seed 004 §4.5):
+Method (as seed 004 §4 describes its measurements):
 1. per launch and point: keep valid repetitions; quartiles Q1, Q3 by linear
    interpolation (numpy/pandas default, R type 7); keep values in
    [Q1 - k*IQR, Q3 + k*IQR] with k from the summary row (default 3); median;
@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from ..contract import SUMMARY_MEASUREMENT_COLUMNS
 from .schema import IDENTITY_COLUMNS, InputError
 
 DEFAULT_K = 3.0
@@ -26,22 +27,28 @@ PAIR_KEY = [c for c in POINT_KEY if c not in ("algorithm", "point")]
 # Columns that match one point in two result sets (compare, trend).
 MATCH_KEY = [c for c in POINT_KEY if c not in ("mpi_impl", "mpi_version")]
 STAT_COLUMNS = ["n_launches", "median", "min", "max", "n", "n_invalid", "n_kept"]
-COEFF_COLUMNS = ["cost_alpha_terms", "cost_beta_bytes", "bound_alpha_terms", "bound_beta_bytes"]
+# The summary's cost-model and bound coefficients, and its statistics.
+COEFF_COLUMNS = [c for c in SUMMARY_MEASUREMENT_COLUMNS if c.startswith(("cost_", "bound_"))]
+SUMMARY_STAT_COLUMNS = [c for c in SUMMARY_MEASUREMENT_COLUMNS if c not in COEFF_COLUMNS]
 
-# Fallback algorithm kinds (results/CONTRACT.md) when the meta files do not list them.
+# Fallback algorithm kinds when the meta files do not list them.
 DEFAULT_KINDS = {
     "halfduplex-fc": "proposed", "halfduplex-ring": "proposed",
     "fullduplex-allgather": "proposed", "fullduplex-allgatherv": "proposed",
     "fullduplex-allgatherv-ordered": "proposed", "torus": "proposed",
-    "torus-direct": "proposed", "torus-zerocopy": "proposed",
-    "torus-direct-zerocopy": "proposed",
+    "torus-direct": "proposed",
     "eurompi-twostep": "baseline", "root-gathering": "baseline",
     "ring-allgather": "baseline", "straightforward": "baseline",
     "native": "native", "mpi-neighbor": "native", "mpi-neighbor-remapped": "native",
 }
 
 
-AGG_COLUMNS = POINT_KEY + ["setting", "kind", "block_ratio", "distribution"] + STAT_COLUMNS + COEFF_COLUMNS
+AGG_COLUMNS = POINT_KEY + ["setting", "kind", "block_ratio"] + STAT_COLUMNS + COEFF_COLUMNS
+
+
+def sortable(key):
+    """A tuple of column values (some NA: the shape columns of other families) made sortable."""
+    return tuple((1, 0) if pd.isna(v) else (0, v) for v in key)
 
 
 # ---------------------------------------------------------------- per launch
@@ -91,8 +98,7 @@ def _summary_only(summary, done):
         return summary
     idx = summary.set_index(LAUNCH_KEY).index
     rest = summary[~idx.isin(done)]
-    return rest[LAUNCH_KEY + IDENT_EXTRA + ["n", "n_invalid", "n_kept", "k", "median", "q1", "q3",
-                                             "min", "max", "mean"]] if len(rest) else rest.iloc[0:0]
+    return rest[LAUNCH_KEY + IDENT_EXTRA + SUMMARY_STAT_COLUMNS] if len(rest) else rest.iloc[0:0]
 
 
 def _attach_summary(per, summary):
@@ -155,14 +161,20 @@ def median_of_medians(per):
 # ---------------------------------------------------------------- settings
 
 def shape_label(row):
-    """A point's shape: 'p:q, kA:kB=r' (inter-group) or 'neighborhood on dims' (isomorphic).
+    """A point's shape, per family: 'p:q, kA:kB=r' (inter-group, plus a non-equal
+    distribution), 'neighborhood on dims' (isomorphic), 'distribution, root r' (intra).
 
     A configured setting can hold several shapes (seed 000's three p/q ratios, seed 004's
     neighborhoods), so tables and figures keyed by setting alone would mix them.
     """
-    if row["p"] == 0 and row["q"] == 0:
+    family = row["family"]
+    if family == "isomorphic":
         return f"{row['neighborhood']} on {row['dims']}"
-    return f"{row['p']}:{row['q']}, kA:kB={ratio_label(row['ka'], row['kb'])}"
+    if family == "intra":
+        root = "" if pd.isna(row["root"]) else f", root {row['root']}"
+        return f"{distribution_label(row)}{root}"
+    label = f"{row['p']}:{row['q']}, kA:kB={block_ratio(row)}"
+    return label if row["distribution"] == "equal" else f"{label}, {distribution_label(row)}"
 
 
 def ratio_label(ka, kb):
@@ -173,22 +185,38 @@ def ratio_label(ka, kb):
     return f"{frac.numerator}:{frac.denominator}"
 
 
-def _distribution(row):
-    if row["p"] == 0 and row["q"] == 0:
+def block_ratio(row):
+    """kA:kB of an inter-group row: of the largest blocks (equal, arithmetic: both ~ 2 s), else
+    of the mean blocks K_A/p : K_B/q (random: the largest block is itself random)."""
+    if row["family"] != "inter-group":
         return ""
-    if row["collective"] == "allgatherv" and max(row["ka"], row["kb"]) > row["msg_bytes"]:
-        return "irregular"
-    return "regular"
+    if row["distribution"] != "random":
+        return ratio_label(row["ka"], row["kb"])
+    mean_a, mean_b = row["bytes_a"] / row["p"], row["bytes_b"] / row["q"]
+    if mean_a == 0 or mean_b == 0:
+        return ratio_label(mean_a, mean_b)
+    frac = Fraction(mean_a / mean_b).limit_denominator(16)
+    return f"{frac.numerator}:{frac.denominator}"
+
+
+def distribution_label(row):
+    """'arithmetic', 'random (seed 3)': how block sizes vary."""
+    dist = row["distribution"]
+    if dist == "random" and not pd.isna(row["dist_seed"]):
+        return f"{dist} (seed {row['dist_seed']})"
+    return dist
 
 
 def _derived_label(row):
-    if row["p"] == 0 and row["q"] == 0:
+    if row["family"] == "isomorphic":
         return f"{row['collective']} {row['neighborhood']} on {row['dims']}"
+    if row["family"] == "intra":
+        return f"{row['collective']} {shape_label(row)}"
     head = f"{row['collective']} {row['topology']} {row['p']}:{row['q']}"
     if row["kb"] == 0:
         return f"{head}, half-duplex"
-    if row["distribution"] == "irregular":
-        return f"{head}, irregular"
+    if row["distribution"] != "equal":
+        return f"{head}, {distribution_label(row)}"
     return f"{head}, kA:kB={row['block_ratio']}"
 
 
@@ -214,19 +242,18 @@ def _matches(row, setting):
 
 
 def add_settings(agg, metas=()):
-    """Add block_ratio, distribution and setting columns.
+    """Add block_ratio and setting columns.
 
     setting = the name of the first entry of meta config.settings whose keys all
-    match the row (keys: any column incl. block_ratio/distribution, or `points`),
-    else a label derived from (collective, topology, p:q, kA:kB or distribution).
+    match the row (keys: any column incl. block_ratio, or `points`), else a label
+    derived from (collective, topology, p:q, kA:kB or distribution).
     """
     agg = agg.copy()
     if not len(agg):
-        for col in ("block_ratio", "distribution", "setting"):
+        for col in ("block_ratio", "setting"):
             agg[col] = pd.Series(dtype=object)
         return agg
-    agg["block_ratio"] = [ratio_label(a, b) for a, b in zip(agg["ka"], agg["kb"])]
-    agg["distribution"] = agg.apply(_distribution, axis=1)
+    agg["block_ratio"] = [block_ratio(row) for _, row in agg.iterrows()]
     configured = _config_settings(metas)
     labels = []
     for _, row in agg.iterrows():

@@ -4,23 +4,12 @@ import numpy as np
 from scipy.optimize import nnls
 
 
-def group_total(n, k_max, distribution):
-    """Total bytes K of a group of n processes whose largest block is k_max.
+def eq5_limit(k_a, k_b):
+    """Seed 001 Eq. 5: (M + 3 K_A + 3 K_B) / M with M = max(K_A, K_B).
 
-    regular: every block is k_max, K = n*k_max.
-    irregular: the arithmetic sequence of seed 001 (rank i sends c*(i+1)), so
-    k_max = c*n and K = c*n*(n+1)/2 = k_max*(n+1)/2. The CSV carries only the
-    maximum block for allgatherv (CONTRACT.md), hence this assumption.
+    K_A and K_B are the sums of the blocks of group A and B: the bytes_a and bytes_b columns.
     """
-    if distribution == "irregular":
-        return k_max * (n + 1) / 2.0
-    return float(n) * k_max
-
-
-def eq5_limit(p, q, ka, kb, distribution="regular"):
-    """Seed 001 Eq. 5: (M + 3 K_A + 3 K_B) / M with M = max(K_A, K_B)."""
-    k_a = group_total(p, ka, distribution)
-    k_b = group_total(q, kb, distribution)
+    k_a, k_b = float(k_a), float(k_b)
     m = max(k_a, k_b)
     return (m + 3.0 * k_a + 3.0 * k_b) / m if m > 0 else float("nan")
 

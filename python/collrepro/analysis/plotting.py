@@ -29,8 +29,8 @@ _PALETTE = [f"C{i}" for i in range(10)]
 _FIXED = {
     "halfduplex-fc": "#1f77b4", "halfduplex-ring": "#17becf", "fullduplex-allgather": "#000080",
     "fullduplex-allgatherv": "#9467bd", "fullduplex-allgatherv-ordered": "#e377c2",
-    "torus": "#008080", "torus-direct": "#800000", "torus-zerocopy": "#556b2f",
-    "torus-direct-zerocopy": "#ff1493", "root-gathering": "#d62728", "ring-allgather": "#8c564b",
+    "torus": "#008080", "torus-direct": "#800000", "root-gathering": "#d62728",
+    "ring-allgather": "#8c564b",
     "eurompi-twostep": "#2ca02c", "straightforward": "#7f7f7f", "native": "#ff7f0e",
     "mpi-neighbor": "#daa520", "mpi-neighbor-remapped": "#bcbd22",
 }
@@ -153,7 +153,7 @@ def panels_figure(name, data, panel_cols, draw, title_of, suptitle, footer, ncol
     """
     by = panel_cols[0] if len(panel_cols) == 1 else panel_cols
     groups = [(dict(zip(panel_cols, k if isinstance(k, tuple) else (k,))), sub)
-              for k, sub in data.groupby(by, sort=True)]
+              for k, sub in data.groupby(by, sort=True, dropna=False)]
     fig, axes, shape = _grid(len(groups), ncols)
     for ax, (key_map, sub) in zip(axes, groups):
         draw(ax, sub, key_map)

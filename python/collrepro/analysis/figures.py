@@ -56,11 +56,18 @@ def _improvement_note(ax, sub, topology):
                 f"{last.speedup:.2f}x", transform=ax.transAxes, fontsize=7, va="top")
 
 
+def _half_duplex(agg):
+    return (agg["collective"] == "allgather") & (agg["kb"] == 0).fillna(False)
+
+
+def _full_duplex(agg):
+    return agg["collective"].isin(SEED001) & (agg["kb"] > 0).fillna(False)
+
+
 def seed000(agg, metas):
     """Fig 4: time vs size, one panel per (p/q, topology) present."""
     allowed = agg.apply(lambda r: r["algorithm"] in SEED000.get(r["topology"], ()), axis=1)
-    data = _select(agg, (agg["collective"] == "allgather") & (agg["kb"] == 0) & allowed,
-                   "seed 000 (half-duplex allgather, kb=0)")
+    data = _select(agg, _half_duplex(agg) & allowed, "seed 000 (half-duplex allgather, kb=0)")
     context = pl.varying_context(data)
     draw_times = _time_vs_size()
 
@@ -81,7 +88,7 @@ def seed000(agg, metas):
 
 def _seed001_data(agg):
     allowed = agg.apply(lambda r: r["algorithm"] in SEED001.get(r["collective"], ()), axis=1)
-    return _select(agg, allowed & (agg["kb"] > 0), "seed 001 (full-duplex allgather/allgatherv)")
+    return _select(agg, allowed & _full_duplex(agg), "seed 001 (full-duplex allgather/allgatherv)")
 
 
 def _settings_figure(name, data, metas, suptitle):
@@ -95,7 +102,8 @@ def improvement_table(data, baseline=None):
     """T_old/T_new per setting and size, with the Eq. 5 limit of each setting.
 
     T_new = fullduplex-allgather(v); T_old = `baseline`, or by default native
-    when the setting has it, else root-gathering.
+    when the setting has it, else root-gathering. The limit uses the group sums
+    K_A = bytes_a, K_B = bytes_b of the setting's largest size.
     """
     rows = []
     for setting, sub in data.groupby("setting"):
@@ -106,7 +114,7 @@ def improvement_table(data, baseline=None):
         if sp.empty:
             continue
         ref = sub.sort_values("msg_bytes").iloc[-1]
-        limit = eq5_limit(ref["p"], ref["q"], ref["ka"], ref["kb"], ref["distribution"])
+        limit = eq5_limit(ref["bytes_a"], ref["bytes_b"])
         rows.append(sp.assign(series=f"{setting} ({old}/{proposed})", eq5_limit=limit))
     if not rows:
         raise InputError("no setting has both a proposed and a baseline algorithm")
@@ -223,8 +231,8 @@ def build_and_save(which, agg, metas, outdir, **options):
 def available_sets(agg):
     """Figure sets for which the aggregated table has data."""
     found = []
-    for name, test in (("seed000", lambda a: ((a["collective"] == "allgather") & (a["kb"] == 0)).any()),
-                       ("seed001", lambda a: (a["collective"].isin(SEED001) & (a["kb"] > 0)).any()),
+    for name, test in (("seed000", lambda a: _half_duplex(a).any()),
+                       ("seed001", lambda a: _full_duplex(a).any()),
                        ("seed004", lambda a: a["collective"].str.startswith("neighbor-").any())):
         if len(agg) and test(agg):
             found.append(name)

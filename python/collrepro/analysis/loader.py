@@ -1,4 +1,8 @@
-"""Load result directories (raw-*.csv, summary-*.csv, meta-*.json)."""
+"""Load result directories (raw-*.csv, summary-*.csv, meta-*.json).
+
+Directories in contract version 1 are migrated to the current version in memory
+(migrate.py), with one note per directory on stderr.
+"""
 
 import json
 import sys
@@ -7,7 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import schema
+from .. import contract as C
+from . import migrate, schema
 from .schema import InputError
 
 
@@ -28,34 +33,36 @@ class ResultSet:
         return ", ".join(str(d) for d in self.dirs)
 
 
-def _data_files(directory):
-    files = {"raw": [], "summary": [], "meta": []}
-    for kind, pattern in (("raw", "raw-*.csv"), ("summary", "summary-*.csv"), ("meta", "meta-*.json")):
-        for path in sorted(directory.glob(pattern)):
-            if path.name.endswith(".tmp") or not path.is_file():
+def data_files(directory):
+    """{'raw'|'summary'|'meta': [(path, launch, slice)]}, temporary files skipped."""
+    files = {kind: [] for kind in C.FILE_KINDS}
+    for kind, spec in C.FILE_KINDS.items():
+        for path in sorted(directory.glob(f"{kind}-*.{spec['extension']}")):
+            if path.name.endswith(C.TMP_SUFFIX) or not path.is_file():
                 continue
             _, launch, slc = schema.parse_file_name(path.name)
             files[kind].append((path, launch, slc))
     return files
 
 
-def _read_meta(path, launch):
+def read_meta(path, launch):
     try:
         with open(path, encoding="utf-8") as f:
             meta = json.load(f)
     except json.JSONDecodeError as err:
         raise InputError(f"{path}: invalid JSON ({err})") from None
-    meta = schema.check_meta(path, meta, launch)
+    meta = schema.check_meta(path, meta)
+    schema.check_meta_launch(path, meta, launch)
     meta["_path"] = str(path)
     meta["_dir"] = str(path.parent)
-    if meta.get("complete") is False:
-        print(f"warning: {path}: launch marked incomplete (complete=false)", file=sys.stderr)
     return meta
 
 
 def _concat(frames, columns, directory):
     if not frames:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns + ["source"]})
+        out = schema.empty_frame(columns)
+        out["source"] = pd.Series(dtype=object)
+        return out
     out = pd.concat(frames, ignore_index=True)
     out["source"] = str(directory)
     return out
@@ -69,20 +76,49 @@ def _check_duplicates(directory, frame, keys, what):
         raise InputError(f"{directory}: duplicate {what} rows for {where}")
 
 
+def _one_version(directory, versions):
+    """The directory's contract version from {file name: version}; every file must agree."""
+    found = sorted(set(versions.values()))
+    if len(found) > 1:
+        first = {v: name for name, v in sorted(versions.items())}
+        example = ", ".join(f"{first[v]}: v{v}" for v in found)
+        raise InputError(f"{directory}: files of different contract versions ({example}); "
+                         "run `analysis/analyze migrate` on it")
+    return found[0] if found else C.VERSION
+
+
 def load_dir(directory):
     """Load one result directory; raise InputError on any contract violation."""
     directory = Path(directory)
     if not directory.is_dir():
         raise InputError(f"{directory}: not a directory")
-    files = _data_files(directory)
+    files = data_files(directory)
     if not files["raw"] and not files["summary"]:
         raise InputError(f"{directory}: no raw-*.csv or summary-*.csv files")
-    raw = _concat([schema.read_raw(p, l) for p, l, _ in files["raw"]], schema.RAW_COLUMNS, directory)
-    summary = _concat([schema.read_summary(p, l) for p, l, _ in files["summary"]],
-                      schema.SUMMARY_COLUMNS, directory)
+    frames, versions = {}, {}
+    for kind in ("raw", "summary"):
+        frames[kind] = []
+        for path, launch, _ in files[kind]:
+            frame, versions[path.name] = schema.read_csv_checked(path, kind, launch)
+            frames[kind].append(frame)
+    metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
+    versions.update({Path(m["_path"]).name: schema.meta_version(m) for m in metas})
+    version = _one_version(directory, versions)
+    if version == 1:
+        guessed = set()
+        for kind in frames:
+            migrated = [migrate.to_current(frame, kind, metas) for frame in frames[kind]]
+            frames[kind] = [frame for frame, _ in migrated]
+            guessed |= {p for _, points in migrated for p in points}
+        for line in migrate.notice(directory, guessed):
+            print(line, file=sys.stderr)
+    for meta in metas:
+        if meta.get("complete") is False:
+            print(f"warning: {meta['_path']}: launch marked incomplete (complete=false)", file=sys.stderr)
+    raw = _concat(frames["raw"], C.RAW_COLUMNS, directory)
+    summary = _concat(frames["summary"], C.SUMMARY_COLUMNS, directory)
     _check_duplicates(directory, raw, ["launch", "point", "rep"], "raw")
     _check_duplicates(directory, summary, ["launch", "point"], "summary")
-    metas = [_read_meta(p, l) for p, l, _ in files["meta"]]
     return ResultSet(dirs=[directory], raw=raw, summary=summary, metas=metas)
 
 

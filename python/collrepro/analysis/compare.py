@@ -5,7 +5,7 @@ import pandas as pd
 
 from . import plotting as pl
 from . import stats
-from .aggregate import MATCH_KEY, add_settings, per_launch, shape_label
+from .aggregate import MATCH_KEY, add_settings, per_launch, shape_label, sortable
 from .schema import InputError
 from .tables import markdown_table
 
@@ -20,7 +20,7 @@ def launch_medians(rs):
 
 
 def _grouped(per):
-    return {key: sub["median"].to_numpy() for key, sub in per.groupby(MATCH_KEY, sort=True)}
+    return {key: sub["median"].to_numpy() for key, sub in per.groupby(MATCH_KEY, sort=True, dropna=False)}
 
 
 def compare_medians(per_a, per_b, alpha=0.05, threshold=0.05, need=None, metas=()):
@@ -31,7 +31,7 @@ def compare_medians(per_a, per_b, alpha=0.05, threshold=0.05, need=None, metas=(
     need = stats.min_launches(alpha) if need is None else need
     a, b = _grouped(per_a), _grouped(per_b)
     rows = []
-    for key in sorted(set(a) & set(b)):
+    for key in sorted(set(a) & set(b), key=sortable):
         res = stats.compare_point(a[key], b[key], alpha, threshold, need)
         rows.append(dict(zip(MATCH_KEY, key), median_a=float(np.median(a[key])),
                          median_b=float(np.median(b[key])), **res))

@@ -1,0 +1,1 @@
+"""collrepro's Python tools: the results contract, launching, Slurm arrays, analysis."""

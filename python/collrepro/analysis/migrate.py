@@ -1,0 +1,247 @@
+"""Contract version 1 -> the current version: in memory for the loader, on disk for
+`analyze migrate DIR`.
+
+Version 1 rows carry p, q, ka, kb (and the neighborhood) but not the family, the group sums
+K_A and K_B, the Allgatherv distribution or the isomorphic block rule. They are recovered:
+
+- family: from the collective;
+- allgather: every block of A is ka, of B kb: K_A = p ka, K_B = q kb, distribution equal;
+- allgatherv: the meta's config names the setting of each point (settings[*].points) with its
+  distributions and block ratios (else the top level's, else equal and 1:1). Every candidate
+  (distribution, ratio) is replayed with collrepro.distributions (as collbench generated the
+  blocks); the one whose largest blocks are the row's ka and kb gives the exact K_A, K_B.
+  If none or several disagreeing ones match, the old guess is used, with a warning;
+- isomorphic: block_max = ka, block_min = kb, neighbors counted from the neighborhood,
+  block_rule distance when the setting's distributions ask for it (alltoallw only).
+"""
+
+import json
+import os
+from math import comb
+from pathlib import Path
+
+import pandas as pd
+
+from .. import contract as C
+from ..distributions import distribute, nominal_sizes
+from . import schema
+from .errors import InputError
+
+DEFAULTS = {"distributions": ["equal"], "blocks": ["1:1"]}
+
+
+# ---------------------------------------------------------------- the meta's configuration
+
+def _as_list(value):
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def sweep_values(meta, point, key):
+    """A sweep key's values for a point: its setting's, else the top level's, else the default."""
+    config = meta.get("config") if isinstance(meta, dict) else None
+    config = config if isinstance(config, dict) else {}
+    for setting in config.get("settings") or []:
+        if isinstance(setting, dict) and point in (setting.get("points") or []):
+            sweep = setting.get("sweep", setting)
+            if isinstance(sweep, dict) and key in sweep:
+                return _as_list(sweep[key])
+            break
+    if key in config:
+        return _as_list(config[key])
+    return list(DEFAULTS.get(key, []))
+
+
+def _ratio(text):
+    a, _, b = str(text).partition(":")
+    return int(a), int(b)
+
+
+def old_guess(n, k_max, msg_bytes, k_max_other):
+    """What the analysis assumed before version 2: 'arithmetic' when a block exceeds the swept
+    size, with K = k_max (n+1)/2; else equal blocks. Wrong for the random distribution."""
+    if max(k_max, k_max_other) > msg_bytes:
+        return "arithmetic", k_max * (n + 1) // 2
+    return "equal", n * k_max
+
+
+def allgatherv_shape(meta, point, p, q, ka, kb, msg_bytes):
+    """(distribution, K_A, K_B, exact) of a version 1 allgatherv row."""
+    found = set()
+    for dist in sweep_values(meta, point, "distributions"):
+        for ratio in sweep_values(meta, point, "blocks"):
+            try:
+                sa, sb = nominal_sizes(msg_bytes, *_ratio(ratio))
+                a, b = distribute(dist, sa, p), distribute(dist, sb, q)
+            except ValueError:
+                continue
+            if max(a, default=0) == ka and max(b, default=0) == kb:
+                found.add((dist, sum(a), sum(b)))
+    if len(found) == 1:
+        return (*found.pop(), True)
+    dist, k_a = old_guess(p, ka, msg_bytes, kb)
+    return dist, k_a, old_guess(q, kb, msg_bytes, ka)[1], False
+
+
+# ---------------------------------------------------------------- isomorphic
+
+def neighbor_count(neighborhood):
+    """s of a canonical neighborhood string (moore, vonneumann, octant, shells, list)."""
+    kind, _, args = neighborhood.partition(":")
+    if kind == "list":
+        return args.count("(")
+    try:
+        params = dict(part.split("=", 1) for part in args.split(","))
+        d, radii = int(params["d"]), [int(r) for r in params["r"].split("+")]
+    except (ValueError, KeyError):
+        raise InputError(f"cannot count the neighbors of {neighborhood!r}") from None
+    r = radii[0]
+    if kind == "moore":
+        return (2 * r + 1) ** d - 1
+    if kind == "octant":
+        return (r + 1) ** d - 1
+    if kind == "vonneumann":
+        return sum(2 ** k * comb(d, k) * comb(r, k) for k in range(min(d, r) + 1)) - 1
+    if kind == "shells":
+        return sum((2 * x + 1) ** d - (2 * x - 1) ** d for x in radii)
+    raise InputError(f"cannot count the neighbors of {neighborhood!r} (unknown kind {kind!r})")
+
+
+def block_rule(meta, point, collective, block_max, block_min):
+    rules = sweep_values(meta, point, "distributions") if collective == "neighbor-alltoallw" else []
+    if "distance" in rules and (len(rules) == 1 or block_max != block_min):
+        return "distance"
+    return "uniform"
+
+
+# ---------------------------------------------------------------- frames
+
+def _meta_for(metas, launch):
+    for meta in metas:
+        if meta.get("launch") == launch:
+            return meta
+    return metas[0] if metas else {}
+
+
+def _shape_values(row, meta, guessed):
+    """The version 2 shape columns of one version 1 row (a dict)."""
+    family = C.FAMILY_OF_COLLECTIVE[row["collective"]]
+    if family == "isomorphic":
+        return {"neighborhood": row["neighborhood"], "dims": row["dims"],
+                "neighbors": neighbor_count(row["neighborhood"]),
+                "block_rule": block_rule(meta, row["point"], row["collective"], row["ka"], row["kb"]),
+                "block_min": row["kb"], "block_max": row["ka"]}
+    p, q, ka, kb = row["p"], row["q"], row["ka"], row["kb"]
+    if row["collective"] == "allgatherv":
+        dist, k_a, k_b, exact = allgatherv_shape(meta, row["point"], p, q, ka, kb, row["msg_bytes"])
+        if not exact:
+            guessed.add(row["point"])
+    else:
+        dist, k_a, k_b = "equal", p * ka, q * kb
+    return {"p": p, "q": q, "ka": ka, "kb": kb, "bytes_a": k_a, "bytes_b": k_b,
+            "distribution": dist, "dist_seed": 0 if dist == "random" else pd.NA}
+
+
+def to_current(frame, kind, metas):
+    """A typed version 1 frame (schema.read_csv_checked) -> the current version's columns.
+
+    Returns (frame, points whose allgatherv distribution had to be guessed).
+    """
+    columns = C.TABLE_COLUMNS[kind]
+    if frame.empty:
+        return schema.empty_frame(columns), set()
+    keys = ["launch", "point", "collective", "p", "q", "ka", "kb", "neighborhood", "dims", "msg_bytes"]
+    guessed = set()
+    shapes = {}
+    for row in frame[keys].drop_duplicates().to_dict("records"):
+        shapes[tuple(row[k] for k in keys)] = _shape_values(row, _meta_for(metas, row["launch"]), guessed)
+    index = [tuple(r) for r in frame[keys].itertuples(index=False)]
+    shape_frame = pd.DataFrame([shapes[k] for k in index], index=frame.index)
+    out = {}
+    for column in columns:
+        if column == "family":
+            values = frame["collective"].map(C.FAMILY_OF_COLLECTIVE)
+        elif column in C.SHAPE_OWNERS:
+            values = shape_frame[column] if column in shape_frame else pd.Series(pd.NA, index=frame.index)
+            values = values.fillna("") if C.TYPES[column] == "str" else values
+        else:
+            values = frame[column]
+        dtype = schema.column_dtype(column)
+        out[column] = values.astype(dtype) if dtype is not object else values.astype(str)
+    return pd.DataFrame(out, index=frame.index)[columns], guessed
+
+
+def notice(directory, guessed):
+    """The one line printed per version 1 directory (two when a distribution was guessed)."""
+    lines = [f"note: {directory} uses results contract v1; read as v{C.VERSION} "
+             "(distribution recovered from the metadata)"]
+    if guessed:
+        shown = ", ".join(map(str, sorted(guessed)[:8])) + (", ..." if len(guessed) > 8 else "")
+        lines.append(f"warning: {directory}: the config does not pin the allgatherv distribution of "
+                     f"point(s) {shown}; guessed from the block sizes (K_A, K_B exact only for "
+                     "equal and arithmetic)")
+    return lines
+
+
+# ---------------------------------------------------------------- on disk
+
+TMP_TAG = ".migrate" + C.TMP_SUFFIX
+
+
+def _write_atomically(path, write):
+    tmp = path.with_name("." + path.name + TMP_TAG)
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _refuse_unfinished(directory):
+    for path in sorted(directory.iterdir()):
+        if path.name.startswith(".") and path.name.endswith(TMP_TAG):
+            path.unlink()                        # our own leftover of an interrupted migration
+        elif path.name.endswith(C.TMP_SUFFIX):
+            raise InputError(f"{path}: temporary file of an unfinished run; finish or remove the "
+                             "run before migrating")
+
+
+def migrate_dir(directory):
+    """Rewrite a version 1 result directory in the current version; -> (paths, warnings).
+
+    Every file is replaced atomically (temporary file, then rename). Files already in the
+    current version are left alone, so an interrupted migration can simply be run again.
+    """
+    from .loader import data_files, read_meta   # loader imports this module
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError(f"{directory}: not a directory")
+    _refuse_unfinished(directory)
+    files = data_files(directory)
+    metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
+    for meta in metas:
+        if meta.get("complete") is False and schema.meta_version(meta) == 1:
+            raise InputError(f"{meta['_path']}: launch marked incomplete (complete=false); "
+                             "finish or remove it before migrating")
+    # Check and convert every file before writing any: a partial file stops it all.
+    converted, guessed = [], set()
+    for kind in ("raw", "summary"):
+        for path, launch, _ in files[kind]:
+            frame, version = schema.read_csv_checked(path, kind, launch)
+            if version == 1:
+                current, unsure = to_current(frame, kind, metas)
+                converted.append((path, current))
+                guessed |= unsure
+    written = []
+    for path, current in converted:
+        _write_atomically(path, lambda f, t=current: t.to_csv(f, index=False, lineterminator="\n"))
+        written.append(path)
+    for meta in metas:
+        if schema.meta_version(meta) != 1:
+            continue
+        path = Path(meta["_path"])
+        clean = {k: v for k, v in meta.items() if not k.startswith("_")}
+        clean["contract_version"] = C.VERSION
+        _write_atomically(path, lambda f, m=clean: f.write(
+            json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False) + "\n"))
+        written.append(path)
+    return written, notice(directory, guessed)[1:]
