@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "collrepro/buffers.hpp"
+#include "collrepro/validation.hpp"
 
 namespace collrepro {
 
@@ -20,28 +22,40 @@ std::uint64_t word(int side, int rank, std::size_t w, std::uint64_t salt) {
                     (static_cast<std::uint64_t>(rank) << 40) ^ static_cast<std::uint64_t>(w));
 }
 
+// Pattern bytes of (side, rank, salt) from index `at` on, one word computed per 8 bytes.
+class PatternStream {
+ public:
+  PatternStream(int side, int rank, std::uint64_t salt, std::size_t at)
+      : side_(side), rank_(rank), salt_(salt), at_(at), word_(word(side, rank, at / 8, salt)) {}
+  std::byte next() {
+    const auto b = static_cast<std::byte>(word_ >> (8 * (at_ % 8)));
+    if (++at_ % 8 == 0) word_ = word(side_, rank_, at_ / 8, salt_);
+    return b;
+  }
+
+ private:
+  int side_, rank_;
+  std::uint64_t salt_;
+  std::size_t at_;
+  std::uint64_t word_;
+};
+
 }  // namespace
 
 std::byte pattern_byte(int side, int rank, std::size_t i, std::uint64_t salt) {
   return static_cast<std::byte>(word(side, rank, i / 8, salt) >> (8 * (i % 8)));
 }
 
-void fill_pattern(std::span<std::byte> out, int side, int rank, std::uint64_t salt) {
-  for (std::size_t w = 0; w * 8 < out.size(); ++w) {
-    const std::uint64_t v = word(side, rank, w, salt);
-    const std::size_t n = std::min<std::size_t>(8, out.size() - w * 8);
-    for (std::size_t b = 0; b < n; ++b) out[w * 8 + b] = static_cast<std::byte>(v >> (8 * b));
-  }
+void fill_pattern(std::span<std::byte> out, int side, int rank, std::uint64_t salt, std::size_t from) {
+  PatternStream pattern(side, rank, salt, from);
+  for (std::byte& b : out) b = pattern.next();
 }
 
 std::optional<std::size_t> first_pattern_mismatch(std::span<const std::byte> got, int side, int rank,
-                                                  std::uint64_t salt) {
-  for (std::size_t w = 0; w * 8 < got.size(); ++w) {
-    const std::uint64_t v = word(side, rank, w, salt);
-    const std::size_t n = std::min<std::size_t>(8, got.size() - w * 8);
-    for (std::size_t b = 0; b < n; ++b)
-      if (got[w * 8 + b] != static_cast<std::byte>(v >> (8 * b))) return w * 8 + b;
-  }
+                                                  std::uint64_t salt, std::size_t from) {
+  PatternStream pattern(side, rank, salt, from);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != pattern.next()) return i;
   return std::nullopt;
 }
 
@@ -61,21 +75,7 @@ std::optional<std::string> check_inter_result(std::span<const std::byte> recv,
                                               std::span<const std::size_t> counts,
                                               std::span<const std::size_t> displs, int my_side,
                                               std::uint64_t salt) {
-  std::vector<bool> covered(recv.size(), false);
-  for (std::size_t j = 0; j < counts.size(); ++j) {
-    if (displs[j] + counts[j] > recv.size())
-      return "block of remote rank " + std::to_string(j) + " ends past the receive buffer";
-    const auto block = recv.subspan(displs[j], counts[j]);
-    if (auto at = first_pattern_mismatch(block, 1 - my_side, static_cast<int>(j), salt))
-      return "byte " + std::to_string(*at) + " of the block from remote rank " + std::to_string(j) +
-             " (at offset " + std::to_string(displs[j] + *at) + ") is wrong";
-    std::fill(covered.begin() + static_cast<std::ptrdiff_t>(displs[j]),
-              covered.begin() + static_cast<std::ptrdiff_t>(displs[j] + counts[j]), true);
-  }
-  for (std::size_t i = 0; i < recv.size(); ++i)
-    if (!covered[i] && recv[i] != kSentinel)
-      return "byte " + std::to_string(i) + " outside every block was overwritten";
-  return std::nullopt;
+  return check_blocks(recv, inter_expected(counts, displs, my_side, salt));
 }
 
 }  // namespace collrepro

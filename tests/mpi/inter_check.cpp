@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -23,6 +22,7 @@
 #include "check_main.hpp"
 #include "collrepro/buffers.hpp"
 #include "collrepro/intergroup.hpp"
+#include "collrepro/validation.hpp"
 
 using namespace collrepro;
 using inter::Args;
@@ -186,32 +186,24 @@ Outcome run_case(const inter::InterAlgorithm& algo, const inter::InterAlgorithm&
   std::size_t total = 0;
   layout(counts, c.gapped, displs, total);
 
-  Buffer send(my_bytes), send_copy(my_bytes), recv(total), ref(total);
+  Buffer send(my_bytes), recv(total), ref(total);
   fill_pattern(send.span(), side, me, salt);
-  std::memcpy(send_copy.data(), send.data(), my_bytes);
+  const std::vector<std::byte> send_copy(send.span().begin(), send.span().end());
+  const auto expected = inter_expected(counts, displs, side, salt);
   Args args{send.data(), my_bytes, recv.data(), counts, displs};
   Args ref_args{send.data(), my_bytes, ref.data(), counts, displs};
 
   native.prepare(*ref_pair, ref_args)->run();
   auto runner = algo.prepare(*pair, args);
   out.ran = true;
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 1; round <= 2 && out.error.empty(); ++round) {
     recv.fill(kSentinel);
     runner->run();
-    if (std::memcmp(send.data(), send_copy.data(), my_bytes) != 0) {
-      out.error = "the send buffer was modified";
-    } else if (auto bad = check_inter_result(recv.span(), counts, displs, side, salt)) {
-      out.error = *bad;
-    } else if (std::memcmp(recv.data(), ref.data(), total) != 0) {
-      out.error = "result differs from the native MPI result";
-    }
-    if (!out.error.empty()) {
-      out.error = "run " + std::to_string(round + 1) + ", side " + "AB"[side] + " rank " + std::to_string(me) +
-                  ": " + out.error;
-      break;
-    }
+    const std::string who = "run " + std::to_string(round) + ", world rank " + std::to_string(world_rank) +
+                            " (group " + "AB"[side] + " rank " + std::to_string(me) + ")";
+    const Reference reference{ref.span(), native.info().name};
+    out.error = check_result({who, send_copy, send.span(), recv.span(), expected, reference}).value_or("");
   }
-  (void)world_rank;
   return out;
 }
 

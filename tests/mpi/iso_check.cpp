@@ -20,7 +20,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstring>
 #include <iostream>
 #include <random>
 #include <set>
@@ -31,6 +30,7 @@
 #include "check_main.hpp"
 #include "collrepro/buffers.hpp"
 #include "collrepro/isomorphic.hpp"
+#include "collrepro/validation.hpp"
 
 using namespace collrepro;
 using namespace collrepro::iso;
@@ -180,12 +180,9 @@ std::vector<TorusCases> cases_for(Collective c, int n, bool quick) {
 // ---------------------------------------------------------------------------------------
 // Buffers and checks.
 
-std::uint64_t block_salt(std::size_t case_id, int round, std::size_t block) {
-  std::uint64_t x = (static_cast<std::uint64_t>(case_id) << 40) ^ (static_cast<std::uint64_t>(round) << 32) ^ block;
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
+// The salt of one start of one case: every start sends new contents.
+std::uint64_t start_salt(std::size_t case_id, int round) {
+  return (std::uint64_t{case_id} << 8) | static_cast<std::uint64_t>(round);
 }
 
 // Contiguous, or reversed with a 3-byte hole before each block.
@@ -204,30 +201,6 @@ Args layout(Collective c, const Case& k) {
   return a;
 }
 
-void fill_send(Buffer& send, const Args& a, int rank, std::size_t case_id, int round) {
-  send.fill(kSentinel);
-  for (std::size_t i = 0; i < a.send_counts.size(); ++i)
-    fill_pattern(send.span().subspan(a.send_displs[i], a.send_counts[i]), 0, rank, block_salt(case_id, round, i));
-}
-
-std::optional<std::string> check_result(const Buffer& recv, const Args& a, const IsoComm& comm, Collective c,
-                                        std::size_t case_id, int round) {
-  std::vector<bool> covered(recv.size(), false);
-  for (std::size_t i = 0; i < a.recv_counts.size(); ++i) {
-    const auto block = recv.span().subspan(a.recv_displs[i], a.recv_counts[i]);
-    const std::size_t sent_as = c == Collective::NeighborAllgather ? 0 : i;
-    if (auto at = first_pattern_mismatch(block, 0, comm.sources()[i], block_salt(case_id, round, sent_as)))
-      return "byte " + std::to_string(*at) + " of receive block " + std::to_string(i) + " (from rank " +
-             std::to_string(comm.sources()[i]) + ") is wrong";
-    std::fill(covered.begin() + static_cast<std::ptrdiff_t>(a.recv_displs[i]),
-              covered.begin() + static_cast<std::ptrdiff_t>(a.recv_displs[i] + a.recv_counts[i]), true);
-  }
-  for (std::size_t b = 0; b < recv.size(); ++b)
-    if (!covered[b] && recv.data()[b] != kSentinel)
-      return "byte " + std::to_string(b) + " outside every block was written";
-  return std::nullopt;
-}
-
 const IsoAlgorithm& lookup(Collective c, const std::string& name) {
   const auto* a = dynamic_cast<const IsoAlgorithm*>(Registry::global().find(c, name));
   if (!a) throw std::invalid_argument("no isomorphic " + std::string(to_string(c)) + " algorithm named '" + name + "'");
@@ -238,28 +211,27 @@ const IsoAlgorithm& lookup(Collective c, const std::string& name) {
 std::string run_case(const IsoAlgorithm& algo, const IsoAlgorithm& reference, const IsoComm& comm, Collective c,
                      const Case& k, std::size_t case_id) {
   Args args = layout(c, k), ref_args = args;
-  Buffer send(args.send_extent()), copy(args.send_extent()), recv(args.recv_extent()), ref(args.recv_extent());
+  Buffer send(args.send_extent()), recv(args.recv_extent()), ref(args.recv_extent());
   args.send = ref_args.send = send.data();
   args.recv = recv.data();
   ref_args.recv = ref.data();
   const auto runner = algo.prepare(comm, args);
   const auto mpi = reference.prepare(comm, ref_args);
+  const NeighborKind kind = c == Collective::NeighborAllgather ? NeighborKind::Allgather : NeighborKind::Alltoall;
   for (int round = 0; round < kStarts; ++round) {
-    fill_send(send, args, comm.rank(), case_id, round);
-    std::memcpy(copy.data(), send.data(), send.size());
+    const std::uint64_t salt = start_salt(case_id, round);
+    send.fill(kSentinel);
+    fill_blocks(send.span(), neighbor_send_blocks(args.send_counts, args.send_displs, comm.rank(), salt));
+    const std::vector<std::byte> send_copy(send.span().begin(), send.span().end());
     recv.fill(kSentinel);
     ref.fill(kSentinel);
     runner->run();
     mpi->run();
-    std::string error;
-    if (std::memcmp(copy.data(), send.data(), send.size()) != 0)
-      error = "the send buffer was modified";
-    else if (auto bad = check_result(recv, args, comm, c, case_id, round))
-      error = *bad;
-    else if (std::memcmp(recv.data(), ref.data(), recv.size()) != 0)
-      error = "result differs from MPI_Neighbor_*";
-    if (!error.empty())
-      return "start " + std::to_string(round + 1) + ", rank " + std::to_string(comm.rank()) + ": " + error;
+    const std::string who = "start " + std::to_string(round + 1) + ", torus rank " + std::to_string(comm.rank());
+    if (auto error = check_result({who, send_copy, send.span(), recv.span(),
+                                   neighbor_expected(kind, args.recv_counts, args.recv_displs, comm.sources(), salt),
+                                   Reference{ref.span(), reference.info().name}}))
+      return *error;
   }
   return {};
 }
@@ -268,6 +240,8 @@ std::string run_case(const IsoAlgorithm& algo, const IsoAlgorithm& reference, co
 // the native baselines say no without distributed graphs, and its cost is at least the
 // family's lower bound in both terms.
 std::string check_interface(const IsoAlgorithm& a, Collective c) {
+  Capabilities without_dist_graph;
+  without_dist_graph.dist_graph = false;
   std::vector<Shape> shapes = {Shape::regular(Neighborhood::moore(2, 1), 64),
                                Shape::regular(Neighborhood::moore(3, 3), 1),
                                Shape::regular(Neighborhood::parse("list:(0,0),(1,0),(1,0),(2,-7)"), 7)};
@@ -275,7 +249,7 @@ std::string check_interface(const IsoAlgorithm& a, Collective c) {
   for (const Shape& shape : shapes) {
     if (const Support ok = a.supports(shape, Capabilities{}); !ok)
       return "rejects " + shape.describe() + ": " + ok.reason;
-    if (a.info().kind == Kind::Native && a.supports(shape, Capabilities{false}))
+    if (a.info().kind == Kind::Native && a.supports(shape, without_dist_graph))
       return "accepts " + shape.describe() + " without distributed graphs";
     const Cost cost = a.cost(shape), bound = a.lower_bound(shape);
     if (!(cost.alpha_terms >= bound.alpha_terms && cost.beta_bytes >= bound.beta_bytes && bound.alpha_terms > 0))

@@ -18,12 +18,14 @@ namespace collrepro {
 
 inline constexpr std::byte kSentinel{0xA5};
 
-// Byte i of the block of (side, rank).
+// Byte i of the pattern of (side, rank, salt): an endless deterministic byte stream.
 std::byte pattern_byte(int side, int rank, std::size_t i, std::uint64_t salt = 0);
-void fill_pattern(std::span<std::byte> out, int side, int rank, std::uint64_t salt = 0);
-// The first index where `got` differs from the pattern of (side, rank), or nullopt.
+// Writes pattern bytes [from, from + out.size()) of (side, rank, salt) to `out`.
+void fill_pattern(std::span<std::byte> out, int side, int rank, std::uint64_t salt = 0, std::size_t from = 0);
+// The first index where `got` differs from pattern bytes [from, from + got.size()) of
+// (side, rank, salt), or nullopt.
 std::optional<std::size_t> first_pattern_mismatch(std::span<const std::byte> got, int side, int rank,
-                                                  std::uint64_t salt = 0);
+                                                  std::uint64_t salt = 0, std::size_t from = 0);
 
 // A 64-byte aligned byte buffer; never shrinks its allocation below one byte so that data()
 // is a valid pointer even for size 0.
@@ -49,6 +51,7 @@ class Buffer {
 // Validation of an inter-group result at one process of `my_side`: remote block j must be
 // the pattern of (1 - my_side, j) at displs[j], and every byte outside the blocks must
 // still be the sentinel. Returns a message naming the first wrong byte, or nullopt.
+// A shorthand for check_blocks(recv, inter_expected(...)) of collrepro/validation.hpp.
 std::optional<std::string> check_inter_result(std::span<const std::byte> recv,
                                               std::span<const std::size_t> counts,
                                               std::span<const std::size_t> displs, int my_side,
