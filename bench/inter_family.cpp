@@ -20,6 +20,7 @@
 #include "family.hpp"
 #include "inter_family.hpp"
 #include "units.hpp"
+#include "validate.hpp"
 
 namespace collbench {
 
@@ -123,32 +124,14 @@ class InterPoint final : public PreparedPoint {
   std::optional<std::string> validate() override {
     if (!pair_) return std::nullopt;
     const int side = pair_->side(), me = pair_->local_rank();
-    const std::string who = "world rank " + std::to_string(world_rank_) + " (group " + side_name(side) + " rank " +
-                            std::to_string(me) + ")";
-    std::vector<std::byte> send_copy(send_.data(), send_.data() + send_.size());
-    recv_.fill(collrepro::kSentinel);
-    runner_->run();
-    std::optional<std::string> error;
-    if (std::memcmp(send_copy.data(), send_.data(), send_.size()) != 0)
-      error = who + ": the send buffer was modified";
-    else if (auto bad = collrepro::check_inter_result(recv_.span(), counts_, displs_, side, salt_))
-      error = who + ": " + *bad;
-    // Compare with the native result (collective over both groups: run it even after an error).
+    ValidationRun v{"world rank " + std::to_string(world_rank_) + " (group " + side_name(side) + " rank " +
+                        std::to_string(me) + ")",
+                    &send_, &recv_, {}, [&] { runner_->run(); }, {}, "", collrepro::inter_expected(counts_, displs_, side, salt_)};
     if (native_ && native_pair_) {
-      collrepro::Buffer ref(recv_.size());
-      Args ref_args{send_.data(), send_.size(), ref.data(), counts_, displs_};
-      native_->prepare(*native_pair_, ref_args)->run();
-      if (!error) {
-        for (std::size_t i = 0; i < recv_.size(); ++i)
-          if (recv_.data()[i] != ref.data()[i]) {
-            error = who + ": byte " + std::to_string(i) + " of the receive buffer differs from the native " +
-                    native_->info().name + " result (got " + std::to_string(std::to_integer<int>(recv_.data()[i])) +
-                    ", native " + std::to_string(std::to_integer<int>(ref.data()[i])) + ")";
-            break;
-          }
-      }
+      v.native = [&] { native_->prepare(*native_pair_, args_)->run(); };
+      v.native_name = native_->info().name;
     }
-    return error;
+    return validate_run(v);
   }
 
  private:

@@ -9,7 +9,6 @@
 // around them keep the sentinel, the send buffer is unchanged, and the result equals the
 // native call's byte for byte.
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 #include "collrepro/buffers.hpp"
@@ -20,6 +19,7 @@
 #include "errors.hpp"
 #include "family.hpp"
 #include "units.hpp"
+#include "validate.hpp"
 
 namespace collbench {
 
@@ -68,10 +68,9 @@ bool rooted(Collective c) { return c == Collective::IntraGather || c == Collecti
 
 // ------------------------------------------------------------------ prepared point (MPI)
 
-// What this rank holds after the call: the blocks of `sources`, each at its displacement.
+// The collective's counts and displacements, and the size of this rank's receive buffer.
 struct Layout {
-  std::vector<std::size_t> counts, displs;  // n entries, the collective's arguments
-  std::vector<int> delivered;               // ranks whose block this rank receives
+  std::vector<std::size_t> counts, displs;  // n entries
   std::size_t recv_bytes = 0;
 };
 
@@ -82,15 +81,10 @@ Layout layout_of(Collective c, const intra::Shape& s, int rank) {
   std::exclusive_scan(l.counts.begin(), l.counts.end(), l.displs.begin(), std::size_t{0});
   if (c == Collective::IntraBcast) {
     std::fill(l.displs.begin(), l.displs.end(), 0);
-    l.delivered = {s.root};
     l.recv_bytes = s.blocks[static_cast<std::size_t>(s.root)];
     return l;
   }
-  if (c != Collective::IntraGather || rank == s.root) {
-    l.delivered.resize(static_cast<std::size_t>(s.n));
-    std::iota(l.delivered.begin(), l.delivered.end(), 0);
-  }
-  l.recv_bytes = s.total();
+  l.recv_bytes = c == Collective::IntraGather && rank != s.root ? 0 : s.total();
   return l;
 }
 
@@ -113,22 +107,13 @@ class IntraPoint final : public PreparedPoint {
   void run() override { runner_->run(); }
 
   std::optional<std::string> validate() override {
-    const std::string who = "world rank " + std::to_string(rank_);
-    const std::vector<std::byte> send_copy(send_.data(), send_.data() + send_.size());
-    reset_receive();
-    runner_->run();
-    std::optional<std::string> error;
-    if (std::memcmp(send_copy.data(), send_.data(), send_.size()) != 0) error = who + ": the send buffer was modified";
-    if (!error) error = check_blocks(who);
-    if (native_ && native_ != &algo_) {  // collective: run it even after an error
-      const std::vector<std::byte> got(recv_.data(), recv_.data() + recv_.size());
-      reset_receive();
-      native_->prepare(comm_, args_)->run();
-      for (std::size_t i = 0; !error && i < got.size(); ++i)
-        if (got[i] != recv_.data()[i])
-          error = who + ": byte " + std::to_string(i) + " of the receive buffer differs from the native result";
+    ValidationRun v{"world rank " + std::to_string(rank_), &send_, &recv_, [&] { reset_receive(); },
+                    [&] { runner_->run(); }, {}, "", expected()};
+    if (native_ && native_ != &algo_) {
+      v.native = [&] { native_->prepare(comm_, args_)->run(); };
+      v.native_name = native_->info().name;
     }
-    return error;
+    return validate_run(v);
   }
 
  private:
@@ -139,20 +124,12 @@ class IntraPoint final : public PreparedPoint {
       collrepro::fill_pattern(recv_.span(), 0, rank_, salt_);
   }
 
-  std::optional<std::string> check_blocks(const std::string& who) const {
-    std::vector<bool> covered(recv_.size(), false);
-    for (int j : layout_.delivered) {
-      const auto J = static_cast<std::size_t>(j);
-      const auto block = recv_.span().subspan(layout_.displs[J], layout_.counts[J]);
-      if (auto at = collrepro::first_pattern_mismatch(block, 0, j, salt_))
-        return who + ": byte " + std::to_string(layout_.displs[J] + *at) + " (block of rank " + std::to_string(j) +
-               ", offset " + std::to_string(*at) + ") is wrong";
-      std::fill_n(covered.begin() + static_cast<std::ptrdiff_t>(layout_.displs[J]), layout_.counts[J], true);
-    }
-    for (std::size_t i = 0; i < recv_.size(); ++i)
-      if (!covered[i] && recv_.data()[i] != collrepro::kSentinel)
-        return who + ": byte " + std::to_string(i) + " lies outside every block but was overwritten";
-    return std::nullopt;
+  // What this rank's receive buffer holds after the call.
+  std::vector<collrepro::ExpectedBlock> expected() const {
+    const Collective c = algo_.info().collective;
+    if (c == Collective::IntraBcast) return collrepro::root_expected(recv_.size(), args_.root, salt_);
+    if (c == Collective::IntraGather && rank_ != args_.root) return {};
+    return collrepro::per_rank_expected(layout_.counts, layout_.displs, salt_);
   }
 
   const intra::IntraAlgorithm& algo_;

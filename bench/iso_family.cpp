@@ -22,6 +22,7 @@
 #include "config_yaml.hpp"
 #include "family.hpp"
 #include "units.hpp"
+#include "validate.hpp"
 
 namespace collbench {
 
@@ -124,7 +125,6 @@ std::vector<int> resolve_dims(const Names& names, std::size_t i, int d, int npro
   return dims;
 }
 
-std::uint64_t block_salt(std::uint64_t salt, std::size_t block) { return salt ^ ((block + 1) * 0x9E3779B97F4A7C15ull); }
 
 // ------------------------------------------------------------------ prepared point (MPI)
 
@@ -136,9 +136,8 @@ class IsoPoint final : public PreparedPoint {
     args_ = iso::Args::contiguous(collective_, shape);
     send_ = collrepro::Buffer(args_.send_extent());
     recv_ = collrepro::Buffer(args_.recv_extent());
-    for (std::size_t b = 0; b < args_.send_counts.size(); ++b)
-      collrepro::fill_pattern(send_.span().subspan(args_.send_displs[b], args_.send_counts[b]), 0, comm_.rank(),
-                              block_salt(salt_, collective_ == Collective::NeighborAllgather ? 0 : b));
+    collrepro::fill_blocks(send_.span(), collrepro::neighbor_send_blocks(args_.send_counts, args_.send_displs,
+                                                                         comm_.rank(), salt_));
     args_.send = send_.data();
     args_.recv = recv_.data();
     runner_ = algo.prepare(comm_, args_);
@@ -147,31 +146,16 @@ class IsoPoint final : public PreparedPoint {
   void run() override { runner_->run(); }
 
   std::optional<std::string> validate() override {
-    const std::string who = "world rank " + std::to_string(world_rank_) + " (torus rank " + std::to_string(comm_.rank()) + ")";
-    std::vector<std::byte> send_copy(send_.data(), send_.data() + send_.size());
-    recv_.fill(collrepro::kSentinel);
-    runner_->run();
-    std::optional<std::string> error;
-    if (std::memcmp(send_copy.data(), send_.data(), send_.size()) != 0) error = who + ": the send buffer was modified";
-    for (std::size_t i = 0; !error && i < args_.recv_counts.size(); ++i) {
-      const auto block = recv_.span().subspan(args_.recv_displs[i], args_.recv_counts[i]);
-      const int source = comm_.sources()[i];
-      const auto salt = block_salt(salt_, collective_ == Collective::NeighborAllgather ? 0 : i);
-      if (auto at = collrepro::first_pattern_mismatch(block, 0, source, salt))
-        error = who + ": byte " + std::to_string(*at) + " of receive block " + std::to_string(i) + " (from torus rank " +
-                std::to_string(source) + ", offset " + std::to_string(args_.recv_displs[i] + *at) + ") is wrong";
+    const auto kind = collective_ == Collective::NeighborAllgather ? collrepro::NeighborKind::Allgather
+                                                                    : collrepro::NeighborKind::Alltoall;
+    ValidationRun v{"world rank " + std::to_string(world_rank_) + " (torus rank " + std::to_string(comm_.rank()) + ")",
+                    &send_, &recv_, {}, [&] { runner_->run(); }, {}, "",
+                    collrepro::neighbor_expected(kind, args_.recv_counts, args_.recv_displs, comm_.sources(), salt_)};
+    if (native_) {
+      v.native = [&] { native_->prepare(comm_, args_)->run(); };
+      v.native_name = native_->info().name;
     }
-    if (native_) {  // collective: run it even after an error
-      collrepro::Buffer ref(recv_.size());
-      iso::Args ref_args = args_;
-      ref_args.recv = ref.data();
-      native_->prepare(comm_, ref_args)->run();
-      for (std::size_t i = 0; !error && i < recv_.size(); ++i)
-        if (recv_.data()[i] != ref.data()[i])
-          error = who + ": byte " + std::to_string(i) + " of the receive buffer differs from the native " +
-                  native_->info().name + " result";
-    }
-    return error;
+    return validate_run(v);
   }
 
  private:
