@@ -7,7 +7,8 @@
 //   2 ceil(log2 n) alpha + (K - k_0 + ceil(log2 n) K) beta.
 // Cases: every shape whose counts fit an MPI int; the result lands in the user's receive
 //   buffer directly (rank 0 gathers in place, then broadcasts it).
-// Executor: this file. Documentation: docs/algorithms/gather-bcast.md.
+// Errata: none (no paper pseudocode). Executor: this file. Documentation:
+//   docs/algorithms/gather-bcast.md.
 #include "collrepro/intra.hpp"
 #include "collrepro/mpi.hpp"
 

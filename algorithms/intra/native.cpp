@@ -6,7 +6,8 @@
 //     allgather(v): ceil(log2 n) alpha + (K - k_min) beta, K the sum of the blocks
 //     gather:       ceil(log2 n) alpha + (K - k_root) beta
 //     bcast:        ceil(log2 n) (alpha + m beta)
-// Cases: every shape whose counts fit an MPI int. Documentation: docs/algorithms/native.md.
+// Cases: every shape whose counts fit an MPI int. Errata: none (no paper pseudocode).
+// Executor: this file (one MPI call). Documentation: docs/algorithms/native.md.
 
 #include "collrepro/intra.hpp"
 #include "collrepro/mpi.hpp"
