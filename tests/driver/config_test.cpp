@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "config.hpp"
+#include "error_of.hpp"
 #include "errors.hpp"
 #include "inter_family.hpp"
 #include "plan.hpp"
@@ -17,16 +18,7 @@ collective: allgather
 sizes: 1KiB
 )";
 
-// The message of the ConfigError that f throws ("" when it throws none).
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using collbench::testing::error_of;
 
 std::string parse_error(const std::string& yaml, std::vector<std::string> sets = {}) {
   return error_of([&] { parse_config(yaml, sets); });

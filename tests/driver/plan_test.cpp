@@ -10,6 +10,7 @@
 #include "contract.hpp"
 #include "csv.hpp"
 #include "distribution.hpp"
+#include "error_of.hpp"
 #include "errors.hpp"
 #include "placement.hpp"
 #include "plan.hpp"
@@ -28,15 +29,6 @@ std::string column(const Plan& plan, std::size_t i, const std::string& name) {
   return "";
 }
 
-template <class F>
-std::string plan_error_of(F f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -148,7 +140,7 @@ settings:
   }
   EXPECT_EQ(names, (std::set<std::string>{"native", "gather-bcast"}));
   EXPECT_EQ(column(plan, 0, "bytes_total"), "256");
-  EXPECT_EQ(plan_error_of([&] { make_plan(parse_config(R"(
+  EXPECT_EQ(collbench::testing::error_of([&] { make_plan(parse_config(R"(
 experiment: p
 collective: intra-bcast
 roots: [4]

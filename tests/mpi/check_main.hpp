@@ -1,14 +1,30 @@
-// What the MPI checkers (inter_check, iso_check) share: main() around MPI_Init/Finalize, and
-// the closing summary. Each checker supplies run(argv) and its own case loop.
+// What the MPI checkers (inter_check, iso_check) share: main() around MPI_Init/Finalize, the
+// walk over their command line, and the closing summary. Each checker supplies run(argv), its
+// options and its own case loop.
 #pragma once
 
 #include <mpi.h>
 
 #include <exception>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 namespace collrepro::checker {
+
+// Calls on_flag(flag, value) for every argument; value() returns the argument after the flag
+// (or throws naming the flag). on_flag returns false for a flag it does not know.
+template <class OnFlag>
+void parse_flags(int argc, char** argv, OnFlag on_flag) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(flag + " needs a value");
+      return argv[++i];
+    };
+    if (!on_flag(flag, value)) throw std::invalid_argument("unknown argument " + flag);
+  }
+}
 
 // Rank 0 prints "<header>: <skipped> <unit> skipped as unsupported", `none_ran` when no case
 // ran, and the counts. The exit code is 1 when a case failed or none ran.

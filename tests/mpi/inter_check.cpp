@@ -53,12 +53,7 @@ std::vector<std::pair<int, int>> parse_pairs(const std::string& text) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
+  collrepro::checker::parse_flags(argc, argv, [&](const std::string& a, auto next) {
     if (a == "--collective") o.collective = collective_from_string(next());
     else if (a == "--algorithm") o.algorithm = next();
     else if (a == "--mode") {
@@ -69,8 +64,9 @@ Options parse(int argc, char** argv) {
     else if (a == "--verbose") o.verbose = true;
     else if (a == "--quick") o.quick = true;
     else if (a == "--pairs") o.pairs = parse_pairs(next());
-    else throw std::invalid_argument("unknown argument " + a);
-  }
+    else return false;
+    return true;
+  });
   return o;
 }
 

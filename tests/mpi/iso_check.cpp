@@ -45,27 +45,16 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--collective")
-      o.collective = collective_from_string(next());
-    else if (a == "--algorithm")
-      o.algorithm = next();
-    else if (a == "--expect")
-      o.expect = next();
-    else if (a == "--setup-times")
-      o.setup_times = true;
-    else if (a == "--verbose")
-      o.verbose = true;
-    else if (a == "--quick")
-      o.quick = true;
-    else
-      throw std::invalid_argument("unknown argument " + a);
-  }
+  collrepro::checker::parse_flags(argc, argv, [&](const std::string& a, auto next) {
+    if (a == "--collective") o.collective = collective_from_string(next());
+    else if (a == "--algorithm") o.algorithm = next();
+    else if (a == "--expect") o.expect = next();
+    else if (a == "--setup-times") o.setup_times = true;
+    else if (a == "--verbose") o.verbose = true;
+    else if (a == "--quick") o.quick = true;
+    else return false;
+    return true;
+  });
   return o;
 }
 

@@ -1,0 +1,21 @@
+// The message of the ConfigError a callable throws: what the driver's tests compare.
+#pragma once
+
+#include <string>
+
+#include "errors.hpp"
+
+namespace collbench::testing {
+
+// "" when f throws no ConfigError.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace collbench::testing
