@@ -27,6 +27,8 @@
 #include "timing/clock_sync.hpp"
 #include "timing/topology.hpp"
 #include "units.hpp"
+#include "metadata.hpp"
+#include "world.hpp"
 
 namespace collbench {
 
@@ -34,63 +36,6 @@ namespace {
 
 using collrepro::check;
 namespace fs = std::filesystem;
-
-// ------------------------------------------------------------------ collective helpers
-
-int world_rank() {
-  int r = 0;
-  check(MPI_Comm_rank(MPI_COMM_WORLD, &r), "MPI_Comm_rank");
-  return r;
-}
-
-std::string bcast_string(std::string s) {
-  int len = static_cast<int>(s.size());
-  check(MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  s.resize(static_cast<std::size_t>(len));
-  check(MPI_Bcast(s.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
-  return s;
-}
-
-// Runs f on rank 0 only; an exception there is rethrown on every rank (as a ConfigError
-// when it was one, else as a runtime error), so that all ranks leave together.
-template <class F>
-void on_root(F&& f) {
-  std::string error;
-  char kind = 0;
-  if (world_rank() == 0) {
-    try {
-      f();
-    } catch (const ConfigError& e) {
-      error = e.what(), kind = 'c';
-    } catch (const std::exception& e) {
-      error = e.what(), kind = 'r';
-    }
-  }
-  error = bcast_string(kind ? std::string(1, kind) + error : "");
-  if (error.empty()) return;
-  if (error[0] == 'c') throw ConfigError(error.substr(1));
-  throw std::runtime_error(error.substr(1));
-}
-
-// Gathers one string per rank to rank 0.
-std::vector<std::string> gather_strings(const std::string& mine) {
-  int size = 0, rank = world_rank();
-  check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  check(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
-  int total = 0;
-  for (int i = 0; i < size; ++i) displs[static_cast<std::size_t>(i)] = std::exchange(total, total + lens[static_cast<std::size_t>(i)]);
-  std::string all(static_cast<std::size_t>(rank == 0 ? total : 0), '\0');
-  check(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
-        "MPI_Gatherv");
-  std::vector<std::string> out;
-  if (rank == 0)
-    for (int i = 0; i < size; ++i)
-      out.push_back(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(i)]),
-                               static_cast<std::size_t>(lens[static_cast<std::size_t>(i)])));
-  return out;
-}
 
 // ------------------------------------------------------------------ rows
 
@@ -138,104 +83,6 @@ std::string summary_line(const Identity& id, const Candidate& c, int point, cons
   row.set("cost_alpha_terms", csv_number(c.cost.alpha_terms)).set("cost_beta_bytes", csv_number(c.cost.beta_bytes));
   row.set("bound_alpha_terms", csv_number(c.bound.alpha_terms)).set("bound_beta_bytes", csv_number(c.bound.beta_bytes));
   return row.line();
-}
-
-// ------------------------------------------------------------------ metadata
-
-nlohmann::json config_json(const Config& c, const Plan& plan) {
-  nlohmann::json j = c.effective;
-  if (c.has_settings) {
-    const auto ids = plan.points_per_sweep(c.sweeps.size());
-    nlohmann::json settings = nlohmann::json::array();
-    for (std::size_t i = 0; i < c.sweeps.size(); ++i)
-      settings.push_back({{"name", c.sweeps[i].name}, {"points", ids[i]}, {"sweep", c.sweeps[i].overrides}});
-    j["settings"] = settings;
-  }
-  return j;
-}
-
-nlohmann::json algorithms_json(const Plan& plan) {
-  nlohmann::json out = nlohmann::json::array();
-  std::vector<const collrepro::Algorithm*> seen;
-  for (const Candidate& c : plan.candidates) {
-    if (std::find(seen.begin(), seen.end(), c.algorithm) != seen.end()) continue;
-    seen.push_back(c.algorithm);
-    const auto& i = c.algorithm->info();
-    out.push_back({{"name", i.name}, {"collective", collrepro::to_string(i.collective)}, {"family", c.family->name()},
-                   {"topology", i.topology},
-                   {"kind", collrepro::to_string(i.kind)}, {"source", i.source}, {"cost", i.cost}});
-  }
-  return out;
-}
-
-nlohmann::json slurm_json() {
-  auto env = [](const char* k) { const char* v = std::getenv(k); return v ? std::string(v) : std::string(); };
-  if (env("SLURM_JOB_ID").empty()) return nullptr;
-  nlohmann::json j = {{"job_id", env("SLURM_ARRAY_JOB_ID").empty() ? env("SLURM_JOB_ID") : env("SLURM_ARRAY_JOB_ID")}};
-  j["array_task_id"] = env("SLURM_ARRAY_TASK_ID").empty() ? nlohmann::json(nullptr) : nlohmann::json(env("SLURM_ARRAY_TASK_ID"));
-  return j;
-}
-
-// Half round-trip times between ranks 0 and 1 (median of 8 after 2 warm-ups), for alpha/beta fits.
-nlohmann::json pingpong(const Clock& clock, int rank, int size) {
-  if (size < 2) return nullptr;
-  nlohmann::json out = nlohmann::json::array();
-  for (std::size_t bytes : {std::size_t{1}, std::size_t{1024}, std::size_t{65536}, std::size_t{1} << 20}) {
-    std::vector<char> buf(bytes);
-    std::vector<double> times;
-    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-    for (int i = 0; i < 10; ++i) {
-      const double t0 = clock.now();
-      if (rank == 0) {
-        check(MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 77, MPI_COMM_WORLD), "MPI_Send");
-        check(MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-      } else if (rank == 1) {
-        check(MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-        check(MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 77, MPI_COMM_WORLD), "MPI_Send");
-      }
-      if (i >= 2) times.push_back((clock.now() - t0) / 2);
-    }
-    if (rank == 0) out.push_back({{"bytes", bytes}, {"time_s", median(times)}});
-  }
-  return out;
-}
-
-struct SyncStats {
-  SyncMethod method = SyncMethod::Barrier;
-  double clock_offset_error_s = 0;  // max |offset to rank 0| after synchronization (checks)
-  double barrier_skew_s = -1;       // barrier methods: median exit skew
-  nlohmann::json checks = nlohmann::json::array();
-  double window_min = 0, window_max = 0;
-  std::size_t reps = 0, invalid = 0;
-  double error_s() const { return method == SyncMethod::Window ? clock_offset_error_s : barrier_skew_s; }
-};
-
-void record_check(SyncStats& s, const OffsetCheck& c, const std::string& when) {
-  s.clock_offset_error_s = std::max(s.clock_offset_error_s, c.max_abs_offset_s);
-  s.checks.push_back({{"when", when}, {"max_abs_offset_s", c.max_abs_offset_s}, {"max_round_trip_s", c.max_round_trip_s},
-                      {"offsets_s", c.offsets_s}, {"round_trips_s", c.round_trips_s},
-                      {"sync_bounds_s", c.sync_bounds_s}});
-}
-
-nlohmann::json sync_json(const SyncStats& s, const Timing& t) {
-  nlohmann::json j = {{"method", to_string(s.method)},
-                      {"error_s", s.error_s()},
-                      {"invalid_rate", s.reps ? static_cast<double>(s.invalid) / static_cast<double>(s.reps) : 0.0},
-                      {"error_kind", s.method == SyncMethod::Window ? "max |clock offset to rank 0| after synchronization"
-                                                          : "median MPI_Barrier exit skew"},
-                      {"clock_offset_error_s", s.clock_offset_error_s},
-                      {"barrier_skew_s", s.barrier_skew_s},
-                      {"checks", s.checks},
-                      {"repetitions", s.reps},
-                      {"invalid_repetitions", s.invalid}};
-  if (s.method == SyncMethod::Window) {
-    j["window_s"] = t.window ? nlohmann::json(*t.window) : nlohmann::json("auto");
-    j["window_used_s"] = {s.window_min, s.window_max};
-    j["resync"] = to_string(t.resync);
-    j["fit_points"] = t.sync_fit_points;
-    j["exchanges"] = t.sync_exchanges;
-  }
-  return j;
 }
 
 // ------------------------------------------------------------------ progress
@@ -383,11 +230,6 @@ void set_up_timing(const Setup& s, TimingSetup& ts) {
   check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
   ts.pings = pingpong(*ts.clock, rank, size);
   phase("pingpong");
-}
-
-nlohmann::json capabilities_json(const collrepro::Capabilities& c) {
-  return {{"intercomm", c.intercomm}, {"dist_graph", c.dist_graph}, {"topo_test", c.topo_test},
-          {"simulated_clock", c.simulated_clock}, {"reason", c.reason}};
 }
 
 // Rank 0: the launch's metadata as it stands before the first point.
