@@ -10,7 +10,8 @@ PLAN.csv is collbench's own `--dry-run --format csv` output. Checks, without col
 - every pair has exactly R raw repetitions 0..R-1;
 - every meta is complete, ran N processes, and records the Slurm array job (JOB, or T=JOB for
   task T) and the array task id launch * S + slice.
-Prints one line per problem and exits 1 if there is any.
+Prints one line per problem and exits 1 if there is any. File names come from collrepro.contract;
+the slicing rule is restated here on purpose (it is what this check verifies).
 """
 
 import argparse
@@ -18,6 +19,9 @@ import csv
 import json
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+from collrepro import contract as C  # noqa: E402
 
 
 def main():
@@ -52,9 +56,9 @@ def main():
                 return s
         return None
 
-    suffixes = [f"L{l}" + (f"-S{s}" if a.slices > 1 else "") for l in range(a.launches) for s in range(a.slices)]
-    want = {f"{k}-{sfx}.{'json' if k == 'meta' else 'csv'}" for sfx in suffixes for k in ("raw", "summary", "meta")}
-    have = {p.name for pat in ("raw-*", "summary-*", "meta-*") for p in d.glob(pat)}
+    slc_of = lambda s: s if a.slices > 1 else None  # noqa: E731  (one slice: no -S part)
+    want = {C.file_name(k, l, slc_of(s)) for l in range(a.launches) for s in range(a.slices) for k in C.FILE_KINDS}
+    have = {p.name for k in C.FILE_KINDS for p in d.glob(f"{k}-*")}
     for name in sorted(want - have):
         problems.append(f"missing file {name}")
     for name in sorted(have - want):
@@ -64,8 +68,7 @@ def main():
     reps = {}
     for l in range(a.launches):
         for s in range(a.slices):
-            sfx = f"L{l}" + (f"-S{s}" if a.slices > 1 else "")
-            f = d / f"summary-{sfx}.csv"
+            f = d / C.file_name("summary", l, slc_of(s))
             if f.is_file():
                 for r in csv.DictReader(open(f)):
                     key = (int(r["point"]), int(r["launch"]))
@@ -81,11 +84,11 @@ def main():
                                         f"the plan says {p['algorithm']}/{p['msg_bytes']}")
                     if slice_of(key[0]) != (s if a.slices > 1 else 0):
                         problems.append(f"{f.name}: point {key[0]} belongs to slice {slice_of(key[0])}")
-            f = d / f"raw-{sfx}.csv"
+            f = d / C.file_name("raw", l, slc_of(s))
             if f.is_file():
                 for r in csv.DictReader(open(f)):
                     reps.setdefault((int(r["point"]), int(r["launch"])), []).append(int(r["rep"]))
-            f = d / f"meta-{sfx}.json"
+            f = d / C.file_name("meta", l, slc_of(s))
             if f.is_file():
                 m = json.loads(f.read_text())
                 task = l * a.slices + s

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of slurm/collslurm without a Slurm cluster (ctest: slurm.plan).
+"""Unit tests of slurm/collslurm (python/collrepro/slurm/) without a Slurm cluster (ctest: slurm.plan).
 
 - the pure parts: slices tile the point list exactly (collbench's rule), the task id mapping
   round-trips, --array lists and throttles, the slurm: schema and its errors;
@@ -13,8 +13,6 @@ Run: /usr/bin/python3 tests/slurm/test_plan.py [-v]   (COLLBENCH=path/to/collben
 """
 
 import csv
-import importlib.machinery
-import importlib.util
 import json
 import re
 import os
@@ -28,20 +26,15 @@ import yaml
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
+
+from collrepro import contract  # noqa: E402
+from collrepro.launch import mpi_environment  # noqa: E402
+from collrepro.slurm import plan  # noqa: E402
+from collrepro.slurm.task import outcome  # noqa: E402
+
 TOOL = REPO / "slurm" / "collslurm"
 PY = "/usr/bin/python3"
-
-
-def load_tool():
-    sys.dont_write_bytecode = True  # no __pycache__ in slurm/
-    loader = importlib.machinery.SourceFileLoader("collslurm", str(TOOL))
-    spec = importlib.util.spec_from_loader("collslurm", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-cs = load_tool()
 
 
 def find_collbench():
@@ -93,7 +86,7 @@ class PureParts(unittest.TestCase):
     def test_slices_tile_the_points_exactly(self):
         for n in range(1, 60):
             for t in range(1, n + 1):
-                ranges = [cs.slice_range(n, s, t) for s in range(t)]
+                ranges = [contract.slice_range(n, s, t) for s in range(t)]
                 self.assertEqual(ranges[0][0], 0)
                 self.assertEqual(ranges[-1][1], n)
                 for (b0, e0), (b1, e1) in zip(ranges, ranges[1:]):
@@ -105,7 +98,7 @@ class PureParts(unittest.TestCase):
 
     def test_mapping_covers_every_point_and_launch_once(self):
         for n, launches, slices in [(12, 2, 2), (7, 3, 3), (5, 1, 5), (108, 3, 4), (1, 4, 1)]:
-            m = cs.mapping(n, launches, slices)
+            m = plan.mapping(n, launches, slices)
             self.assertEqual(len(m), launches * slices)
             pairs = [(p, x["launch"]) for x in m for p in range(x["first"], x["last"] + 1)]
             self.assertEqual(sorted(pairs), sorted((p, l) for p in range(n) for l in range(launches)))
@@ -116,34 +109,35 @@ class PureParts(unittest.TestCase):
             for launches in range(1, 6):
                 seen = set()
                 for t in range(launches * slices):
-                    launch, slc = cs.launch_slice_of(t, slices)
+                    launch, slc = plan.launch_slice_of(t, slices)
                     self.assertLess(slc, slices)
                     self.assertLess(launch, launches)
-                    self.assertEqual(cs.task_of(launch, slc, slices), t)
+                    self.assertEqual(plan.task_of(launch, slc, slices), t)
                     seen.add((launch, slc))
                 self.assertEqual(len(seen), launches * slices)
 
     def test_array_lists_and_throttle(self):
-        self.assertEqual(cs.compress([0, 1, 2, 5, 7, 8]), "0-2,5,7-8")
-        self.assertEqual(cs.compress([3]), "3")
-        self.assertEqual(cs.array_spec(range(6), 0), "0-5")
-        self.assertEqual(cs.array_spec(range(6), 2), "0-5%2")
-        self.assertEqual(cs.array_spec([1, 3, 4], 1), "1,3-4%1")
+        self.assertEqual(plan.compress([0, 1, 2, 5, 7, 8]), "0-2,5,7-8")
+        self.assertEqual(plan.compress([3]), "3")
+        self.assertEqual(plan.array_spec(range(6), 0), "0-5")
+        self.assertEqual(plan.array_spec(range(6), 2), "0-5%2")
+        self.assertEqual(plan.array_spec([1, 3, 4], 1), "1,3-4%1")
         for ids in ([0], [0, 2, 4], list(range(17)), [1, 2, 3, 9, 10, 40]):
-            self.assertEqual(cs.expand(cs.compress(ids)), ids)
-        self.assertEqual(cs.ranges_text([0, 1, 2, 5]), "0..2, 5")
-        self.assertEqual(cs.file_suffix(2, 1, 3), "L2-S1")
-        self.assertEqual(cs.file_suffix(2, 0, 1), "L2")
+            self.assertEqual(plan.expand(plan.compress(ids)), ids)
+        self.assertEqual(plan.ranges_text([0, 1, 2, 5]), "0..2, 5")
+        self.assertEqual(plan.task_files(2, 1, 3),
+                         {"raw": "raw-L2-S1.csv", "summary": "summary-L2-S1.csv", "meta": "meta-L2-S1.json"})
+        self.assertEqual(plan.task_files(2, 0, 1)["summary"], "summary-L2.csv")
 
     def test_schema_defaults_config_and_command_line(self):
-        s = cs.resolve_slurm(None, {})
+        s = plan.resolve_slurm(None, {})
         self.assertEqual((s["nodes"], s["throttle"], s["launcher"], s["slices"], s["mpi"]), (1, 0, "mpirun", 1, "openmpi"))
-        s = cs.resolve_slurm({"throttle": 3, "time": "1-00:00", "sbatch_extra": "--exclusive --constraint='a b'"},
+        s = plan.resolve_slurm({"throttle": 3, "time": "1-00:00", "sbatch_extra": "--exclusive --constraint='a b'"},
                              {"throttle": "5"})
         self.assertEqual(s["throttle"], 5, "the command line wins over the config")
         self.assertEqual(s["time"], "1-00:00")
         self.assertEqual(s["sbatch_extra"], ["--exclusive", "--constraint=a b"])
-        s = cs.resolve_slurm({"sbatch_extra": ["--exclusive"], "env": {"A": 1, "B": True}}, {})
+        s = plan.resolve_slurm({"sbatch_extra": ["--exclusive"], "env": {"A": 1, "B": True}}, {})
         self.assertEqual(s["sbatch_extra"], ["--exclusive"])
         self.assertEqual(s["env"], {"A": "1", "B": "true"})
 
@@ -163,24 +157,32 @@ class PureParts(unittest.TestCase):
         ]
         for section, cli, text in cases:
             with self.subTest(section=section, cli=cli):
-                with self.assertRaises(cs.Fail) as ctx:
-                    cs.resolve_slurm(section, cli)
+                with self.assertRaises(plan.Fail) as ctx:
+                    plan.resolve_slurm(section, cli)
                 self.assertIn(text, str(ctx.exception))
                 self.assertNotIn("\n", str(ctx.exception))
-        with self.assertRaises(cs.Fail):
-            cs.resolve_slurm(["not", "a", "map"], {})
+        with self.assertRaises(plan.Fail):
+            plan.resolve_slurm(["not", "a", "map"], {})
 
     def test_set_overrides_split(self):
-        slurm, bench = cs.split_sets(["slurm.throttle=4", "timing.reps=9", "slurm.sbatch_extra=[--exclusive]",
+        slurm, bench = plan.split_sets(["slurm.throttle=4", "timing.reps=9", "slurm.sbatch_extra=[--exclusive]",
                                       "sizes=[1KiB, 2KiB]"])
         self.assertEqual(slurm, {"throttle": 4, "sbatch_extra": ["--exclusive"]})
         self.assertEqual(bench, ["timing.reps=9", "sizes=[1KiB, 2KiB]"])
         for bad in (["noequals"], ["slurm=3"], ["slurm.a.b=1"]):
-            with self.assertRaises(cs.Fail):
-                cs.split_sets(bad)
+            with self.assertRaises(plan.Fail):
+                plan.split_sets(bad)
 
 
 @NEEDS_BENCH
+class TaskOutcome(unittest.TestCase):
+    def test_outcome_of_an_attempt(self):
+        self.assertEqual(outcome(0, None), "done")
+        self.assertEqual(outcome(143, None), "interrupted")
+        self.assertEqual(outcome(1, None), "failed")
+        self.assertEqual(outcome(1, 15), "interrupted", "mpirun exits 1 after forwarding SIGTERM")
+
+
 class WithCollbench(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="collslurm-unit-"))
@@ -197,7 +199,7 @@ class WithCollbench(unittest.TestCase):
 
     def bench_points(self, config, np, *extra):
         out = subprocess.run([str(COLLBENCH), str(config), "--dry-run", "--format", "csv", "--nprocs", str(np)]
-                             + list(extra), capture_output=True, text=True, check=True, env=cs.bench_env()).stdout
+                             + list(extra), capture_output=True, text=True, check=True, env=mpi_environment("openmpi")).stdout
         return [int(r["point"]) for r in csv.DictReader(out.splitlines()) if r["point"] != ""]
 
     def test_slices_match_collbench_own_slices(self):

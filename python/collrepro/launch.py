@@ -1,0 +1,328 @@
+"""Starting MPI programs, in one place for every tool of the project.
+
+Three things live here and nowhere else:
+
+- the launcher command of each MPI: Open MPI's mpirun.openmpi (with --oversubscribe when
+  processes may outnumber cores), MPICH's mpiexec.mpich, Slurm's srun, SimGrid's smpirun;
+- the environment these launches need on our machines: Open MPI run as root, idle ranks that
+  yield the CPU when a node is oversubscribed (Open MPI's mpi_yield_when_idle, MPICH's
+  MPIR_CVAR_POLLS_BEFORE_YIELD), and the topo/treematch workaround;
+- signal forwarding: the launcher runs as a child; SIGINT/SIGTERM (and whatever else the
+  caller lists) are passed on to it, the caller waits for its exit code; a second signal
+  kills the launcher outright.
+
+Open MPI's shared-memory single-copy mechanism (btl_vader_single_copy_mechanism) is not set
+here: containers without cross-memory attach need `none`, but that changes the timing of large
+messages, so it stays the caller's choice (./collrepro and the tests export it).
+
+`python3 -m collrepro.launch` is bench/collrun, the local runner: several launches of one
+experiment into one results directory.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+MPIS = ("openmpi", "mpich")
+PROGRAMS = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich", "smpi": "smpirun"}
+SRUN_MPI = {"openmpi": "pmix", "mpich": "pmi2"}
+
+
+def installed_program(mpi):
+    """The launcher of `mpi` as Debian installs it (an absolute path)."""
+    return os.path.join("/usr/bin", PROGRAMS[mpi])
+
+
+# ------------------------------------------------------------------ environment
+
+def _openmpi_settings(env, oversubscribed):
+    if os.geteuid() == 0:
+        env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+        env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    if oversubscribed:
+        env["OMPI_MCA_mpi_yield_when_idle"] = "1"
+    # Open MPI 4.1's topo/treematch hangs now and then in repeated MPI_Dist_graph_create calls
+    # (open-mpi/ompi#8991), which the isomorphic remapped baseline and setup timing make.
+    # A value the caller set (even an empty one) is kept.
+    env.setdefault("OMPI_MCA_topo", "^treematch")
+
+
+def _mpich_settings(env, oversubscribed):
+    if oversubscribed:
+        env.setdefault("MPIR_CVAR_POLLS_BEFORE_YIELD", "10")
+
+
+def mpi_environment(mpi, oversubscribed=False, base=None):
+    """A copy of `base` (default: this process's environment) with what a launch of `mpi` needs.
+
+    `oversubscribed` says that more processes than cores will run, so idle ranks should yield.
+    """
+    env = dict(os.environ if base is None else base)
+    if mpi == "openmpi":
+        _openmpi_settings(env, oversubscribed)
+    elif mpi == "mpich":
+        _mpich_settings(env, oversubscribed)
+    return env
+
+
+# ------------------------------------------------------------------ launcher commands
+
+@dataclass
+class Launcher:
+    """How to start N processes of a program with one MPI.
+
+    mpi            openmpi, mpich or smpi (SimGrid)
+    via            "mpirun": the MPI's own launcher; "srun": Slurm's, with --mpi=<srun_mpi>
+    program        the launcher executable (default: PROGRAMS[mpi], found on PATH)
+    oversubscribe  processes may outnumber the slots (Open MPI --oversubscribe, srun --overcommit)
+    srun_mpi       srun's PMI plugin (default SRUN_MPI[mpi])
+    flags          more launcher flags, placed before the program
+    """
+
+    mpi: str
+    via: str = "mpirun"
+    program: str = None
+    oversubscribe: bool = False
+    srun_mpi: str = None
+    flags: list = field(default_factory=list)
+
+    def head(self, np):
+        """The launcher words before the flags: executable and process count."""
+        if self.via == "srun":
+            words = ["srun", f"--ntasks={np}", f"--mpi={self.srun_mpi or SRUN_MPI[self.mpi]}"]
+            return words + (["--overcommit"] if self.oversubscribe else [])
+        program = self.program or PROGRAMS[self.mpi]
+        if self.mpi == "smpi":
+            return [program, "-np", str(np)]
+        words = [program, "-n", str(np)]
+        return words + (["--oversubscribe"] if self.mpi == "openmpi" and self.oversubscribe else [])
+
+    def command(self, np, argv):
+        """The full command line starting `argv` (program and its arguments) on np processes."""
+        return self.head(np) + list(self.flags) + [str(a) for a in argv]
+
+
+# ------------------------------------------------------------------ signal forwarding
+
+def exit_code(returncode):
+    """Popen's code as a shell reports it: killed by signal N -> 128 + N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+class Forwarder:
+    """Runs children one at a time and passes the signals this process gets on to them.
+
+    The first signal goes to the running child as `translate.get(sig, sig)`; any further
+    one kills the child (SIGKILL). `received` keeps the first signal, so the caller can stop
+    before starting another child. Use it as a context manager: the handlers are installed on
+    entry (not for a signal this process ignores, as a shell's trap would not) and the previous
+    ones restored on exit.
+    """
+
+    def __init__(self, signals=(signal.SIGINT, signal.SIGTERM), translate=None):
+        self.signals = tuple(signals)
+        self.translate = dict(translate or {})
+        self.received = None
+        self._count = 0
+        self._sent = 0
+        self._child = None
+        self._previous = {}
+
+    def __enter__(self):
+        for sig in self.signals:
+            if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored on entry (nohup, `&`): stays so
+                self._previous[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        return False
+
+    def _on_signal(self, signum, _frame):
+        self._count += 1
+        if self.received is None:
+            self.received = signum
+        self._deliver()
+
+    def _deliver(self):
+        child = self._child
+        while child is not None and self._sent < self._count and child.poll() is None:
+            first = self._sent == 0
+            self._sent += 1
+            if first:
+                child.send_signal(self.translate.get(self.received, self.received))
+            else:
+                child.kill()
+
+    def interrupt_code(self):
+        """The exit code of a run stopped by the first signal: 128 + its number (130, 143)."""
+        return 128 + self.received
+
+    def run(self, cmd, env=None):
+        """Start cmd (stdin from /dev/null, as a background job), wait for it, return its exit code."""
+        self._sent = 0
+        self._child = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL)
+        self._deliver()  # a signal that came while the child was being started
+        try:
+            return exit_code(self._child.wait())
+        finally:
+            self._child = None
+
+
+# ------------------------------------------------------------------ bench/collrun
+
+COLLRUN_USAGE = """\
+collrun: run a collbench experiment as L separate launches (separate mpirun invocations)
+on this machine, into one results directory. Resumable: a re-run completes only what is
+missing (collbench skips complete launches and finished points).
+
+  bench/collrun [--mpi openmpi|mpich] [--np N] [--launches L] [--out DIR] [--build-dir DIR]
+                CONFIG.yaml [-- collbench args...]
+
+  --mpi        MPI library (default openmpi): picks the launcher (mpirun.openmpi with
+               --oversubscribe, or mpiexec.mpich) and the default build dir build/<mpi>
+  --np         processes per launch (default 8)
+  --launches   number of launches (default: the config's `launches`, after --set overrides)
+  --out        result directory (default: collbench's results/<experiment>/<impl>-<version>)
+  --build-dir  the CMake build directory holding bench/collbench
+  after --:    passed to every collbench call (e.g. --set timing.reps=50 --quiet)
+Extra launcher flags: COLLRUN_LAUNCHER_FLAGS="--bind-to core" bench/collrun ...
+Exit code: 0 when every launch completed, else the first failing launch's collbench code
+(2 config, 3 validation, 4 runtime, 130/143 interrupted).
+"""
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Usage(Exception):
+    """A command-line error of collrun: exit 2, with the usage text when `usage` is set."""
+
+    def __init__(self, message, usage=False):
+        super().__init__(message)
+        self.usage = usage
+
+
+def _collrun_options(argv):
+    """collrun's command line -> dict of options; raises Usage. Help returns {'help': True}."""
+    opts = {"mpi": "openmpi", "np": "8", "launches": "", "out": "", "build_dir": "", "config": "",
+            "passthrough": []}
+    valued = {"--mpi": "mpi", "--np": "np", "--launches": "launches", "--out": "out", "--build-dir": "build_dir"}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in valued:
+            if i + 1 >= len(argv) or argv[i + 1] == "":
+                raise Usage(f"{arg} needs a value")
+            opts[valued[arg]] = argv[i + 1]
+            i += 2
+            continue
+        if arg in ("-h", "--help"):
+            return {"help": True}
+        if arg == "--":
+            opts["passthrough"] = argv[i + 1:]
+            break
+        if arg.startswith("-"):
+            raise Usage(f"unknown option {arg}", usage=True)
+        if opts["config"]:
+            raise Usage(f"one CONFIG only (got {opts['config']} and {arg})")
+        opts["config"] = arg
+        i += 1
+    return opts
+
+
+def _positive(text, option):
+    if not re.fullmatch(r"[1-9][0-9]*", text):
+        raise Usage(f"{option} {text} is not a positive number")
+    return int(text)
+
+
+def _set_overrides(passthrough):
+    """Only the --set overrides of the pass-through arguments (all that matters for --get)."""
+    sets = []
+    for i, arg in enumerate(passthrough):
+        if arg == "--set":
+            sets += ["--set", passthrough[i + 1] if i + 1 < len(passthrough) else ""]
+        elif arg.startswith("--set="):
+            sets.append(arg)
+    return sets
+
+
+def _config_launches(exe, config, passthrough, env):
+    """The config's `launches` as collbench reads it (after --set); exits with collbench's code."""
+    proc = subprocess.run([exe, config, "--get", "launches"] + _set_overrides(passthrough), env=env,
+                          stdout=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(proc.returncode)
+    return proc.stdout.strip()
+
+
+def _collrun_setup(opts):
+    """Check the options; returns (launcher, collbench path, processes, environment)."""
+    if not opts["config"]:
+        raise Usage("a CONFIG.yaml is required", usage=True)
+    if not os.path.isfile(opts["config"]):
+        raise Usage(f"{opts['config']}: no such file")
+    np = _positive(opts["np"], "--np")
+    mpi = opts["mpi"]
+    if mpi not in MPIS:
+        raise Usage(f"--mpi {mpi}: use openmpi or mpich")
+    launcher = Launcher(mpi, oversubscribe=True, flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
+    if shutil.which(PROGRAMS[mpi]) is None:
+        raise Usage(f"{PROGRAMS[mpi]} not found (install the {mpi} launcher)")
+    exe = os.path.join(opts["build_dir"] or os.path.join(REPO, "build", mpi), "bench", "collbench")
+    if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+        raise Usage(f"{exe} not found: build first (cmake --preset {mpi} && cmake --build --preset {mpi})")
+    env = mpi_environment(mpi, oversubscribed=np > len(os.sched_getaffinity(0)))
+    return launcher, exe, np, env
+
+
+def _say(message):
+    print(f"collrun: {message}", file=sys.stderr, flush=True)
+
+
+def _run_launches(launcher, exe, np, env, opts, launches):
+    """The launch loop of collrun; returns its exit code."""
+    out = ["--out", opts["out"]] if opts["out"] else []
+    with Forwarder() as fwd:
+        for launch in range(launches):
+            if fwd.received is not None:
+                _say(f"interrupted before launch {launch}; finished points are kept, re-run to complete")
+                return fwd.interrupt_code()
+            cmd = launcher.command(np, [exe, opts["config"], "--launch", launch] + out + opts["passthrough"])
+            _say(f"launch {launch} of {launches}: {' '.join(cmd)}")
+            rc = fwd.run(cmd, env)
+            if fwd.received is not None:
+                _say(f"interrupted during launch {launch}; finished points are kept, re-run to complete")
+                return fwd.interrupt_code()
+            if rc != 0:
+                _say(f"launch {launch} failed with exit code {rc}; re-run to resume")
+                return rc
+    _say(f"{launches} launch(es) complete")
+    return 0
+
+
+def collrun(argv):
+    """bench/collrun: parse its command line, run the launches; returns the exit code."""
+    try:
+        opts = _collrun_options(argv)
+        if opts.get("help"):
+            print(COLLRUN_USAGE, end="")
+            return 0
+        launcher, exe, np, env = _collrun_setup(opts)
+        launches = opts["launches"] or _config_launches(exe, opts["config"], opts["passthrough"], env)
+        launches = _positive(launches, "--launches")
+    except Usage as err:
+        _say(str(err))
+        if err.usage:
+            print(COLLRUN_USAGE, end="")
+        return 2
+    return _run_launches(launcher, exe, np, env, opts, launches)
+
+
+if __name__ == "__main__":
+    sys.exit(collrun(sys.argv[1:]))

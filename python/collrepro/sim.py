@@ -1,0 +1,257 @@
+"""simrun: run a collbench experiment in simulation (SimGrid SMPI), like bench/collrun does on
+real MPI. Same configs, same CSV contract; the metadata says simulated: true and names the
+platform, the SimGrid version and the network model.
+
+  bench/sim/simrun --platform configs/platforms/cori-dragonfly.xml --np 256 [--ppn 1]
+                   [--order spread] [--launches 1] [--out DIR] [--build-dir build/smpi]
+                   [--fold 4MiB] [--privatize no] CONFIG.yaml [-- collbench args...]
+
+  --platform   SimGrid platform file (configs/platforms/*.xml; every host is named node-<i>)
+  --np         simulated MPI processes
+  --ppn        processes per node (default 1); rank r runs on the (r // ppn)-th node
+  --order      how nodes are taken from the platform: block (default: node-0, node-1, ...;
+               on the dragonfly a contiguous allocation, group by group, like Slurm on an idle
+               machine) or spread (dragonfly only: node j in group j mod G, a job scattered over
+               a busy machine; consecutive ranks then sit in different groups, the worst case
+               for ring-based collectives under SimGrid's minimal routing)
+  --launches   separate simulations (default 1: a simulation is deterministic, so more
+               launches repeat the same numbers; use 2 to check that)
+  --out        result directory (default results/<experiment>/smpi-<version>, as collbench)
+  --build-dir  build of the `smpi` preset (default build/smpi)
+  --fold       buffers of at least this many bytes are folded by SMPI's shared malloc
+               (smpi/auto-shared-malloc-thresh; default 4MiB; 0 = never). Their data is garbage:
+               set the config's validation_max_bytes so that validated points stay below it.
+  --privatize  yes|no (default no): SMPI global-variable privatization. collbench has no
+               mutable global state, so no is safe and much lighter at 1000+ ranks.
+  --dry-run    print the smpirun command and the hostfile summary, run nothing
+  after --:    passed to collbench (e.g. --set timing.reps=3 --set sizes=[1KiB,2KiB] --quiet);
+               no spaces or quotes (smpirun passes program arguments unquoted)
+The SimGrid configuration (network model, collective selector, ...) is fixed below and
+recorded in the metadata. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 runtime).
+"""
+
+import argparse
+import glob
+import os
+import shlex
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+from collrepro.launch import Forwarder, Launcher, installed_program
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# The simulation model (recorded in every launch's metadata by collbench itself):
+#   CM02: max-min bandwidth sharing with per-link latency, no TCP factors: the alpha-beta,
+#         one-port model of the papers, with contention where routes share links. SMPI's own
+#         default model (SMPI) multiplies in piecewise factors calibrated for TCP over Ethernet
+#         (latency x11.6 above 64 KiB), which fit neither Aries nor InfiniBand.
+#   crosstraffic 0: no TCP acknowledgement traffic in the reverse direction (RDMA networks).
+#   simulate-computation no: only communication takes simulated time, so runs are
+#         deterministic (local copies inside the algorithms are free).
+#   coll-selector mpich: intra-group collectives (MPI_Allgather(v), MPI_Bcast, MPI_Gather, ...)
+#         use MPICH's algorithm selection, like the papers' Cray MPICH.
+SIM_CONFIG = [
+    "network/model:CM02",
+    "network/crosstraffic:0",
+    "smpi/simulate-computation:no",
+    "smpi/coll-selector:mpich",
+    # SimGrid's mpich selector broadcasts on any "uniform" communicator (same ppn everywhere)
+    # with SMP_binomial: log2(p) times the message for large messages. MPICH itself (and the
+    # papers' Cray MPICH) broadcasts messages >= 512 KiB - every broadcast of root gathering
+    # here - by scatter + ring allgather (~2x the message): use that.
+    "smpi/bcast:scatter_LR_allgather",
+    "smpi/host-speed:1Gf",
+    "smpi/shared-malloc:global",
+    "smpi/shared-malloc-blocksize:67108864",  # 64 MiB: few mappings per folded buffer
+]
+QUIET_LOGS = ["xbt_cfg.thresh:warning", "smpi_config.thresh:warning", "smpi_coll.thresh:warning"]
+
+
+def parse_bytes(text):
+    """'4MiB' -> 4194304; plain numbers are bytes. Exits with a message on anything else."""
+    units = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+    t = text.strip()
+    for u in ("KiB", "MiB", "GiB", "B", ""):
+        if t.endswith(u) and t[: len(t) - len(u)].strip().isdigit():
+            return int(t[: len(t) - len(u)]) * units[u]
+    raise SystemExit(f"simrun: --fold {text}: use bytes like 4MiB, 65536 or 0")
+
+
+def _dragonfly_shape(cluster):
+    """(groups, nodes per group) of a dragonfly <cluster>'s topo_parameters."""
+    levels = [p.strip() for p in cluster.get("topo_parameters").split(";")]
+    groups = int(levels[0].split(",")[0])
+    chassis, routers, nodes = int(levels[1].split(",")[0]), int(levels[2].split(",")[0]), int(levels[3])
+    return groups, chassis * routers * nodes
+
+
+def cluster_of(platform):
+    """The platform's single <cluster>: (host count, topology, groups, nodes per group)."""
+    root = ET.parse(platform).getroot()
+    clusters = root.findall(".//cluster")
+    if len(clusters) != 1:
+        raise SystemExit(f"simrun: {platform}: expected exactly one <cluster> (found {len(clusters)})")
+    c = clusters[0]
+    if c.get("prefix") != "node-" or c.get("suffix", "") != "":
+        raise SystemExit(f"simrun: {platform}: hosts must be named node-<i> (prefix node-, no suffix)")
+    lo, hi = (int(x) for x in c.get("radical").split("-"))
+    if lo != 0:
+        raise SystemExit(f"simrun: {platform}: the radical must start at 0")
+    topology = c.get("topology", "FLAT").upper()
+    groups, per_group = 1, hi + 1
+    if topology == "DRAGONFLY":
+        groups, per_group = _dragonfly_shape(c)
+    return hi + 1, topology, groups, per_group
+
+
+def node_ids(n_nodes, hosts, order, groups, per_group):
+    """The platform node of each of the job's n_nodes nodes (block: contiguous; spread: round
+    robin over the groups)."""
+    if n_nodes > hosts:
+        raise SystemExit(f"simrun: {n_nodes} nodes needed, the platform has {hosts}")
+    if order == "block" or groups == 1:
+        return list(range(n_nodes))
+    ids = []
+    for j in range(n_nodes):
+        g, slot = j % groups, j // groups
+        if slot >= per_group:
+            raise SystemExit("simrun: too many nodes for a spread placement")
+        ids.append(g * per_group + slot)
+    return ids
+
+
+def check_passthrough(args):
+    """smpirun hands the program's arguments on unquoted (word splitting and globbing), so refuse
+    what would arrive changed: whitespace and quoting characters always, glob patterns only when
+    they match a file here (an unmatched pattern stays as written, e.g. --set sizes=[1KiB,2KiB])."""
+    for arg in args:
+        if any(ch.isspace() for ch in arg) or any(ch in arg for ch in "\"'$`\\"):
+            raise SystemExit(f"simrun: collbench argument {arg!r}: smpirun splits arguments at spaces and cannot pass "
+                             "quotes, $, ` or \\; write lists without spaces (--set sizes=[1KiB,2KiB]) or put the "
+                             "value in the config file")
+        matches = sorted(glob.glob(arg)) if any(ch in arg for ch in "*?[") else []
+        if matches:
+            raise SystemExit(f"simrun: collbench argument {arg!r}: smpirun's shell would expand it to the file(s) "
+                             f"{', '.join(matches[:3])}; run simrun from another directory or put the value in "
+                             "the config file")
+
+
+def _parser():
+    ap = argparse.ArgumentParser(prog="simrun", add_help=False)
+    ap.add_argument("--platform", required=True)
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--ppn", type=int, default=1)
+    ap.add_argument("--order", choices=["block", "spread"])
+    ap.add_argument("--launches", type=int, default=1)
+    ap.add_argument("--out")
+    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "smpi"))
+    ap.add_argument("--fold", default="4MiB")
+    ap.add_argument("--privatize", choices=["yes", "no"], default="no")
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("-h", "--help", action="store_true")
+    ap.add_argument("config", nargs="?")
+    return ap
+
+
+def _split_passthrough(argv):
+    """simrun's own arguments, and those after `--` (for collbench)."""
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1:]
+    return argv, []
+
+
+def _check_programs(build_dir):
+    """collbench of the smpi build and smpirun, or exit with what to do."""
+    exe = os.path.join(build_dir, "bench", "collbench")
+    if not os.path.exists(exe):
+        raise SystemExit(f"simrun: {exe} not found: build first (cmake --preset smpi && cmake --build --preset smpi)")
+    smpirun = installed_program("smpi")
+    if not os.path.exists(smpirun):
+        raise SystemExit("simrun: smpirun not found: install libsimgrid-dev (./collrepro deps)")
+    return exe, smpirun
+
+
+class Placement:
+    """Which platform node each simulated rank runs on, and the one-line description of it."""
+
+    def __init__(self, platform, np, ppn, order):
+        hosts, topology, groups, per_group = cluster_of(platform)
+        self.np, self.ppn = np, ppn
+        n_nodes = -(-np // ppn)
+        self.ids = node_ids(n_nodes, hosts, order, groups, per_group)
+        self.text = f"{np} ranks on {n_nodes} nodes x {ppn} ppn, {order} order over {groups} group(s) of {topology}"
+
+    def write_hostfile(self):
+        """A temporary hostfile, one line per rank; the caller removes it."""
+        hostfile = tempfile.NamedTemporaryFile("w", prefix="simrun-hosts-", suffix=".txt", delete=False)
+        with hostfile:
+            for r in range(self.np):
+                hostfile.write(f"node-{self.ids[r // self.ppn]}\n")
+        return hostfile.name
+
+
+def smpirun_flags(hostfile, platform, fold, privatize):
+    """smpirun's options before the program: hosts, platform, privatization, the model, logs."""
+    cfgs = [f"--cfg={c}" for c in SIM_CONFIG + [f"smpi/auto-shared-malloc-thresh:{fold}"]]
+    logs = [f"--log={name}" for name in QUIET_LOGS]
+    priv = [] if privatize == "yes" else ["-no-privatize"]
+    return ["-hostfile", hostfile, "-platform", platform] + priv + cfgs + logs
+
+
+def shown_path(path):
+    """A path relative to the repository when it lies inside, else as given."""
+    rel = os.path.relpath(path, REPO)
+    return rel if not rel.startswith("..") else path
+
+
+def _run_launches(a, launcher, exe, passthrough, placement, env, hostfile):
+    """Run (or with --dry-run only print) the launches; returns the exit code."""
+    rc = 0
+    with Forwarder() as fwd:
+        for launch in range(a.launches):
+            out = ["--out", a.out] if a.out else []
+            cmd = launcher.command(a.np, [exe, os.path.abspath(a.config), "--launch", str(launch)] + out + passthrough)
+            shown = " ".join(shlex.quote(c) for c in cmd).replace(hostfile, "<hostfile>")
+            print(f"simrun: launch {launch} of {a.launches}: {placement.text}\nsimrun: {shown}", file=sys.stderr)
+            if a.dry_run:
+                continue
+            t0 = time.time()
+            rc = fwd.run(cmd, env)
+            print(f"simrun: launch {launch} finished with code {rc} after {time.time() - t0:.1f} s of wall time",
+                  file=sys.stderr)
+            if fwd.received is not None:
+                return fwd.interrupt_code()
+            if rc != 0:
+                break
+    return rc
+
+
+def main(argv=None):
+    """bench/sim/simrun: parse the command line, write the hostfile, run smpirun per launch."""
+    argv = sys.argv[1:] if argv is None else argv
+    argv, passthrough = _split_passthrough(argv)
+    a = _parser().parse_args(argv)
+    if a.help or not a.config:
+        print(__doc__)
+        return 0 if a.help else 2
+    check_passthrough(passthrough)
+    if a.np < 1 or a.ppn < 1:
+        raise SystemExit("simrun: --np and --ppn must be positive")
+    exe, smpirun = _check_programs(a.build_dir)
+    platform = os.path.abspath(a.platform)
+    placement = Placement(platform, a.np, a.ppn, a.order or "block")
+    fold = parse_bytes(a.fold)
+    env = dict(os.environ)
+    env["COLLREPRO_SIM_PLATFORM"] = shown_path(platform)
+    env["COLLREPRO_SIM_PLACEMENT"] = placement.text
+    env["COLLREPRO_SIM_COMMAND"] = " ".join(sys.argv)
+    hostfile = placement.write_hostfile()
+    try:
+        launcher = Launcher("smpi", program=smpirun, flags=smpirun_flags(hostfile, platform, fold, a.privatize))
+        return _run_launches(a, launcher, exe, passthrough, placement, env, hostfile)
+    finally:
+        os.unlink(hostfile)
