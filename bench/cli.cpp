@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 
 #include "errors.hpp"
@@ -23,6 +24,17 @@ std::pair<int, int> parse_slice(const std::string& s) {
   }
 }
 
+constexpr int kMaxLaunch = 99999;     // launches <= 100000 (config.cpp)
+constexpr int kMaxNprocs = 1 << 20;   // a dry-run plan of at most this many processes
+
+int bounded_number(const std::string& option, const std::string& text, int lo, int hi, const char* what) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(text) < lo || std::stoi(text) > hi)
+    throw ConfigError("usage error: " + option + " " + text + ": want " + what + " " + std::to_string(lo) + ".." +
+                      std::to_string(hi));
+  return std::stoi(text);
+}
+
 std::string join_args(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) {
@@ -41,14 +53,15 @@ std::optional<Options> parse_cli(int argc, char** argv, bool print) {
   CLI::App app{"collbench: the collrepro sweep driver (one MPI program; see bench/README.md)", "collbench"};
   std::string slice;
   app.add_option("config", o.config_path, "experiment configuration (YAML)");
-  app.add_option("--out", o.out, "result directory (default results/<experiment>/<mpi_impl>-<mpi_version>)");
-  app.add_option("--launch", o.launch, "launch number L (0-based; files *-L<L>*)")->check(CLI::NonNegativeNumber);
+  auto* out = app.add_option("--out", o.out, "result directory (default results/<experiment>/<mpi_impl>-<mpi_version>)");
+  std::string launch;
+  app.add_option("--launch", launch, "launch number L (0-based; files *-L<L>*)");
   app.add_option("--slice", slice, "run chunk S of T contiguous chunks of the point list (S/T, 0-based)");
   app.add_option("--set", o.sets, "override a config field: key=value (dotted key, YAML value); repeatable");
   app.add_flag("--dry-run", o.dry_run, "print the plan (points, skipped shapes and why) and exit");
   app.add_option("--format", o.format, "dry-run output format")->check(CLI::IsMember({"text", "csv"}));
-  auto* np = app.add_option("--nprocs", o.nprocs, "dry-run: plan for N processes instead of the launched count");
-  np->check(CLI::PositiveNumber);
+  std::string nprocs;
+  app.add_option("--nprocs", nprocs, "dry-run: plan for N processes instead of the launched count");
   app.add_flag("--quiet", o.quiet, "no progress lines on stderr");
   app.add_flag("--list-algorithms", o.list_algorithms, "list the registered algorithms and exit (no MPI)");
   app.add_option("--get", o.get, "print the effective value of a config key (e.g. launches) and exit (no MPI)");
@@ -61,6 +74,12 @@ std::optional<Options> parse_cli(int argc, char** argv, bool print) {
     throw ConfigError(std::string("usage error: ") + e.what() + " (see collbench --help)");
   }
   if (!slice.empty()) o.slice = parse_slice(slice);
+  if (!launch.empty()) o.launch = bounded_number("--launch", launch, 0, kMaxLaunch, "a launch number");
+  if (!nprocs.empty()) o.nprocs = bounded_number("--nprocs", nprocs, 1, kMaxNprocs, "a process count");
+  if (out->count() > 0 && o.out.empty())
+    throw ConfigError("usage error: --out '' is empty (give a directory, or leave --out out for the default)");
+  if (!o.config_path.empty() && std::filesystem::is_directory(o.config_path))
+    throw ConfigError("usage error: " + o.config_path + " is a directory (give the experiment's YAML file)");
   if (o.config_path.empty() && !o.list_algorithms)
     throw ConfigError("usage error: a configuration file is required: collbench CONFIG.yaml [options] (see --help)");
   if (o.nprocs && !o.dry_run) throw ConfigError("usage error: --nprocs plans a dry run only (add --dry-run)");

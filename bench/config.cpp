@@ -51,7 +51,8 @@ struct PathElem {
   long index = -1;  // >= 0: a sequence index
 };
 
-std::vector<PathElem> parse_path(const std::string& path) {
+// `option` (--set or --get) names the command-line option in messages.
+std::vector<PathElem> parse_path(const std::string& path, const std::string& option) {
   std::vector<PathElem> out;
   std::size_t i = 0;
   while (i < path.size()) {
@@ -60,17 +61,18 @@ std::vector<PathElem> parse_path(const std::string& path) {
     if (j > i) out.push_back({path.substr(i, j - i), -1});
     while (j < path.size() && path[j] == '[') {
       const auto close = path.find(']', j);
-      if (close == std::string::npos) throw ConfigError("config error: --set " + path + ": missing ']'");
+      if (close == std::string::npos) throw ConfigError("config error: " + option + " " + path + ": missing ']'");
       const std::string idx = path.substr(j + 1, close - j - 1);
-      if (idx.empty() || !std::all_of(idx.begin(), idx.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-        throw ConfigError("config error: --set " + path + ": index [" + idx + "] must be a number");
+      if (idx.empty() || idx.size() > 9 || !std::all_of(idx.begin(), idx.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        throw ConfigError("config error: " + option + " " + path + ": index [" + idx + "] must be a number");
       out.push_back({"", std::stol(idx)});
       j = close + 1;
     }
     if (j < path.size() && path[j] == '.') ++j;
     i = j;
   }
-  if (out.empty() || out.front().index >= 0) throw ConfigError("config error: --set needs key=value, got \"" + path + "\"");
+  if (out.empty() || out.front().index >= 0)
+    throw ConfigError("config error: " + option + " needs a key like timing.reps, got \"" + path + "\"");
   return out;
 }
 
@@ -124,7 +126,8 @@ void apply_override(YAML::Node root, const std::string& assignment) {
     throw ConfigError("config error: --set " + assignment + ": the value is not valid YAML (" + e.msg + ")");
   }
   if (value.IsNull() && text.empty()) throw ConfigError("config error: --set " + key + "= has no value");
-  const auto path = parse_path(key);
+  check_document(value, "--set " + key);
+  const auto path = parse_path(key, "--set");
   set_path(root, path, value, assignment);
   // A whole top-level sweep key set on the command line wins over every setting's own value.
   if (path.size() == 1 && is_sweep_key(path[0].key) && root["settings"] && root["settings"].IsSequence())
@@ -283,6 +286,7 @@ Config parse_config(const std::string& yaml_text, const std::vector<std::string>
                       std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  check_document(root, source);
   if (!root.IsMap()) throw ConfigError("config error: " + source + ": the top level must be a map of keys");
   for (const auto& o : overrides) apply_override(root, o);
 
@@ -326,17 +330,43 @@ Config parse_config(const std::string& yaml_text, const std::vector<std::string>
   return c;
 }
 
+namespace {
+
+// The global fields with their effective values, defaults included (for --get).
+nlohmann::json with_defaults(const Config& c) {
+  const Timing& t = c.timing;
+  nlohmann::json j = {{"experiment", c.experiment}, {"description", c.description}, {"launches", c.launches},
+                      {"validation", c.validation}, {"binding", to_string(c.binding)},
+                      {"timing", {{"sync", to_string(t.sync)}, {"clock", to_string(t.clock)}, {"warmup", t.warmup},
+                                  {"reps", t.reps}, {"tukey_k", t.tukey_k}, {"window", "auto"},
+                                  {"sync_fit_points", t.sync_fit_points}, {"sync_exchanges", t.sync_exchanges},
+                                  {"resync", to_string(t.resync)}, {"agree_every", t.agree_every}}}};
+  for (const auto& [key, value] : c.effective.items()) {
+    if (key == "timing" && value.is_object()) j["timing"].update(value);
+    else j[key] = value;
+  }
+  return j;
+}
+
+}  // namespace
+
 std::string config_value(const Config& c, const std::string& path) {
-  const nlohmann::json* cur = &c.effective;
-  for (const auto& e : parse_path(path)) {
+  const auto elems = parse_path(path, "--get");
+  std::vector<std::string> top = global_keys();
+  top.insert(top.end(), all_sweep_keys().begin(), all_sweep_keys().end());
+  if (!contains(top, elems.front().key)) throw unknown_key("--get ", elems.front().key, top);
+  if (elems.front().key == "timing" && elems.size() > 1 && !contains(timing_keys(), elems[1].key))
+    throw unknown_key("--get timing.", elems[1].key, timing_keys());
+  const nlohmann::json all = with_defaults(c);
+  const nlohmann::json* cur = &all;
+  for (const auto& e : elems) {
     if (e.index >= 0) {
-      if (!cur->is_array() || static_cast<std::size_t>(e.index) >= cur->size()) return "";
+      if (!cur->is_array() || static_cast<std::size_t>(e.index) >= cur->size())
+        throw config_error("--get " + path, "has no entry [" + std::to_string(e.index) + "] (the value is " +
+                                                cur->dump() + ")");
       cur = &(*cur)[static_cast<std::size_t>(e.index)];
     } else {
-      if (!cur->is_object() || !cur->contains(e.key)) {
-        if (path == "launches") return std::to_string(c.launches);
-        return "";
-      }
+      if (!cur->is_object() || !cur->contains(e.key)) return "";  // a known key the config leaves out
       cur = &(*cur)[e.key];
     }
   }

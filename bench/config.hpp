@@ -59,7 +59,8 @@ struct Config {
 Config parse_config(const std::string& yaml_text, const std::vector<std::string>& overrides,
                     const std::string& source = "config");
 
-// The effective value at a dotted path as text (for `collbench CONFIG --get launches`).
+// The effective value at a dotted path as text (for `collbench CONFIG --get launches`); a key
+// the configuration does not know is a ConfigError.
 std::string config_value(const Config& c, const std::string& path);
 
 }  // namespace collbench

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 #include "units.hpp"
@@ -54,6 +55,41 @@ void check_keys(const YAML::Node& map, const std::string& prefix, const std::vec
     if (!contains(valid, key)) throw unknown_key(prefix, key, valid);
   }
 }
+
+namespace {
+
+struct DocumentCheck {
+  std::string where;
+  std::size_t nodes = 0;
+
+  std::string at(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    return m.is_null() ? where : where + ":" + std::to_string(m.line + 1);
+  }
+
+  void visit(const YAML::Node& n, const std::string& path, int depth) {
+    if (++nodes > kMaxYamlNodes || depth > 64)
+      throw ConfigError("config error: " + where + ": the document holds more than " + std::to_string(kMaxYamlNodes) +
+                        " values or nests deeper than 64 levels once aliases are expanded (simplify it)");
+    if (n.IsSequence())
+      for (std::size_t i = 0; i < n.size(); ++i) visit(n[i], path + "[" + std::to_string(i) + "]", depth + 1);
+    if (!n.IsMap()) return;
+    std::set<std::string> keys;
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar())
+        throw ConfigError("config error: " + at(kv.first) + ": " + (path.empty() ? "" : path + ": ") +
+                          "a key must be a plain name, got " + show(kv.first));
+      const std::string key = path.empty() ? kv.first.Scalar() : path + "." + kv.first.Scalar();
+      if (!keys.insert(kv.first.Scalar()).second)
+        throw ConfigError("config error: " + at(kv.first) + ": " + key + " is given twice (keep one)");
+      visit(kv.second, key, depth + 1);
+    }
+  }
+};
+
+}  // namespace
+
+void check_document(const YAML::Node& root, const std::string& where) { DocumentCheck{where}.visit(root, "", 0); }
 
 std::string show(const YAML::Node& n) {
   if (n.IsScalar()) return "\"" + n.Scalar() + "\"";
@@ -178,15 +214,18 @@ nlohmann::json to_json(const YAML::Node& n) {
 
 std::vector<std::size_t> parse_sizes(const YAML::Node& n, const std::string& field) {
   std::vector<std::size_t> out;
+  std::set<std::size_t> seen;
   const auto list = items(n, field);
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string f = item_field(field, n, i);
     try {
       for (std::size_t v : parse_size_spec(as_string(list[i], f)))
-        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+        if (seen.insert(v).second) out.push_back(v);
     } catch (const std::invalid_argument& e) {
       throw config_error(f, "= \"" + list[i].Scalar() + "\": " + e.what());
     }
+    if (out.size() > kMaxSizes)
+      throw config_error(field, "has more than " + std::to_string(kMaxSizes) + " sizes (use fewer ranges or larger steps)");
   }
   return out;
 }

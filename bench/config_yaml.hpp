@@ -52,6 +52,12 @@ std::string item_field(const std::string& field, const YAML::Node& list, std::si
 Names names(const YAML::Node& n, const std::string& field);
 std::vector<std::size_t> parse_sizes(const YAML::Node& n, const std::string& field);
 
+// The whole document, before anything reads it: every map key a plain scalar given once
+// ("config error: <source>:<line>: sizes is given twice (keep one)"), and at most
+// kMaxYamlNodes values once aliases are expanded. `where` names the text ("quick.yaml").
+inline constexpr std::size_t kMaxYamlNodes = 100000;
+void check_document(const YAML::Node& root, const std::string& where);
+
 // Unknown keys of a map: "config error: <prefix><key> is not a known key (did you mean ...?)".
 void check_keys(const YAML::Node& map, const std::string& prefix, const std::vector<std::string>& valid);
 ConfigError unknown_key(const std::string& prefix, const std::string& key, const std::vector<std::string>& valid);

@@ -17,6 +17,7 @@
 #include "collrepro/mpi.hpp"
 #include "contract.hpp"
 #include "csv.hpp"
+#include "entry.hpp"
 #include "errors.hpp"
 #include "measure.hpp"
 #include "plan.hpp"
@@ -177,6 +178,7 @@ std::optional<Setup> set_up(const Options& o) {
     }
     return std::nullopt;
   }
+  check_memory_budget(s.config, s.plan, node_memory_budget());  // before any buffer is allocated
   s.mpi = mpi_library();
   s.out = o.out.empty() ? default_out(s.config, s.mpi) : fs::path(o.out);
   const std::optional<int> slice = o.slice ? std::optional<int>(o.slice->first) : std::nullopt;

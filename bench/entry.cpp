@@ -4,15 +4,21 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
 
+#include "collrepro/mpi.hpp"
 #include "config.hpp"
 #include "driver.hpp"
 #include "errors.hpp"
 #include "interrupt.hpp"
+#include "plan.hpp"
+#include "units.hpp"
+#include "world.hpp"
 
 namespace {
 
@@ -35,12 +41,20 @@ int without_mpi(const std::optional<Options>& o) {
     return kExitOk;
   }
   if (!o->get.empty()) {
-    const Config c = parse_config(read_file(o->config_path), o->sets, o->config_path);
-    if (print) std::cout << config_value(c, o->get) << "\n";
-    return kExitOk;
+    // The same checks as a run's parsing (those that need the process count come with the run).
+    try {
+      const Config c = parse_config(read_file(o->config_path), o->sets, o->config_path);
+      const std::string value = config_value(c, o->get);
+      if (print) std::cout << value << "\n";
+      return kExitOk;
+    } catch (const ConfigError& e) {
+      if (print) std::cerr << "collbench: " << e.what() << std::endl;
+      return kExitUsage;
+    }
   }
   return -1;
 }
+
 
 // A command-line error, reported once by rank 0 after MPI_Init. Every rank then waits in a
 // barrier: were a rank to exit at once, the launcher would kill the others, possibly before
@@ -74,6 +88,40 @@ int run_mpi(const Options& o, InterruptWatch& watch) {
 }  // namespace
 
 namespace collbench {
+
+// This node's memory and the ranks sharing it (collective).
+MemoryBudget node_memory_budget() {
+  MemoryBudget b;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  while (meminfo >> key >> kib)
+    if (key == "MemTotal:") {
+      b.node_bytes = kib * 1024;
+      break;
+    } else meminfo.ignore(256, '\n');
+  MPI_Comm node;
+  collrepro::check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  collrepro::check(MPI_Comm_size(node, &b.ranks_on_node), "MPI_Comm_size");
+  MPI_Comm_free(&node);
+  return b;
+}
+
+void check_memory_budget(const Config& c, const Plan& plan, const MemoryBudget& b) {
+  if (b.node_bytes == 0) return;  // unknown: nothing to check against
+  const std::size_t per_rank = b.node_bytes / static_cast<std::size_t>(std::max(1, b.ranks_on_node));
+  for (std::size_t id = 0; id < plan.size(); ++id) {
+    const Candidate& p = plan.point(id);
+    if (p.shape->buffer_bytes() <= per_rank) continue;
+    throw config_error(c.sweeps[p.sweep].sizes_field,
+                       "= " + format_bytes(p.shape->msg_bytes()) + ": point " + std::to_string(id) + " (" +
+                           p.algorithm->info().name + ", " + p.shape->describe() + ") needs " +
+                           format_memory(p.shape->buffer_bytes()) + " of buffers per rank, more than the budget of " +
+                           format_memory(per_rank) + " per rank (" + format_memory(b.node_bytes) +
+                           " of memory on this node, /proc/meminfo, for " + std::to_string(b.ranks_on_node) +
+                           " ranks): use smaller sizes or fewer ranks per node");
+  }
+}
 
 int collbench_main(int argc, char** argv) {
   InterruptWatch watch;  // before MPI_Init: MPI's threads inherit the blocked signals

@@ -46,6 +46,9 @@ class PointShape {
  public:
   virtual ~PointShape() = default;
   virtual std::size_t msg_bytes() const = 0;  // the swept size (the x axis)
+  // The bytes one rank allocates for the point's send and receive buffers (the largest
+  // over ranks): checked against the node's memory before any allocation.
+  virtual std::size_t buffer_bytes() const = 0;
   virtual ShapeValues columns() const = 0;
   // For messages and progress lines: "p=4 q=4 ka=64KiB kb=64KiB".
   virtual std::string describe() const = 0;

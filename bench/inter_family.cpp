@@ -41,6 +41,10 @@ class InterShape final : public PointShape {
   InterShape(Shape shape, PairMode mode, Distribution distribution, std::size_t msg_bytes)
       : shape_(std::move(shape)), mode_(mode), distribution_(std::move(distribution)), msg_bytes_(msg_bytes) {}
   std::size_t msg_bytes() const override { return msg_bytes_; }
+  // A rank of side X sends its own block and receives every block of the other side.
+  std::size_t buffer_bytes() const override {
+    return std::max(shape_.max_block(0) + shape_.total(1), shape_.max_block(1) + shape_.total(0));
+  }
   ShapeValues columns() const override {
     const bool random = distribution_.kind == Distribution::Kind::Random;
     return {{"p", std::to_string(shape_.p)},

@@ -37,9 +37,13 @@ struct IntraSweep final : FamilySweep {
 
 class IntraShape final : public PointShape {
  public:
-  IntraShape(intra::Shape shape, Distribution distribution, std::size_t msg_bytes)
-      : shape_(std::move(shape)), distribution_(std::move(distribution)), msg_bytes_(msg_bytes) {}
+  IntraShape(intra::Shape shape, Distribution distribution, std::size_t msg_bytes, bool bcast)
+      : shape_(std::move(shape)), distribution_(std::move(distribution)), msg_bytes_(msg_bytes), bcast_(bcast) {}
   std::size_t msg_bytes() const override { return msg_bytes_; }
+  // Its own block, and the root's block (bcast) or every block (gather at the root, allgather).
+  std::size_t buffer_bytes() const override {
+    return shape_.max_block() + (bcast_ ? shape_.blocks[static_cast<std::size_t>(shape_.root)] : shape_.total());
+  }
   ShapeValues columns() const override {
     const bool random = distribution_.kind == Distribution::Kind::Random;
     return {{"root", std::to_string(shape_.root)},
@@ -59,6 +63,7 @@ class IntraShape final : public PointShape {
   intra::Shape shape_;
   Distribution distribution_;
   std::size_t msg_bytes_;
+  bool bcast_;
 };
 
 const intra::IntraAlgorithm& as_intra(const Algorithm& a) { return dynamic_cast<const intra::IntraAlgorithm&>(a); }
@@ -212,7 +217,8 @@ class IntraFamily final : public FamilyAdapter {
       for (const Distribution& d : dists)
         for (std::size_t size : sweep.sizes)
           out.push_back(std::make_shared<IntraShape>(
-              intra::Shape{nprocs, static_cast<int>(root), distribute(d, size, nprocs)}, d, size));
+              intra::Shape{nprocs, static_cast<int>(root), distribute(d, size, nprocs)}, d, size,
+              c == Collective::IntraBcast));
     return out;
   }
 

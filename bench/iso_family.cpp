@@ -38,16 +38,48 @@ std::string dims_text(const std::vector<int>& dims) {
   return s;
 }
 
+// Offsets act modulo the torus: c_j and c_j mod p_j (sign kept) name the same process, so the
+// algorithms plan with the remainders and their cost no longer grows with |c_j| (a generated
+// kind, or offsets already inside the torus, are left as they are). Not for the seed's
+// distance rule, whose block sizes m_i = mhat^(d-|C^i|) depend on the offsets as written
+// (it allows |c_j| <= 1 only, so there is nothing to reduce).
+iso::Neighborhood modulo_torus(const iso::Neighborhood& n, const std::vector<int>& dims) {
+  std::vector<iso::Offset> reduced = n.offsets();
+  bool changed = false;
+  for (iso::Offset& c : reduced)
+    for (std::size_t j = 0; j < c.size(); ++j)
+      if (const int r = c[j] % dims[j]; r != c[j]) c[j] = r, changed = true;
+  return changed ? iso::Neighborhood::list(std::move(reduced)) : n;
+}
+
+// The plan budget: the algorithms' schedules grow with the block-hops V = sum_i ||C^i||_1 of
+// the (reduced) offsets, and the plan computes them once per shape and size.
+constexpr std::size_t kMaxBlockHops = std::size_t{1} << 20;  // per neighbourhood
+constexpr std::size_t kMaxPlanHops = std::size_t{1} << 27;   // summed over a sweep's shapes
+
+std::size_t block_hops(const iso::Neighborhood& n) {
+  std::size_t v = 0;
+  for (const iso::Offset& c : n.offsets()) v += static_cast<std::size_t>(iso::norm1(c));
+  return v;
+}
+
 class IsoShape final : public PointShape {
  public:
-  IsoShape(iso::Shape shape, std::size_t msg_bytes) : shape_(std::move(shape)), msg_bytes_(msg_bytes) {}
+  // configured: the neighbourhood as the config gives it (the CSV column), also when the
+  // shape's offsets were reduced modulo the torus.
+  IsoShape(iso::Shape shape, Collective collective, std::string configured, std::size_t msg_bytes)
+      : shape_(std::move(shape)), collective_(collective), configured_(std::move(configured)), msg_bytes_(msg_bytes) {}
   std::size_t msg_bytes() const override { return msg_bytes_; }
+  std::size_t buffer_bytes() const override {
+    const auto args = iso::Args::contiguous(collective_, shape_);
+    return args.send_extent() + args.recv_extent();
+  }
   ShapeValues columns() const override {
     const auto blocks = shape_.block_bytes();
     const auto [lo, hi] = blocks.empty() ? std::pair(std::size_t{0}, std::size_t{0})
                                          : std::pair(*std::min_element(blocks.begin(), blocks.end()),
                                                      *std::max_element(blocks.begin(), blocks.end()));
-    return {{"neighborhood", shape_.neighborhood.to_string()},
+    return {{"neighborhood", configured_},
             {"dims", dims_text(shape_.dims)},
             {"neighbors", std::to_string(shape_.neighborhood.size())},
             {"block_rule", shape_.rule == iso::BlockRule::Uniform ? "uniform" : "distance"},
@@ -55,13 +87,15 @@ class IsoShape final : public PointShape {
             {"block_max", std::to_string(hi)}};
   }
   std::string describe() const override {
-    return shape_.neighborhood.to_string() + " (s=" + std::to_string(shape_.neighborhood.size()) +
+    return configured_ + " (s=" + std::to_string(shape_.neighborhood.size()) +
            ") dims=" + dims_text(shape_.dims) + (shape_.rule == iso::BlockRule::Uniform ? "" : " distance rule");
   }
   const iso::Shape& shape() const { return shape_; }
 
  private:
   iso::Shape shape_;
+  Collective collective_;
+  std::string configured_;
   std::size_t msg_bytes_;
 };
 
@@ -248,18 +282,27 @@ class IsoFamily final : public FamilyAdapter {
   std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const override {
     const auto& keys = sweep.family_fields<IsoSweep>();
     std::vector<std::shared_ptr<const PointShape>> out;
+    std::size_t plan_hops = 0;
     for (std::size_t ni = 0; ni < keys.neighborhoods.size(); ++ni) {
       const iso::Neighborhood& n = keys.neighborhoods[ni];
       for (std::size_t di = 0; di < keys.dims.values.size(); ++di) {
         const auto dims = resolve_dims(keys.dims, di, n.dims(), nprocs);
+        const iso::Neighborhood reduced = modulo_torus(n, dims);
+        const std::size_t hops = block_hops(reduced), work = hops * keys.rules.size() * sweep.sizes.size();
+        if (hops > kMaxBlockHops || (plan_hops += work) > kMaxPlanHops)
+          throw config_error(item(keys.neighborhood_names, ni),
+                             "= \"" + keys.neighborhood_names.values[ni] + "\" on dims " + dims_text(dims) + ": " +
+                                 std::to_string(hops) + " block-hops per shape (at most " + std::to_string(kMaxBlockHops) +
+                                 ") for " + std::to_string(sweep.sizes.size()) + " size(s), over the plan budget of " +
+                                 std::to_string(kMaxPlanHops) + " (use a smaller neighbourhood or fewer sizes)");
         for (const iso::BlockRule rule : keys.rules)
           for (std::size_t size : sweep.sizes) {
             iso::Shape s = rule == iso::BlockRule::SeedDistance ? iso::Shape::seed_irregular(n, size, dims)
-                                                            : iso::Shape::regular(n, size, dims);
+                                                            : iso::Shape::regular(reduced, size, dims);
             if (auto why = s.invalid())
               throw config_error(item(keys.neighborhood_names, ni), "= \"" + keys.neighborhood_names.values[ni] +
                                                                         "\" with size " + format_bytes(size) + ": " + *why);
-            out.push_back(std::make_shared<IsoShape>(std::move(s), size));
+            out.push_back(std::make_shared<IsoShape>(std::move(s), sweep.collective, n.to_string(), size));
           }
       }
     }

@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
+#include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "contract.hpp"
@@ -19,15 +23,85 @@ std::string suffix(int launch, std::optional<int> slice) {
   return "L" + std::to_string(launch) + (slice ? "-S" + std::to_string(*slice) : "");
 }
 
+std::string read_all(const fs::path& p);
+
 // The complete lines of a file (a last line without '\n' is a partial write: dropped).
 std::vector<std::string> complete_lines(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_all(p);
   std::vector<std::string> out;
   std::size_t at = 0;
   for (std::size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) out.push_back(text.substr(at, nl - at));
+  return out;
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// SHA-256 (FIPS 180-4) of a byte string, as 64 hex digits: what `sha256sum` prints.
+std::string sha256(const std::string& data) {
+  static constexpr std::uint32_t k[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+      0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+      0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+      0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+      0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+      0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+      0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+      0xc67178f2};
+  std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::string msg = data;
+  const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+  msg.push_back(static_cast<char>(0x80));
+  while (msg.size() % 64 != 56) msg.push_back('\0');
+  for (int i = 7; i >= 0; --i) msg.push_back(static_cast<char>(bits >> (8 * i)));
+  const auto rotr = [](std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
+  for (std::size_t at = 0; at < msg.size(); at += 64) {
+    std::uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = static_cast<std::uint32_t>(static_cast<unsigned char>(msg[at + 4 * i])) << 24 |
+             static_cast<std::uint32_t>(static_cast<unsigned char>(msg[at + 4 * i + 1])) << 16 |
+             static_cast<std::uint32_t>(static_cast<unsigned char>(msg[at + 4 * i + 2])) << 8 |
+             static_cast<std::uint32_t>(static_cast<unsigned char>(msg[at + 4 * i + 3]));
+    for (int i = 16; i < 64; ++i)
+      w[i] = w[i - 16] + (rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)) + w[i - 7] +
+             (rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10));
+    std::uint32_t v[8];
+    std::copy(h, h + 8, v);
+    for (int i = 0; i < 64; ++i) {
+      const std::uint32_t t1 = v[7] + (rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25)) + ((v[4] & v[5]) ^ (~v[4] & v[6])) +
+                               k[i] + w[i];
+      const std::uint32_t t2 = (rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22)) + ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
+      std::copy_backward(v, v + 7, v + 8);
+      v[4] += t1;
+      v[0] = t1 + t2;
+    }
+    for (int i = 0; i < 8; ++i) h[i] += v[i];
+  }
+  char hex[65];
+  for (int i = 0; i < 8; ++i) std::snprintf(hex + 8 * i, 9, "%08x", h[i]);
+  return hex;
+}
+
+std::size_t data_rows(const std::string& text) {
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  return lines == 0 ? 0 : lines - 1;
+}
+
+// A point's fingerprint: the first 16 hex digits of the SHA-256 of its summary line and its
+// raw lines, each with its newline, in file order.
+std::string point_hash(const std::string& summary, const std::vector<std::string>& raw) {
+  std::string text = summary + "\n";
+  for (const auto& line : raw) text += line + "\n";
+  return sha256(text).substr(0, 16);
+}
+
+std::string join_points(const std::set<int>& points) {
+  std::string out;
+  for (int p : points) out += (out.empty() ? "" : ", ") + std::to_string(p);
   return out;
 }
 
@@ -45,6 +119,38 @@ std::size_t column(const std::vector<std::string>& cols, const char* name) {
   for (std::size_t i = 0; i < cols.size(); ++i)
     if (cols[i] == name) return i;
   return cols.size();
+}
+
+// A non-negative decimal field, or nullopt (a damaged row).
+std::optional<long> count_field(const std::string& text) {
+  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stol(text);
+}
+
+// The complete points of a launch's lines (headers first): a summary row plus exactly n raw
+// rows. Rows that do not parse are left out.
+std::map<int, PointRows> points_of(const std::vector<std::string>& raw_lines,
+                                   const std::vector<std::string>& summary_lines) {
+  const auto& rc = raw_columns();
+  const auto& sc = summary_columns();
+  const std::size_t point_col = column(rc, "point"), n_col = column(sc, "n");
+  std::map<long, std::vector<std::string>> raw_by_point;
+  for (std::size_t i = 1; i < raw_lines.size(); ++i) {
+    const auto f = csv_split(raw_lines[i]);
+    if (f.size() != rc.size()) continue;
+    if (const auto point = count_field(f[point_col])) raw_by_point[*point].push_back(raw_lines[i]);
+  }
+  std::map<int, PointRows> out;
+  for (std::size_t i = 1; i < summary_lines.size(); ++i) {
+    const auto f = csv_split(summary_lines[i]);
+    if (f.size() != sc.size()) continue;
+    const auto point = count_field(f[point_col]), n = count_field(f[n_col]);
+    if (!point || !n || *point > std::numeric_limits<int>::max() || out.count(static_cast<int>(*point))) continue;
+    auto it = raw_by_point.find(*point);
+    if (it == raw_by_point.end() || it->second.size() != static_cast<std::size_t>(*n)) continue;
+    out[static_cast<int>(*point)] = {summary_lines[i], it->second};
+  }
+  return out;
 }
 
 void write_all(std::FILE* f, const std::string& s, const fs::path& p) {
@@ -78,19 +184,71 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
   if (ec) throw ConfigError("cannot create the output directory " + dir.string() + ": " + ec.message());
   check_previous_meta(fingerprint, nprocs, slices);
   const bool pending = fs::exists(tmp_path(paths_.raw)) || fs::exists(tmp_path(paths_.summary));
-  if (!previous_meta_.is_null() && !pending && fs::exists(paths_.meta) && previous_meta_.value("complete", false)) {
+  recover_from(tmp_path(paths_.raw), tmp_path(paths_.summary));
+  std::set<int> from_tmp;
+  for (const auto& [point, rows] : recovered_) from_tmp.insert(point);
+  recover_from(paths_.raw, paths_.summary);
+  if (!previous_meta_.is_null()) verify_final_files(from_tmp);
+  if (!previous_meta_.is_null() && !pending && fs::exists(paths_.meta) && previous_meta_.value("complete", false) &&
+      damage_.empty()) {
     finished_before_ = true;
+    recovered_.clear();
     return;
   }
-  recover_from(tmp_path(paths_.raw), tmp_path(paths_.summary));
-  recover_from(paths_.raw, paths_.summary);
   for (const auto& [point, rec] : recovered_) {
     complete_.insert(point);
     const auto fields = csv_split(rec.summary);
     const auto& cols = summary_columns();
     recovered_counts_.first += std::stoul(fields[column(cols, "n")]);
-    recovered_counts_.second += std::stoul(fields[column(cols, "n_invalid")]);
+    recovered_counts_.second += count_field(fields[column(cols, "n_invalid")]).value_or(0);
   }
+}
+
+// The final files against the previous metadata's "integrity" (and, for a complete launch,
+// its slice's points): damaged points are dropped from what is kept, and named on stderr.
+void ResultFiles::verify_final_files(const std::set<int>& from_tmp) {
+  std::vector<std::string> problems;
+  std::set<int> damaged;
+  const nlohmann::json integrity = previous_meta_.value("integrity", nlohmann::json::object());
+  if (integrity.contains("files"))
+    for (const fs::path& p : {paths_.raw, paths_.summary}) {
+      const nlohmann::json want = integrity["files"].value(p.filename().string(), nlohmann::json::object());
+      if (!fs::exists(p)) {
+        if (!from_tmp.empty()) continue;  // a killed run's .tmp files hold the points
+        problems.push_back(p.filename().string() + " is missing");
+        continue;
+      }
+      const std::string text = read_all(p);
+      const std::size_t rows = data_rows(text);
+      if (rows != want.value("rows", rows))
+        problems.push_back(p.filename().string() + " has " + std::to_string(rows) + " data rows, the metadata says " +
+                           std::to_string(want.value("rows", 0)));
+      else if (sha256(text) != want.value("sha256", ""))
+        problems.push_back(p.filename().string() + "'s SHA-256 differs from the metadata's");
+    }
+  if (integrity.contains("points"))
+    for (const auto& [id, hash] : integrity["points"].items()) {
+      const auto point = count_field(id);
+      if (!point || from_tmp.count(static_cast<int>(*point))) continue;
+      const auto it = recovered_.find(static_cast<int>(*point));
+      if (it != recovered_.end() && point_hash(it->second.summary, it->second.raw) == hash) continue;
+      damaged.insert(static_cast<int>(*point));
+      if (it != recovered_.end()) recovered_.erase(it);
+    }
+  if (previous_meta_.value("complete", false) && previous_meta_.contains("points")) {
+    const auto& pts = previous_meta_["points"];
+    for (int p = pts.value("slice_begin", 0); p < pts.value("slice_end", 0); ++p)
+      if (!recovered_.count(p)) damaged.insert(p);
+  }
+  if (problems.empty() && damaged.empty()) return;
+  std::string msg;
+  for (const auto& p : problems) msg += (msg.empty() ? "" : "; ") + p;
+  if (!damaged.empty())
+    msg += (msg.empty() ? "" : ": ") + std::string("point(s) ") + join_points(damaged) +
+           " damaged or missing, measured again";
+  else msg += ": every point is intact, the files are rewritten";
+  damage_ = paths_.raw.parent_path().string() + ": " + msg;
+  std::cerr << "collbench: warning: " << damage_ << std::endl;
 }
 
 ResultFiles::~ResultFiles() {
@@ -131,29 +289,11 @@ void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs
 void ResultFiles::recover_from(const fs::path& raw, const fs::path& summary) {
   if (!fs::exists(raw) || !fs::exists(summary)) return;
   const auto raw_lines = complete_lines(raw), summary_lines = complete_lines(summary);
-  const auto& rc = raw_columns();
-  const auto& sc = summary_columns();
   if (raw_lines.empty() || summary_lines.empty()) return;
-  if (csv_split(raw_lines[0]) != rc || csv_split(summary_lines[0]) != sc)
+  if (csv_split(raw_lines[0]) != raw_columns() || csv_split(summary_lines[0]) != summary_columns())
     throw ConfigError("config error: " + raw.string() + " or " + summary.string() +
                       " does not have the contract's columns (results/CONTRACT.md): remove them or use another --out");
-  const std::size_t point_col = column(rc, "point"), n_col = column(sc, "n");
-  std::map<int, std::vector<std::string>> raw_by_point;
-  for (std::size_t i = 1; i < raw_lines.size(); ++i) {
-    const auto f = csv_split(raw_lines[i]);
-    if (f.size() != rc.size()) continue;
-    raw_by_point[std::stoi(f[point_col])].push_back(raw_lines[i]);
-  }
-  for (std::size_t i = 1; i < summary_lines.size(); ++i) {
-    const auto f = csv_split(summary_lines[i]);
-    if (f.size() != sc.size()) continue;
-    const int point = std::stoi(f[point_col]);
-    const auto n = std::stoul(f[n_col]);
-    if (recovered_.count(point)) continue;
-    auto it = raw_by_point.find(point);
-    if (it == raw_by_point.end() || it->second.size() != n) continue;
-    recovered_[point] = {summary_lines[i], it->second};
-  }
+  for (auto& [point, rows] : points_of(raw_lines, summary_lines)) recovered_.try_emplace(point, std::move(rows));
 }
 
 void ResultFiles::start() {
@@ -177,7 +317,19 @@ void ResultFiles::append(const std::vector<std::string>& raw_lines, const std::s
   sync_file(summary_, paths_.summary);
 }
 
+nlohmann::json ResultFiles::integrity() const {
+  nlohmann::json files = nlohmann::json::object(), points = nlohmann::json::object();
+  for (const fs::path& p : {paths_.raw, paths_.summary}) {
+    const std::string text = read_all(tmp_path(p));
+    files[p.filename().string()] = {{"rows", data_rows(text)}, {"sha256", sha256(text)}};
+  }
+  for (const auto& [point, rows] : points_of(complete_lines(tmp_path(paths_.raw)), complete_lines(tmp_path(paths_.summary))))
+    points[std::to_string(point)] = point_hash(rows.summary, rows.raw);
+  return {{"files", files}, {"points", points}};
+}
+
 void ResultFiles::write_meta(const nlohmann::json& meta) {
+  meta_ = meta;
   const fs::path part = fs::path(paths_.meta.string() + ".tmp.part");
   {
     std::ofstream out(part, std::ios::trunc);
@@ -190,6 +342,10 @@ void ResultFiles::write_meta(const nlohmann::json& meta) {
 void ResultFiles::finalize() {
   if (raw_) std::fclose(std::exchange(raw_, nullptr));
   if (summary_) std::fclose(std::exchange(summary_, nullptr));
+  if (meta_.is_object()) {
+    meta_["integrity"] = integrity();
+    write_meta(nlohmann::json(meta_));
+  }
   fs::rename(tmp_path(paths_.raw), paths_.raw);
   fs::rename(tmp_path(paths_.summary), paths_.summary);
   fs::rename(tmp_path(paths_.meta), paths_.meta);

@@ -8,6 +8,13 @@
 // slice (a summary row plus exactly n raw rows, in the final files or in .tmp files left by a
 // killed run) are kept and skipped; partial points are dropped and measured again. Earlier
 // files of a different configuration (fingerprint) or process count are an error.
+//
+// Integrity: finalize() records in the metadata, written last and atomically, each file's
+// data rows and SHA-256 and each point's fingerprint (metadata key "integrity",
+// results/CONTRACT.md). A resume verifies the final files against it: points whose
+// fingerprint differs or that are missing (also, without "integrity", points of a complete
+// launch's slice that are missing) are named on stderr and measured again; a launch is
+// "already complete" only when its files match.
 #pragma once
 
 #include <cstdio>
@@ -29,6 +36,12 @@ struct ResultPaths {
 
 std::filesystem::path tmp_path(const std::filesystem::path& p);
 
+// A complete point of a launch's files: its summary line and its raw lines (no newlines).
+struct PointRows {
+  std::string summary;
+  std::vector<std::string> raw;
+};
+
 class ResultFiles {
  public:
   // slices: T of --slice S/T (the chunking must match for the points of a slice to match).
@@ -43,26 +56,28 @@ class ResultFiles {
   bool finished_before() const { return finished_before_; }
   const std::set<int>& complete_points() const { return complete_; }
   const nlohmann::json& previous_meta() const { return previous_meta_; }
+  // What the verification of the previous final files found ("" when they match).
+  const std::string& damage() const { return damage_; }
   // Repetitions and invalid repetitions of the recovered points (for the invalid rate).
   std::pair<std::size_t, std::size_t> recovered_counts() const { return recovered_counts_; }
 
   void start();  // writes the .tmp files: header + recovered points
   void append(const std::vector<std::string>& raw_lines, const std::string& summary_line);
   void write_meta(const nlohmann::json& meta);
+  // Closes the files, adds "integrity" to the last metadata written, and renames all three.
   void finalize();
 
  private:
-  struct Recovered {
-    std::string summary;
-    std::vector<std::string> raw;
-  };
   void recover_from(const std::filesystem::path& raw, const std::filesystem::path& summary);
   void check_previous_meta(const std::string& fingerprint, int nprocs, std::optional<int> slices);
+  void verify_final_files(const std::set<int>& from_tmp);
+  nlohmann::json integrity() const;
 
   ResultPaths paths_;
   bool finished_before_ = false;
-  nlohmann::json previous_meta_;
-  std::map<int, Recovered> recovered_;
+  nlohmann::json previous_meta_, meta_;
+  std::string damage_;
+  std::map<int, PointRows> recovered_;
   std::set<int> complete_;
   std::pair<std::size_t, std::size_t> recovered_counts_{0, 0};
   std::FILE* raw_ = nullptr;

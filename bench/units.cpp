@@ -76,7 +76,16 @@ std::vector<std::size_t> parse_size_spec(const std::string& text) {
   const char kind = rest[step_at];
   const std::string step_text = trim(rest.substr(step_at + 1));
   if (to < from) throw std::invalid_argument("range \"" + text + "\" ends before it starts");
+  const auto too_many = [&] {
+    return std::invalid_argument("range \"" + text + "\" has more than " + std::to_string(kMaxSizes) +
+                                 " sizes (use a larger step or factor)");
+  };
   std::vector<std::size_t> out;
+  // The cap is checked before each size is added, so an over-long range fails at once.
+  const auto add = [&](std::size_t v) {
+    if (out.size() == kMaxSizes) throw too_many();
+    out.push_back(v);
+  };
   if (kind == 'x') {
     double factor = 0;
     try {
@@ -87,16 +96,16 @@ std::vector<std::size_t> parse_size_spec(const std::string& text) {
       throw std::invalid_argument("range \"" + text + "\": the factor after x must be a number, got \"" +
                                   step_text + "\"");
     }
-    if (factor <= 1) throw std::invalid_argument("range \"" + text + "\": the factor must be greater than 1");
+    if (!(factor > 1)) throw std::invalid_argument("range \"" + text + "\": the factor must be greater than 1");
     if (from == 0) throw std::invalid_argument("range \"" + text + "\": a geometric range cannot start at 0");
     for (double v = static_cast<double>(from); v <= static_cast<double>(to) * (1 + 1e-12); v *= factor)
-      out.push_back(static_cast<std::size_t>(std::llround(v)));
+      add(static_cast<std::size_t>(std::llround(v)));
   } else {
     const std::size_t step = parse_bytes(step_text);
     if (step == 0) throw std::invalid_argument("range \"" + text + "\": the step must be positive");
-    for (std::size_t v = from; v <= to; v += step) out.push_back(v);
+    if ((to - from) / step >= kMaxSizes) throw too_many();
+    for (std::size_t v = from; v <= to; v += step) add(v);
   }
-  if (out.size() > 100000) throw std::invalid_argument("range \"" + text + "\" has more than 100000 sizes");
   return out;
 }
 
@@ -121,6 +130,16 @@ std::string format_bytes(std::size_t bytes) {
     ++u;
   }
   return std::to_string(v) + units[u];
+}
+
+std::string format_memory(std::size_t bytes) {
+  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (u < 6 && v >= 1024) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g %s", v, units[u]);
+  return buf;
 }
 
 std::string format_seconds(double s) {

@@ -16,13 +16,18 @@
 
 namespace collbench {
 
+// The most sizes one size list (and so one range) may hold; checked while ranges are generated.
+inline constexpr std::size_t kMaxSizes = 100000;
+
 std::size_t parse_bytes(const std::string& text);
-// One size or one range, expanded in order.
+// One size or one range, expanded in order (at most kMaxSizes).
 std::vector<std::size_t> parse_size_spec(const std::string& text);
 double parse_duration(const std::string& text);
 
 // "64KiB", "1MiB", "1000B": the shortest exact binary form, for messages and progress lines.
 std::string format_bytes(std::size_t bytes);
+// "1.5 GiB", "512 B": rounded to 3 significant digits, for memory budgets in messages.
+std::string format_memory(std::size_t bytes);
 // "1.23 ms", "45.6 us": for progress lines and reports.
 std::string format_seconds(double seconds);
 

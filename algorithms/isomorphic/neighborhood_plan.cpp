@@ -13,8 +13,8 @@
 namespace collrepro::iso {
 namespace {
 
-// Box sizes beyond this are refused: the offsets alone would take gigabytes.
-constexpr long long kMaxBox = 1LL << 22;
+// Generated kinds enumerate their whole box [lo, hi]^d (row_order): bounded by kMaxBox.
+constexpr long long kMaxBox = 1LL << 20;
 
 const char* const kSyntax =
     "moore:d=D,r=R | vonneumann:d=D,r=R | octant:d=D,r=R | shells:d=D,r=R1+R2+... | "
@@ -60,13 +60,37 @@ long long box_size(int d, int lo, int hi) {
   return n;
 }
 
-void check_generator(const char* kind, int d, int r_max, long long box) {
+void check_dims(const std::string& kind, long long d) {
+  if (d < 1) throw NeighborhoodError(kind + ": d must be >= 1 (got " + std::to_string(d) + ")");
+  if (d > kMaxNeighborhoodDims)
+    throw NeighborhoodError(kind + ": d must be at most " + std::to_string(kMaxNeighborhoodDims) + " (got " +
+                            std::to_string(d) + ")");
+}
+
+void check_size(const std::string& kind, std::size_t s) {
+  if (s > kMaxNeighbors)
+    throw NeighborhoodError(kind + ": more than " + std::to_string(kMaxNeighbors) + " offsets (use a smaller d or r)");
+}
+
+// d, the largest radius and the box [lo, hi]^d (lo = 0 or -r_max) of a generated kind.
+void check_generator(const char* kind, int d, int r_max, bool from_zero) {
   const std::string k = kind;
-  if (d < 1) throw NeighborhoodError(k + ": d must be >= 1 (got " + std::to_string(d) + ")");
+  if (d < 1) check_dims(k, d);
   if (r_max < 1) throw NeighborhoodError(k + ": r must be >= 1 (got " + std::to_string(r_max) + ")");
-  if (box > kMaxBox)
+  if (box_size(d, from_zero ? 0 : -r_max, r_max) > kMaxBox)
     throw NeighborhoodError(k + ": d=" + std::to_string(d) + ", r=" + std::to_string(r_max) + " spans more than " +
-                            std::to_string(kMaxBox) + " offsets");
+                            std::to_string(kMaxBox) + " candidate offsets (use a smaller d or r)");
+  check_dims(k, d);
+}
+
+// The offsets of a generated kind; stops as soon as there are more than kMaxNeighbors.
+std::vector<Offset> generate(const char* kind, int d, int lo, int hi, const std::function<bool(const Offset&)>& keep) {
+  std::size_t kept = 0;
+  return row_order(d, lo, hi, [&](const Offset& c) {
+    if (!keep(c)) return false;
+    check_size(kind, ++kept);
+    return true;
+  });
 }
 
 // key=value pairs of a generated kind: exactly d and r, each once.
@@ -173,18 +197,18 @@ Offset axis_offset(int d, int j, int v) {
 }
 
 Neighborhood Neighborhood::moore(int d, int r) {
-  check_generator("moore", d, r, box_size(d, -r, r));
-  return {"moore", d, {r}, row_order(d, -r, r, [](const Offset& c) { return !is_zero(c); })};
+  check_generator("moore", d, r, false);
+  return {"moore", d, {r}, generate("moore", d, -r, r, [](const Offset& c) { return !is_zero(c); })};
 }
 
 Neighborhood Neighborhood::von_neumann(int d, int r) {
-  check_generator("vonneumann", d, r, box_size(d, -r, r));
-  return {"vonneumann", d, {r}, row_order(d, -r, r, [r](const Offset& c) { return !is_zero(c) && norm1(c) <= r; })};
+  check_generator("vonneumann", d, r, false);
+  return {"vonneumann", d, {r}, generate("vonneumann", d, -r, r, [r](const Offset& c) { return !is_zero(c) && norm1(c) <= r; })};
 }
 
 Neighborhood Neighborhood::octant(int d, int r) {
-  check_generator("octant", d, r, box_size(d, 0, r));
-  return {"octant", d, {r}, row_order(d, 0, r, [](const Offset& c) { return !is_zero(c); })};
+  check_generator("octant", d, r, true);
+  return {"octant", d, {r}, generate("octant", d, 0, r, [](const Offset& c) { return !is_zero(c); })};
 }
 
 Neighborhood Neighborhood::shells(int d, std::vector<int> radii) {
@@ -193,9 +217,9 @@ Neighborhood Neighborhood::shells(int d, std::vector<int> radii) {
   radii.erase(std::unique(radii.begin(), radii.end()), radii.end());
   if (radii.front() < 1) throw NeighborhoodError("shells: every radius must be >= 1 (got " + join(radii, "+") + ")");
   const int r = radii.back();
-  check_generator("shells", d, r, box_size(d, -r, r));
-  auto offsets = row_order(
-      d, -r, r, [&radii](const Offset& c) { return std::binary_search(radii.begin(), radii.end(), norm_inf(c)); });
+  check_generator("shells", d, r, false);
+  auto offsets = generate("shells", d, -r, r,
+                          [&radii](const Offset& c) { return std::binary_search(radii.begin(), radii.end(), norm_inf(c)); });
   return {"shells", d, std::move(radii), std::move(offsets)};
 }
 
@@ -203,8 +227,17 @@ Neighborhood Neighborhood::list(std::vector<Offset> offsets) {
   if (offsets.empty()) throw NeighborhoodError("list: needs at least one offset");
   const std::size_t d = offsets.front().size();
   if (d == 0) throw NeighborhoodError("list: offsets need at least one coordinate");
-  for (const Offset& c : offsets)
+  check_dims("list", static_cast<long long>(d));
+  check_size("list", offsets.size());
+  for (const Offset& c : offsets) {
     if (c.size() != d) throw NeighborhoodError("list: offsets have different numbers of coordinates");
+    long long norm = 0;
+    for (int x : c) norm += std::llabs(x);
+    if (norm > kMaxOffsetNorm)
+      throw NeighborhoodError("list: offset (" + join(c, ",") + ") has |C| = " + std::to_string(norm) +
+                              ", more than " + std::to_string(kMaxOffsetNorm) +
+                              " (offsets act modulo the torus dimensions: give c_j mod p_j)");
+  }
   return {"list", static_cast<int>(d), {}, std::move(offsets)};
 }
 

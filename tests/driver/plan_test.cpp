@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <set>
 
 #include "config.hpp"
@@ -287,6 +289,74 @@ TEST(Results, RecoversCompletePointsOnly) {
   EXPECT_FALSE(ResultFiles(dir.path, 1, std::nullopt, "xyz", 8).finished_before());
   EXPECT_FALSE(ResultFiles(dir.path, 0, 2, "xyz", 8).finished_before());
   EXPECT_EQ(ResultPaths::of(dir.path, 3, 1).raw.filename(), "raw-L3-S1.csv");
+}
+
+namespace {
+
+// A finished launch of points 0..2 (2 repetitions each) with its integrity record, then `damage`
+// applied to its final files; returns the points a resume keeps.
+std::set<int> resume_after(const std::function<void(const ResultPaths&)>& damage, std::string* message = nullptr) {
+  TempDir dir;
+  const auto paths = ResultPaths::of(dir.path, 0, std::nullopt);
+  {
+    ResultFiles files(dir.path, 0, std::nullopt, "abc", 4);
+    files.start();
+    for (int p = 0; p < 3; ++p) files.append({raw_row(p, 0), raw_row(p, 1)}, summary_row(p, 2));
+    files.write_meta({{"config_fingerprint", "abc"}, {"nprocs", 4}, {"complete", true},
+                      {"points", {{"slice_begin", 0}, {"slice_end", 3}}}});
+    files.finalize();
+  }
+  damage(paths);
+  ResultFiles again(dir.path, 0, std::nullopt, "abc", 4);
+  if (message) *message = again.damage();
+  EXPECT_EQ(again.finished_before(), again.damage().empty());
+  return again.complete_points();
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+}  // namespace
+
+// Issue #17, F5: a resume trusts only files that match the metadata's integrity record.
+TEST(Results, ResumeVerifiesTheFilesAgainstTheMetadata) {
+  EXPECT_EQ(resume_after([](const ResultPaths&) {}), (std::set<int>{}));  // intact: already complete
+  std::string message;
+  // Truncation: the summary loses its last row.
+  EXPECT_EQ(resume_after([](const ResultPaths& p) {
+              std::string s = read(p.summary);
+              write(p.summary, s.substr(0, s.rfind('\n', s.size() - 2) + 1));
+            }, &message),
+            (std::set<int>{0, 1}));
+  EXPECT_NE(message.find("summary-L0.csv has 2 data rows, the metadata says 3: point(s) 2 damaged or missing"),
+            std::string::npos) << message;
+  // Deleted rows: one raw row of point 1.
+  EXPECT_EQ(resume_after([](const ResultPaths& p) {
+              std::string s = read(p.raw);
+              const auto at = s.find(raw_row(1, 0));
+              write(p.raw, s.erase(at, raw_row(1, 0).size()));
+            }, &message),
+            (std::set<int>{0, 2}));
+  EXPECT_NE(message.find("raw-L0.csv has 5 data rows, the metadata says 6"), std::string::npos) << message;
+  // A flipped byte in a time of point 2 (the row still parses).
+  EXPECT_EQ(resume_after([](const ResultPaths& p) {
+              std::string s = read(p.raw);
+              s[s.rfind("1e-05") + 4] = '6';
+              write(p.raw, s);
+            }, &message),
+            (std::set<int>{0, 1}));
+  EXPECT_NE(message.find("raw-L0.csv's SHA-256 differs from the metadata's: point(s) 2 damaged or missing"),
+            std::string::npos) << message;
+  // Metadata without an integrity record (older files): missing points of a complete launch.
+  EXPECT_EQ(resume_after([](const ResultPaths& p) {
+              auto meta = nlohmann::json::parse(read(p.meta));
+              meta.erase("integrity");
+              write(p.meta, meta.dump());
+              write(p.summary, csv_line(summary_columns()));
+            }),
+            (std::set<int>{}));
 }
 
 // The same values are asserted for the Python tools (tests/python/test_distributions.py),

@@ -40,6 +40,16 @@ class NeighborhoodError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// Budgets, checked by parse() and the generators (NeighborhoodError beyond them), so that
+// parsing and every algorithm's plan stay small whatever the text says:
+//   d <= kMaxNeighborhoodDims coordinates, s <= kMaxNeighbors offsets, generated kinds span
+//   at most 2^20 candidate offsets ((2R+1)^D or (R+1)^D), and every list offset has
+//   ||C||_1 <= kMaxOffsetNorm (2^30: offsets act modulo the torus dimensions, so larger ones
+//   are never needed; the driver reduces c_j modulo p_j where the block sizes allow it).
+inline constexpr int kMaxNeighborhoodDims = 16;
+inline constexpr std::size_t kMaxNeighbors = 32768;  // moore:d=5,r=3 of seed 004 has 16806
+inline constexpr long long kMaxOffsetNorm = 1LL << 30;
+
 // The accepted syntax, for error messages and --help texts.
 const char* neighborhood_syntax();
 

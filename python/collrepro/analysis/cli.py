@@ -9,7 +9,9 @@ from .errors import InputError
 
 # The subcommands import pandas/matplotlib lazily, so that --help is instant.
 
-EXIT_BAD_INPUT = 2
+EXIT_REGRESSION = 1   # compare, trend --fail-on-regression
+EXIT_BAD_INPUT = 2    # unreadable or damaged input: one line naming the file, the row and the fix
+EXIT_INCOMPLETE = 4   # ran, but some point has fewer repetitions or launches than its metadata promises
 
 
 def _dirs(parser, name="dirs", help_text="result directories (raw-*.csv, summary-*.csv, meta-*.json)"):
@@ -127,7 +129,8 @@ def build_parser():
         prog="analyze", description="collrepro analysis: aggregate, figures, cost-model overlay, "
         "compare, trend and report over result directories (results/CONTRACT.md). "
         "Exit codes: 0 ok, 1 regression found (compare; trend with --fail-on-regression), "
-        "2 bad input.")
+        "2 unreadable or damaged input, 4 some point has fewer repetitions or launches than its "
+        "metadata promises.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
 
     p = sub.add_parser("aggregate", help="per-point median of per-launch Tukey medians (CSV)",
@@ -203,10 +206,30 @@ def build_parser():
     return parser
 
 
+def _data_notes(code):
+    """Notes on the data loaded (unverified directories), and EXIT_INCOMPLETE for points with
+    fewer repetitions or launches than promised when nothing more important happened."""
+    loader = sys.modules.get(f"{__package__}.loader")
+    if loader is None:
+        return code
+    for directory in loader.UNVERIFIED:
+        print(f"note: {directory}: metadata without checksums (written before collbench recorded "
+              "them): files not verified", file=sys.stderr)
+    if loader.SHORTFALLS and code == 0:
+        print(f"analyze: warning: {len(loader.SHORTFALLS)} point(s) have fewer repetitions or launches than "
+              f"their metadata promises (listed above; exit {EXIT_INCOMPLETE})", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    return code
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    loader = sys.modules.get(f"{__package__}.loader")
+    if loader is not None:  # a previous main() in this process
+        loader.SHORTFALLS.clear()
+        loader.UNVERIFIED.clear()
     try:
-        return args.func(args)
+        return _data_notes(args.func(args))
     except InputError as err:
         print(f"analyze: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT

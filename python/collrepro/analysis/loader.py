@@ -4,6 +4,8 @@ Directories in contract version 1 are migrated to the current version in memory
 (migrate.py), with one note per directory on stderr.
 """
 
+import csv
+import hashlib
 import json
 import sys
 from dataclasses import dataclass, field
@@ -14,6 +16,12 @@ import pandas as pd
 from .. import contract as C
 from . import migrate, schema
 from .schema import InputError
+
+# Points with fewer repetitions or launches than their metadata promises, over every load of
+# this process (the CLI exits with EXIT_INCOMPLETE when there are any).
+SHORTFALLS = []
+# Directories whose metadata has no integrity record (the CLI notes each once).
+UNVERIFIED = []
 
 
 @dataclass
@@ -49,13 +57,101 @@ def read_meta(path, launch):
     try:
         with open(path, encoding="utf-8") as f:
             meta = json.load(f)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: invalid JSON ({err})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise InputError(f"{path}: invalid JSON ({err}); the file is damaged: re-run the launch "
+                         "or remove its files") from None
     meta = schema.check_meta(path, meta)
     schema.check_meta_launch(path, meta, launch)
     meta["_path"] = str(path)
     meta["_dir"] = str(path.parent)
     return meta
+
+
+# ---------------------------------------------------------------- integrity
+
+_POINT_FIELD = 2  # `point` is the third column of both tables (no quoted field before it)
+
+
+def _point_field(line):
+    parts = line.split(b",", _POINT_FIELD + 1)
+    return parts[_POINT_FIELD] if len(parts) > _POINT_FIELD else b""
+
+
+def _points_of(raw_lines, summary_lines):
+    """{point: fingerprint} of the complete points of a launch's lines (headers first), as
+    collbench computes it: SHA-256 of the summary line and its raw lines, first 16 hex digits."""
+    n_field = C.SUMMARY_COLUMNS.index("n")
+    raw_by_point = {}
+    for line in raw_lines[1:]:
+        raw_by_point.setdefault(_point_field(line), []).append(line)
+    out = {}
+    for line in summary_lines[1:]:
+        fields = next(csv.reader([line.decode("utf-8", "replace")]))
+        point = _point_field(line)
+        rows = raw_by_point.get(point, [])
+        if len(fields) == len(C.SUMMARY_COLUMNS) and point.isdigit() and str(len(rows)) == fields[n_field]:
+            out.setdefault(point.decode(), hashlib.sha256(b"".join(x + b"\n" for x in [line] + rows)).hexdigest()[:16])
+    return out
+
+
+def verify_integrity(directory, metas):
+    """Check every launch's files against its metadata's "integrity" (row counts, SHA-256,
+    point fingerprints); raise InputError naming the file and the damaged points. Metadata
+    without it (written before collbench recorded it) is not an error: the directory goes to
+    UNVERIFIED."""
+    unverified = False
+    for meta in metas:
+        record = meta.get("integrity")
+        if not isinstance(record, dict) or not isinstance(record.get("files"), dict):
+            unverified = unverified or schema.meta_version(meta) == C.VERSION
+            continue
+        lines, problems = {}, []
+        for name, want in record["files"].items():
+            path = directory / name
+            if not path.is_file():
+                problems.append(f"{name} is missing")
+                continue
+            data = path.read_bytes()
+            lines[name] = data.split(b"\n")[:-1]
+            rows = max(len(lines[name]) - 1, 0)
+            if rows != want.get("rows"):
+                problems.append(f"{name} has {rows} data rows, the metadata says {want.get('rows')}")
+            elif hashlib.sha256(data).hexdigest() != want.get("sha256"):
+                problems.append(f"{name}: its SHA-256 differs from the metadata's")
+        if not problems:
+            continue
+        raw, summary = (lines.get(C.file_name(k, meta["launch"], meta.get("slice"))) for k in ("raw", "summary"))
+        found = _points_of(raw or [], summary or [])
+        damaged = [p for p, h in record.get("points", {}).items() if found.get(p) != h]
+        raise InputError(f"{directory}: {'; '.join(problems)} (points damaged or missing: "
+                         f"{', '.join(sorted(damaged, key=int)) or 'none'}); the files no longer match "
+                         f"{Path(meta['_path']).name}: re-run the launch (collbench re-measures the damaged "
+                         "points) or remove its files")
+    if unverified and directory not in UNVERIFIED:
+        UNVERIFIED.append(directory)
+
+
+def shortfalls(directory, raw, summary, metas):
+    """Lines naming the points with fewer repetitions (raw rows < the summary's n) or fewer
+    launches than the metadata promise (a complete launch's slice lacks the point)."""
+    out = []
+    reps = raw.groupby(["launch", "point"]).size()
+    for row in summary[["launch", "point", "n"]].itertuples(index=False):
+        have = int(reps.get((row.launch, row.point), 0))
+        if have < row.n:
+            out.append(f"{directory}: launch {row.launch} point {row.point}: {have} of its {row.n} repetitions")
+    present = set(zip(summary["launch"], summary["point"]))
+    for meta in metas:
+        points = meta.get("points")
+        if meta.get("complete") is not True or not isinstance(points, dict):
+            continue
+        missing = [p for p in range(points.get("slice_begin", 0), points.get("slice_end", 0))
+                   if (meta["launch"], p) not in present]
+        if missing:
+            shown = ", ".join(map(str, missing[:10])) + (", ..." if len(missing) > 10 else "")
+            out.append(f"{directory}: launch {meta['launch']} is complete but lacks {len(missing)} "
+                       f"point(s): {shown} (fewer launches than promised for them)")
+    return out
 
 
 def _concat(frames, columns, directory):
@@ -95,13 +191,14 @@ def load_dir(directory):
     files = data_files(directory)
     if not files["raw"] and not files["summary"]:
         raise InputError(f"{directory}: no raw-*.csv or summary-*.csv files")
+    metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
+    verify_integrity(directory, metas)
     frames, versions = {}, {}
     for kind in ("raw", "summary"):
         frames[kind] = []
         for path, launch, _ in files[kind]:
             frame, versions[path.name] = schema.read_csv_checked(path, kind, launch)
             frames[kind].append(frame)
-    metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
     versions.update({Path(m["_path"]).name: schema.meta_version(m) for m in metas})
     version = _one_version(directory, versions)
     if version == 1:
@@ -119,6 +216,9 @@ def load_dir(directory):
     summary = _concat(frames["summary"], C.SUMMARY_COLUMNS, directory)
     _check_duplicates(directory, raw, ["launch", "point", "rep"], "raw")
     _check_duplicates(directory, summary, ["launch", "point"], "summary")
+    for line in shortfalls(directory, raw, summary, metas):
+        print(f"warning: {line}", file=sys.stderr)
+        SHORTFALLS.append(line)
     return ResultSet(dirs=[directory], raw=raw, summary=summary, metas=metas)
 
 

@@ -177,8 +177,27 @@ def _convert(path, frame, version):
     return pd.DataFrame(out)
 
 
+def _unreadable(path, err):
+    """One line for a file that is not CSV text at all (random bytes, NUL bytes, bad quoting)."""
+    if isinstance(err, UnicodeDecodeError):
+        with open(path, "rb") as f:
+            line = f.read(err.start).count(b"\n") + 1
+        what = f"line {line}: not UTF-8 text (byte 0x{err.object[err.start]:02x})"
+    else:
+        what = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return InputError(f"{path}: {what}; the file is damaged or not a collbench CSV: re-run the "
+                      "launch, or remove the launch's files")
+
+
 def read_csv_checked(path, kind, launch):
     """Read a raw or summary CSV strictly; -> (typed frame, contract version of the file)."""
+    try:
+        return _read_csv_checked(path, kind, launch)
+    except (UnicodeDecodeError, csv.Error, pd.errors.ParserError, StopIteration) as err:
+        raise _unreadable(path, err) from None
+
+
+def _read_csv_checked(path, kind, launch):
     version = _check_structure(path, kind)
     text = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
     text.columns = [c.strip() for c in text.columns]
