@@ -80,7 +80,8 @@ std::string summary_line(const Identity& id, const Candidate& c, int point, cons
   row.set("n", std::to_string(s.n)).set("n_invalid", std::to_string(s.n_invalid)).set("n_kept", std::to_string(s.n_kept));
   row.set("k", csv_number(s.k)).set("median", csv_number(s.median)).set("q1", csv_number(s.q1));
   row.set("q3", csv_number(s.q3)).set("min", csv_number(s.min)).set("max", csv_number(s.max));
-  row.set("mean", csv_number(s.mean));
+  row.set("mean", csv_number(s.mean)).set("p50", csv_number(s.p50)).set("p90", csv_number(s.p90));
+  row.set("p99", csv_number(s.p99));
   row.set("cost_alpha_terms", csv_number(c.cost.alpha_terms)).set("cost_beta_bytes", csv_number(c.cost.beta_bytes));
   row.set("bound_alpha_terms", csv_number(c.bound.alpha_terms)).set("bound_beta_bytes", csv_number(c.bound.beta_bytes));
   return row.line();

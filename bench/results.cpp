@@ -269,6 +269,13 @@ void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs
     return;
   }
   previous_meta_ = *meta;
+  const int version = previous_meta_.value("contract_version", 1);
+  if (version != contract_version())
+    throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " holds " +
+                      paths_.meta.filename().string() + " of results contract version " + std::to_string(version) +
+                      ", this collbench writes version " + std::to_string(contract_version()) +
+                      ": run `analysis/analyze migrate " + paths_.raw.parent_path().string() +
+                      "` first, or use another --out");
   const std::string before = previous_meta_.value("config_fingerprint", "");
   if (before != fingerprint)
     throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " already holds " +

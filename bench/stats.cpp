@@ -47,6 +47,10 @@ Summary summarize(std::span<const double> times, const std::vector<bool>& valid,
     else ok.push_back(times[i]);
   }
   std::vector<double> kept = tukey_filter(ok, k);
+  std::sort(ok.begin(), ok.end());
+  s.p50 = quantile_sorted(ok, 0.50);
+  s.p90 = quantile_sorted(ok, 0.90);
+  s.p99 = quantile_sorted(ok, 0.99);
   std::sort(kept.begin(), kept.end());
   s.n_kept = kept.size();
   if (kept.empty()) {

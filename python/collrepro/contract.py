@@ -40,6 +40,12 @@ IDENTITY_COLUMNS = [c for c in _RAW["identity"] if c != "utc"] + SHAPE_COLUMNS +
 RAW_COLUMNS = _RAW["identity"] + SHAPE_COLUMNS + _RAW["after_shape"] + _RAW["measurement"]
 SUMMARY_COLUMNS = IDENTITY_COLUMNS + _SUMMARY["measurement"]
 RAW_MEASUREMENT_COLUMNS = list(_RAW["measurement"])
+# The version that added each column ("since"; 2 for the columns of the first machine-readable
+# version), and so each table's columns in every version from 2 on.
+SINCE = {name: col.get("since", 2) for name, col in COLUMNS.items()}
+TABLE_COLUMNS_OF = {v: {"raw": [c for c in RAW_COLUMNS if SINCE[c] <= v],
+                        "summary": [c for c in IDENTITY_COLUMNS + _SUMMARY["measurement"] if SINCE[c] <= v]}
+                    for v in range(2, VERSION + 1)}
 SUMMARY_MEASUREMENT_COLUMNS = list(_SUMMARY["measurement"])
 TABLE_COLUMNS = {"raw": RAW_COLUMNS, "summary": SUMMARY_COLUMNS}
 
@@ -110,7 +116,7 @@ V1 = {
     "raw": ["experiment", "launch", "point", "utc", "mpi_impl", "mpi_version", "nodes", "nprocs",
             "ppn", "placement", "collective", "algorithm", "topology", "p", "q", "ka", "kb",
             "neighborhood", "dims", "msg_bytes", "sync", "clock", "rep", "time_s", "valid"],
-    "summary_measurement": SUMMARY_MEASUREMENT_COLUMNS,
+    "summary_measurement": [c for c in SUMMARY_MEASUREMENT_COLUMNS if SINCE[c] <= 2],
     "isomorphic_only": ["neighborhood", "dims"],
     "meanings": {
         "p, q": "group sizes (inter-group); 0 for isomorphic rows",
@@ -156,6 +162,8 @@ def _column_row(name):
         notes.append("may be empty")
     if "enum" in col:
         notes.append(" \\| ".join(f"`{v}`" for v in col["enum"]))
+    if SINCE[name] > 2:
+        notes.append(f"since version {SINCE[name]}")
     where = "core" if name not in SHAPE_OWNERS else ", ".join(f for f in FAMILIES if f in SHAPE_OWNERS[name])
     return (f"| `{name}` | {col['type']} | {col.get('unit', '')} | {where} | {'; '.join(notes)} "
             f"| {_cell(col['about'])} |")
@@ -210,7 +218,13 @@ def markdown():
     out += ["", "Algorithm names are the registry's (kebab-case); every meta lists the "
             "algorithms of its launch with their family, topology and kind "
             "(proposed, baseline or native).", "",
-            "## Version 1", "",
+            "## Earlier versions", "",
+            "A column marked \"since version N\" is absent from files of earlier versions. The "
+            "Python tools read such files by adding it, empty, in memory (the analysis "
+            "recomputes the statistics from the raw rows anyway); `analysis/analyze migrate "
+            "DIR` rewrites a directory in the current version once, with fresh integrity "
+            "records. collbench refuses to resume into a directory of another version.", "",
+            "### Version 1", "",
             "Result directories written before version 2 have no `contract_version` in their "
             "meta files. The Python tools read them by migrating them to the current version "
             "in memory (one note per directory on stderr); `analysis/analyze migrate DIR` "

@@ -12,8 +12,12 @@ Prints one line per problem and exits 1 when there is any.
 import argparse
 import csv
 import json
+import math
 import os
+import re
 import sys
+
+import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python"))
 from collrepro import contract as C  # noqa: E402
@@ -45,6 +49,17 @@ def read_csv(path, header):
             problem(f"{path}:{i}: {len(r)} fields, expected {len(header)}")
         out.append(dict(zip(header, r)))
     return out
+
+
+def check_tails(sfx, point, summary_row, raw_rows):
+    """The summary's tail percentiles against numpy's over the point's valid raw times."""
+    times = [float(r["time_s"]) for r in raw_rows if r["valid"] == "1"]
+    for column in (c for c in SUMMARY if re.fullmatch(r"p[0-9]+", c)):
+        text = summary_row[column]
+        got = math.nan if text in ("", "nan") else float(text)
+        want = float(np.percentile(times, int(column[1:]))) if times else math.nan
+        if not (math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-15) or (math.isnan(got) and math.isnan(want))):
+            problem(f"{sfx}: point {point}: {column} = {text}, the raw rows give {want!r}")
 
 
 def main():
@@ -105,6 +120,7 @@ def main():
                 invalid = sum(1 for r in by_point.get(p, []) if r["valid"] == "0")
                 if invalid != int(s["n_invalid"]):
                     problem(f"{sfx}: point {p}: n_invalid {s['n_invalid']} != invalid raw rows {invalid}")
+                check_tails(sfx, p, s, by_point.get(p, []))
                 if p not in plan:
                     problem(f"{sfx}: point {p} is not in the plan")
                     continue

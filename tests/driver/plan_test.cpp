@@ -252,7 +252,8 @@ void write(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios:
 TEST(Results, RecoversCompletePointsOnly) {
   TempDir dir;
   const auto paths = ResultPaths::of(dir.path, 0, std::nullopt);
-  write(tmp_path(paths.meta), nlohmann::json{{"config_fingerprint", "abc"}, {"nprocs", 4}}.dump());
+  write(tmp_path(paths.meta),
+        nlohmann::json{{"contract_version", contract_version()}, {"config_fingerprint", "abc"}, {"nprocs", 4}}.dump());
   // Point 0: complete (2 rows + summary). Point 1: summary but one raw row missing. Point 2:
   // raw rows only (killed before its summary). A partial last line is ignored.
   std::string raw = csv_line(raw_columns()) + raw_row(0, 0) + raw_row(0, 1) + raw_row(1, 0) + raw_row(2, 0) + raw_row(2, 1);
@@ -267,7 +268,7 @@ TEST(Results, RecoversCompletePointsOnly) {
     EXPECT_EQ(files.recovered_counts().second, 1u);
     files.start();
     files.append({raw_row(5, 0), raw_row(5, 1)}, summary_row(5, 2));
-    files.write_meta({{"config_fingerprint", "abc"}, {"nprocs", 4}, {"complete", true}});
+    files.write_meta({{"contract_version", contract_version()}, {"config_fingerprint", "abc"}, {"nprocs", 4}, {"complete", true}});
     files.finalize();
   }
   EXPECT_FALSE(fs::exists(tmp_path(paths.raw)));
@@ -302,7 +303,7 @@ std::set<int> resume_after(const std::function<void(const ResultPaths&)>& damage
     ResultFiles files(dir.path, 0, std::nullopt, "abc", 4);
     files.start();
     for (int p = 0; p < 3; ++p) files.append({raw_row(p, 0), raw_row(p, 1)}, summary_row(p, 2));
-    files.write_meta({{"config_fingerprint", "abc"}, {"nprocs", 4}, {"complete", true},
+    files.write_meta({{"contract_version", contract_version()}, {"config_fingerprint", "abc"}, {"nprocs", 4}, {"complete", true},
                       {"points", {{"slice_begin", 0}, {"slice_end", 3}}}});
     files.finalize();
   }

@@ -58,4 +58,27 @@ for d in trunc rows flip; do
   $CHECK "$d" --plan plan.csv --reps 3 --launches 1 >/dev/null || fail "$d after the resume"
   "$ANALYZE" aggregate "$d" >/dev/null || fail "analysis of $d after the resume"
 done
+
+# A directory of the previous contract version (good/ rewritten as version 2: no tail
+# percentiles): collbench refuses to resume into it and names the migration; after
+# `analyze migrate` the integrity records match again and the resume finds nothing to do.
+rm -rf v2 && cp -r good v2
+PYTHONPATH="$REPO/python" $PY - v2 <<'PY'
+import csv, json, sys
+from collrepro import contract as C
+from collrepro.analysis.loader import file_integrity
+d = sys.argv[1]
+rows = list(csv.reader(open(f"{d}/summary-L0.csv")))
+keep = [i for i, c in enumerate(rows[0]) if c in C.TABLE_COLUMNS_OF[2]["summary"]]
+with open(f"{d}/summary-L0.csv", "w", newline="") as f:
+    csv.writer(f, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+meta = json.load(open(f"{d}/meta-L0.json"))
+meta["contract_version"] = 2
+meta["integrity"] = file_integrity(d, 0, None, 2)
+json.dump(meta, open(f"{d}/meta-L0.json", "w"), indent=2)
+PY
+expect_error 'of results contract version 2, this collbench writes version' run_bench r.yaml --out v2
+"$ANALYZE" migrate v2 >/dev/null || fail "analyze migrate v2"
+run_bench r.yaml --out v2 2>err.txt || { cat err.txt >&2; fail "resume after the migration"; }
+grep -q 'already complete: nothing to do' err.txt || { cat err.txt >&2; fail "the migrated directory was not trusted"; }
 echo "PASS reliability (issue #17)"

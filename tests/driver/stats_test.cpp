@@ -62,6 +62,20 @@ TEST(Stats, SummaryOfKeptValidValues) {
   EXPECT_DOUBLE_EQ(s.k, 3);
 }
 
+TEST(Stats, TailPercentilesKeepWhatTheFilterCuts) {
+  // Valid: 1..10 and 100 (11 values); the filter drops the 100, the percentiles keep it.
+  const std::vector<double> t = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100, 0.5};
+  std::vector<bool> valid(t.size(), true);
+  valid[11] = false;  // invalid repetitions are not counted in either
+  const Summary s = summarize(t, valid, 3);
+  EXPECT_DOUBLE_EQ(s.max, 10);
+  EXPECT_DOUBLE_EQ(s.p50, 6);               // type 7: h = 10 * 0.5 = 5, the sixth value
+  EXPECT_DOUBLE_EQ(s.p90, 10);              // h = 9
+  EXPECT_DOUBLE_EQ(s.p99, 10 + 0.9 * 90);   // h = 9.9, between 10 and 100
+  const Summary none = summarize(std::vector<double>{1, 2}, std::vector<bool>{false, false}, 3);
+  EXPECT_TRUE(std::isnan(none.p50) && std::isnan(none.p90) && std::isnan(none.p99));
+}
+
 TEST(Stats, AllInvalidGivesNan) {
   const Summary s = summarize(std::vector<double>{1, 2}, std::vector<bool>{false, false}, 3);
   EXPECT_EQ(s.n_invalid, 2u);

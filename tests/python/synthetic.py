@@ -76,15 +76,17 @@ def tukey(values, k):
 
 
 def _stats(times, valid, k):
+    """The summary statistics of one point, by column name (absent: empty)."""
     vals = np.array([t for t, v in zip(times, valid) if v])
     kept = tukey(vals, k) if len(vals) else vals
+    stats = {"n": len(times), "n_invalid": len(times) - len(vals), "n_kept": len(kept), "k": k}
     if len(kept):
         q1, q3 = np.percentile(kept, [25, 75])
-        stats = [len(times), len(times) - len(vals), len(kept), k, np.median(kept), q1, q3,
-                 kept.min(), kept.max(), kept.mean()]
-    else:                                   # every repetition invalid: empty statistics
-        stats = [len(times), len(times), 0, k] + [""] * 6
-    return [repr(float(x)) if isinstance(x, (float, np.floating)) else x for x in stats]
+        stats.update(median=np.median(kept), q1=q1, q3=q3, min=kept.min(), max=kept.max(),
+                     mean=kept.mean())
+    if len(vals):                           # tails: of the valid values, before the filter
+        stats.update(zip(("p50", "p90", "p99"), np.percentile(vals, [50, 90, 99])))
+    return {c: repr(float(x)) if isinstance(x, (float, np.floating)) else x for c, x in stats.items()}
 
 
 def _row_values(pt, ctx, launch, pid, version):
@@ -137,9 +139,10 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
     ctx = dict(experiment=experiment, mpi_impl=mpi_impl, mpi_version=mpi_version, nodes=nodes,
                nprocs=nprocs, ppn=ppn, placement=placement, start_utc=start_utc,
                kinds=kinds or KINDS, config=config or {})
-    tables = C.V1_TABLE_COLUMNS if version == 1 else C.TABLE_COLUMNS
+    tables = C.V1_TABLE_COLUMNS if version == 1 else C.TABLE_COLUMNS_OF[version]
     identity = [c for c in tables["summary"] if c not in C.SUMMARY_MEASUREMENT_COLUMNS]
     coeffs = ("cost_alpha_terms", "cost_beta_bytes", "bound_alpha_terms", "bound_beta_bytes")
+    stat_columns = [c for c in tables["summary"] if c in C.SUMMARY_MEASUREMENT_COLUMNS and c not in coeffs]
     for launch in range(launches):
         raw_rows, summary_rows = [], []
         for pid, pt in enumerate(points):
@@ -149,7 +152,8 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
             for rep, (t, v) in enumerate(zip(times, valid)):
                 row = dict(values, rep=rep, time_s=repr(float(t)), valid=v)
                 raw_rows.append([row[c] for c in tables["raw"]])
-            summary_rows.append([values[c] for c in identity] + _stats(times, valid, k)
+            stats = _stats(times, valid, k)
+            summary_rows.append([values[c] for c in identity] + [stats.get(c, "") for c in stat_columns]
                                 + ["" if pt.get(c) is None else pt[c] for c in coeffs])
         _write_csv(directory / f"raw-L{launch}.csv", tables["raw"], raw_rows)
         _write_csv(directory / f"summary-L{launch}.csv", tables["summary"], summary_rows)

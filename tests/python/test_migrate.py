@@ -1,5 +1,6 @@
-"""Contract version 1 directories: in-memory migration (one note per directory) and
-`analyze migrate`, which rewrites them once."""
+"""Directories of earlier contract versions: in-memory migration (one note per directory)
+and `analyze migrate`, which rewrites them once. Version 1 lacks the shape columns, version 2
+the tail percentiles."""
 
 import json
 import shutil
@@ -11,6 +12,7 @@ import pytest
 import synthetic as S
 from collrepro import contract as C
 from collrepro.analysis import cli, loader
+from collrepro.analysis.aggregate import aggregate
 from collrepro.analysis.migrate import neighbor_count
 from collrepro.analysis.schema import InputError, read_header
 
@@ -47,12 +49,13 @@ def v1_dir(tmp_path):
     return write(tmp_path / "v1", 1)
 
 
-def test_v1_reads_as_v2_with_one_note(v1_dir, tmp_path, capsys):
+def test_v1_reads_as_current_with_one_note(v1_dir, tmp_path, capsys):
     truth = shapes(loader.load([write(tmp_path / "v2", C.VERSION)]))
     assert capsys.readouterr().err == ""
     migrated = loader.load([v1_dir])
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"note: {v1_dir} uses results contract v1; read as v2 (distribution recovered from the metadata)"]
+    assert err == [f"note: {v1_dir} uses results contract v1; read as v{C.VERSION} "
+                   "(distribution recovered from the metadata)"]
     pd.testing.assert_frame_equal(shapes(migrated), truth)
     assert list(migrated.raw.columns[:-1]) == C.RAW_COLUMNS
 
@@ -127,3 +130,70 @@ def test_migrate_refuses_a_partial_file_before_writing_anything(v1_dir, capsys):
     assert cli.main(["migrate", str(v1_dir)]) == 2
     assert "partial" in capsys.readouterr().err
     assert all(read_header(p) == C.V1_TABLE_COLUMNS[p.name.split("-")[0]] for p in v1_dir.glob("*-L0.csv"))
+
+
+# ---------------------------------------------------------------- version 2
+
+TAILS = ["p50", "p90", "p99"]
+
+
+def wobbly(pt, launch, rep):
+    """Times with a tail: every seventh repetition is slow (the Tukey filter drops it)."""
+    return S.model_time(pt) * (10.0 if rep % 7 == 3 else 1.0 + 0.001 * ((rep * 5 + launch) % 9))
+
+
+def write_v2(directory, with_integrity=True):
+    d = S.write_result_set(directory, points()[:2], launches=2, reps=20, time_fn=wobbly, version=2)
+    if with_integrity:
+        for launch in range(2):
+            path = d / f"meta-L{launch}.json"
+            meta = json.loads(path.read_text())
+            meta["integrity"] = loader.file_integrity(d, launch, None, 2)
+            path.write_text(json.dumps(meta))
+    return d
+
+
+def test_v2_reads_with_empty_tails_and_the_aggregation_recomputes_them(tmp_path, capsys):
+    d = write_v2(tmp_path / "v2")
+    rs = loader.load([d])
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"note: {d} uses results contract v2; read as v{C.VERSION} "
+                   "(p50, p90, p99 absent: left empty, recomputed from the raw rows where present)"]
+    assert list(rs.summary.columns[:-1]) == C.SUMMARY_COLUMNS
+    assert rs.summary[TAILS].isna().all().all()
+    agg = aggregate(rs).set_index("point")
+    raw = rs.raw[rs.raw["valid"] == 1]
+    for point, sub in raw.groupby("point"):
+        per_launch = sub.groupby("launch")["time_s"].quantile([0.5, 0.9, 0.99]).unstack()
+        want = per_launch.median().to_numpy()
+        assert agg.loc[point, TAILS].to_numpy(dtype=float) == pytest.approx(want, rel=1e-12)
+        assert agg.loc[point, "p99"] > 5 * agg.loc[point, "max"]    # the tail the filter cut
+
+
+def test_v2_migrate_writes_current_files_with_fresh_integrity(tmp_path, capsys):
+    d = write_v2(tmp_path / "v2")
+    before = loader.load([d])
+    capsys.readouterr()
+    assert cli.main(["migrate", str(d)]) == 0
+    assert read_header(d / "summary-L0.csv") == C.SUMMARY_COLUMNS
+    meta = json.loads((d / "meta-L1.json").read_text())
+    assert meta["contract_version"] == C.VERSION
+    assert meta["integrity"] == loader.file_integrity(d, 1)
+    after = loader.load([d])
+    assert capsys.readouterr().err == ""
+    pd.testing.assert_frame_equal(after.raw, before.raw)
+    # the fresh records are real: a changed byte is caught
+    data = bytearray((d / "raw-L1.csv").read_bytes())
+    data[-4] = ord("0") + (data[-4] - ord("0") + 1) % 10
+    (d / "raw-L1.csv").write_bytes(bytes(data))
+    with pytest.raises(InputError, match="SHA-256"):
+        loader.load([d])
+
+
+def test_v2_migrate_refuses_damaged_files(tmp_path, capsys):
+    d = write_v2(tmp_path / "v2")
+    lines = (d / "raw-L0.csv").read_text().splitlines(True)
+    (d / "raw-L0.csv").write_text("".join(lines[:2] + lines[3:]))
+    assert cli.main(["migrate", str(d)]) == 2
+    assert "points damaged or missing" in capsys.readouterr().err
+    assert read_header(d / "summary-L1.csv") == C.TABLE_COLUMNS_OF[2]["summary"]    # nothing rewritten

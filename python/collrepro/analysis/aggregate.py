@@ -7,6 +7,7 @@ Method (as seed 004 §4 describes its measurements):
 2. across launches: median of the per-launch medians, with their min and max.
 """
 
+import re
 import sys
 from fractions import Fraction
 
@@ -30,6 +31,8 @@ STAT_COLUMNS = ["n_launches", "median", "min", "max", "n", "n_invalid", "n_kept"
 # The summary's cost-model and bound coefficients, and its statistics.
 COEFF_COLUMNS = [c for c in SUMMARY_MEASUREMENT_COLUMNS if c.startswith(("cost_", "bound_"))]
 SUMMARY_STAT_COLUMNS = [c for c in SUMMARY_MEASUREMENT_COLUMNS if c not in COEFF_COLUMNS]
+# Tail percentiles: of the valid repetitions before the Tukey filter (the filter cuts the tail).
+TAIL_COLUMNS = [c for c in SUMMARY_STAT_COLUMNS if re.fullmatch(r"p[0-9]+", c)]     # p50, p90, p99
 
 # Fallback algorithm kinds when the meta files do not list them.
 DEFAULT_KINDS = {
@@ -43,7 +46,7 @@ DEFAULT_KINDS = {
 }
 
 
-AGG_COLUMNS = POINT_KEY + ["setting", "kind", "block_ratio"] + STAT_COLUMNS + COEFF_COLUMNS
+AGG_COLUMNS = POINT_KEY + ["setting", "kind", "block_ratio"] + STAT_COLUMNS + TAIL_COLUMNS + COEFF_COLUMNS
 
 
 def sortable(key):
@@ -80,12 +83,13 @@ def tukey_stats(raw, summary):
     iqr = bounds["q3_all"] - bounds["q1_all"]
     bounds["lo"] = bounds["q1_all"] - bounds["k"] * iqr
     bounds["hi"] = bounds["q3_all"] + bounds["k"] * iqr
+    tails = pd.DataFrame({c: grouped.quantile(int(c[1:]) / 100) for c in TAIL_COLUMNS})
     valid = valid.join(bounds[["lo", "hi"]], on=LAUNCH_KEY)
     kept = valid[(valid["time_s"] >= valid["lo"]) & (valid["time_s"] <= valid["hi"])]
     g = kept.groupby(LAUNCH_KEY, sort=False)["time_s"]
     stats = pd.DataFrame({"n_kept": g.size(), "median": g.median(), "q1": g.quantile(0.25),
                           "q3": g.quantile(0.75), "min": g.min(), "max": g.max(), "mean": g.mean()})
-    out = ident.join(counts).join(bounds[["k"]]).join(stats)
+    out = ident.join(counts).join(bounds[["k"]]).join(stats).join(tails)
     out["n_invalid"] = out["n"] - out["n_valid"]
     out["n_kept"] = out["n_kept"].fillna(0).astype("int64")
     out["k"] = out["k"].fillna(DEFAULT_K)
@@ -153,6 +157,7 @@ def median_of_medians(per):
     ok = per.dropna(subset=["median"])     # launches whose repetitions were all invalid
     g = ok.groupby(POINT_KEY, sort=True, dropna=False)
     out = g["median"].agg(n_launches="size", median="median", min="min", max="max")
+    out = out.join(g[TAIL_COLUMNS].median())       # the median launch's tail
     counts = per.groupby(POINT_KEY, sort=True, dropna=False)[["n", "n_invalid", "n_kept"]].sum()
     out = out.join(counts).join(g[COEFF_COLUMNS].agg(_first_valid))
     return out.reset_index()

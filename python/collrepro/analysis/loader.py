@@ -1,6 +1,6 @@
 """Load result directories (raw-*.csv, summary-*.csv, meta-*.json).
 
-Directories in contract version 1 are migrated to the current version in memory
+Directories of an earlier contract version are migrated to the current version in memory
 (migrate.py), with one note per directory on stderr.
 """
 
@@ -77,10 +77,11 @@ def _point_field(line):
     return parts[_POINT_FIELD] if len(parts) > _POINT_FIELD else b""
 
 
-def _points_of(raw_lines, summary_lines):
+def _points_of(raw_lines, summary_lines, version=C.VERSION):
     """{point: fingerprint} of the complete points of a launch's lines (headers first), as
     collbench computes it: SHA-256 of the summary line and its raw lines, first 16 hex digits."""
-    n_field = C.SUMMARY_COLUMNS.index("n")
+    columns = C.TABLE_COLUMNS_OF[version]["summary"]
+    n_field = columns.index("n")
     raw_by_point = {}
     for line in raw_lines[1:]:
         raw_by_point.setdefault(_point_field(line), []).append(line)
@@ -89,9 +90,21 @@ def _points_of(raw_lines, summary_lines):
         fields = next(csv.reader([line.decode("utf-8", "replace")]))
         point = _point_field(line)
         rows = raw_by_point.get(point, [])
-        if len(fields) == len(C.SUMMARY_COLUMNS) and point.isdigit() and str(len(rows)) == fields[n_field]:
+        if len(fields) == len(columns) and point.isdigit() and str(len(rows)) == fields[n_field]:
             out.setdefault(point.decode(), hashlib.sha256(b"".join(x + b"\n" for x in [line] + rows)).hexdigest()[:16])
     return out
+
+
+def file_integrity(directory, launch, slc=None, version=C.VERSION):
+    """The integrity record collbench writes for a launch's files (of contract `version`, 2 or
+    later): rows and SHA-256 per file, and the fingerprint of every complete point."""
+    files, lines = {}, {}
+    for kind in ("raw", "summary"):
+        name = C.file_name(kind, launch, slc)
+        data = (Path(directory) / name).read_bytes()
+        lines[kind] = data.split(b"\n")[:-1]
+        files[name] = {"rows": max(len(lines[kind]) - 1, 0), "sha256": hashlib.sha256(data).hexdigest()}
+    return {"files": files, "points": _points_of(lines["raw"], lines["summary"], version)}
 
 
 def verify_integrity(directory, metas):
@@ -103,7 +116,7 @@ def verify_integrity(directory, metas):
     for meta in metas:
         record = meta.get("integrity")
         if not isinstance(record, dict) or not isinstance(record.get("files"), dict):
-            unverified = unverified or schema.meta_version(meta) == C.VERSION
+            unverified = unverified or schema.meta_version(meta) >= 2
             continue
         lines, problems = {}, []
         for name, want in record["files"].items():
@@ -121,7 +134,7 @@ def verify_integrity(directory, metas):
         if not problems:
             continue
         raw, summary = (lines.get(C.file_name(k, meta["launch"], meta.get("slice"))) for k in ("raw", "summary"))
-        found = _points_of(raw or [], summary or [])
+        found = _points_of(raw or [], summary or [], schema.meta_version(meta))
         damaged = [p for p, h in record.get("points", {}).items() if found.get(p) != h]
         raise InputError(f"{directory}: {'; '.join(problems)} (points damaged or missing: "
                          f"{', '.join(sorted(damaged, key=int)) or 'none'}); the files no longer match "
@@ -173,14 +186,17 @@ def _check_duplicates(directory, frame, keys, what):
 
 
 def _one_version(directory, versions):
-    """The directory's contract version from {file name: version}; every file must agree."""
-    found = sorted(set(versions.values()))
-    if len(found) > 1:
-        first = {v: name for name, v in sorted(versions.items())}
-        example = ", ".join(f"{first[v]}: v{v}" for v in found)
+    """The directory's contract version from {file name: versions its layout matches}; the
+    files must share one (a table unchanged between versions matches both)."""
+    common = set.intersection(*map(set, versions.values())) if versions else {C.VERSION}
+    if not common:
+        first = {}
+        for name, vs in sorted(versions.items()):
+            first.setdefault(max(vs), name)
+        example = ", ".join(f"{name}: v{v}" for v, name in sorted(first.items()))
         raise InputError(f"{directory}: files of different contract versions ({example}); "
                          "run `analysis/analyze migrate` on it")
-    return found[0] if found else C.VERSION
+    return max(common)
 
 
 def load_dir(directory):
@@ -199,15 +215,15 @@ def load_dir(directory):
         for path, launch, _ in files[kind]:
             frame, versions[path.name] = schema.read_csv_checked(path, kind, launch)
             frames[kind].append(frame)
-    versions.update({Path(m["_path"]).name: schema.meta_version(m) for m in metas})
+    versions.update({Path(m["_path"]).name: (schema.meta_version(m),) for m in metas})
     version = _one_version(directory, versions)
-    if version == 1:
+    if version < C.VERSION:
         guessed = set()
         for kind in frames:
-            migrated = [migrate.to_current(frame, kind, metas) for frame in frames[kind]]
+            migrated = [migrate.to_current(frame, kind, metas, version) for frame in frames[kind]]
             frames[kind] = [frame for frame, _ in migrated]
             guessed |= {p for _, points in migrated for p in points}
-        for line in migrate.notice(directory, guessed):
+        for line in migrate.notice(directory, guessed, version):
             print(line, file=sys.stderr)
     for meta in metas:
         if meta.get("complete") is False:

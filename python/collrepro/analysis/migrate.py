@@ -1,5 +1,6 @@
-"""Contract version 1 -> the current version: in memory for the loader, on disk for
-`analyze migrate DIR`.
+"""An earlier contract version -> the current one: in memory for the loader, on disk for
+`analyze migrate DIR`. From version 2 on a version only adds columns ("since" in the
+contract), which migrate as empty cells. Version 1 needs more:
 
 Version 1 rows carry p, q, ka, kb (and the neighborhood) but not the family, the group sums
 K_A and K_B, the Allgatherv distribution or the isomorphic block rule. They are recovered:
@@ -141,14 +142,31 @@ def _shape_values(row, meta, guessed):
             "distribution": dist, "dist_seed": 0 if dist == "random" else pd.NA}
 
 
-def to_current(frame, kind, metas):
-    """A typed version 1 frame (schema.read_csv_checked) -> the current version's columns.
+def added_since(version, kind):
+    """The columns of `kind` that the current version has and `version` (>= 2) has not."""
+    return [c for c in C.TABLE_COLUMNS[kind] if c not in C.TABLE_COLUMNS_OF[version][kind]]
 
-    Returns (frame, points whose allgatherv distribution had to be guessed).
+
+def _empty_column(column, index):
+    dtype = schema.column_dtype(column)
+    return pd.Series(float("nan") if dtype == "float64" else pd.NA, index=index, dtype=dtype)
+
+
+def to_current(frame, kind, metas, version=1):
+    """A typed frame of an earlier version (schema.read_csv_checked) -> the current columns.
+
+    Version 1 recovers the shape columns (see the module's text); every later version only
+    lacks the columns added since, which are added empty. Returns (frame, points whose
+    allgatherv distribution had to be guessed).
     """
     columns = C.TABLE_COLUMNS[kind]
     if frame.empty:
         return schema.empty_frame(columns), set()
+    if version >= 2:
+        out = frame.copy()
+        for column in added_since(version, kind):
+            out[column] = _empty_column(column, frame.index)
+        return out[columns], set()
     keys = ["launch", "point", "collective", "p", "q", "ka", "kb", "neighborhood", "dims", "msg_bytes"]
     guessed = set()
     shapes = {}
@@ -163,15 +181,22 @@ def to_current(frame, kind, metas):
         elif column in C.SHAPE_OWNERS:
             values = shape_frame[column] if column in shape_frame else pd.Series(pd.NA, index=frame.index)
             values = values.fillna("") if C.TYPES[column] == "str" else values
-        else:
+        elif column in frame:
             values = frame[column]
+        else:                                           # added after version 2: empty
+            values = _empty_column(column, frame.index)
         dtype = schema.column_dtype(column)
         out[column] = values.astype(dtype) if dtype is not object else values.astype(str)
     return pd.DataFrame(out, index=frame.index)[columns], guessed
 
 
-def notice(directory, guessed):
-    """The one line printed per version 1 directory (two when a distribution was guessed)."""
+def notice(directory, guessed, version=1):
+    """The one line printed per directory of an earlier version (two when a version 1
+    allgatherv distribution was guessed)."""
+    if version >= 2:
+        added = ", ".join(c for kind in ("raw", "summary") for c in added_since(version, kind))
+        return [f"note: {directory} uses results contract v{version}; read as v{C.VERSION} "
+                f"({added} absent: left empty, recomputed from the raw rows where present)"]
     lines = [f"note: {directory} uses results contract v1; read as v{C.VERSION} "
              "(distribution recovered from the metadata)"]
     if guessed:
@@ -205,13 +230,21 @@ def _refuse_unfinished(directory):
                              "run before migrating")
 
 
+def _integrity(directory, meta):
+    """A launch's integrity record recomputed from its (rewritten) files, as collbench writes it."""
+    from .loader import file_integrity   # loader imports this module
+    return file_integrity(directory, meta["launch"], meta.get("slice"))
+
+
 def migrate_dir(directory):
-    """Rewrite a version 1 result directory in the current version; -> (paths, warnings).
+    """Rewrite a result directory of an earlier version in the current one; -> (paths, warnings).
 
     Every file is replaced atomically (temporary file, then rename). Files already in the
-    current version are left alone, so an interrupted migration can simply be run again.
+    current version are left alone, so an interrupted migration can simply be run again. The
+    directory is verified against its integrity records first; the rewritten metadata gets
+    fresh ones, so that collbench can resume into it.
     """
-    from .loader import data_files, read_meta   # loader imports this module
+    from .loader import data_files, read_meta, verify_integrity   # loader imports this module
     directory = Path(directory)
     if not directory.is_dir():
         raise InputError(f"{directory}: not a directory")
@@ -219,16 +252,18 @@ def migrate_dir(directory):
     files = data_files(directory)
     metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
     for meta in metas:
-        if meta.get("complete") is False and schema.meta_version(meta) == 1:
+        if meta.get("complete") is False and schema.meta_version(meta) < C.VERSION:
             raise InputError(f"{meta['_path']}: launch marked incomplete (complete=false); "
                              "finish or remove it before migrating")
+    verify_integrity(directory, metas)
     # Check and convert every file before writing any: a partial file stops it all.
     converted, guessed = [], set()
     for kind in ("raw", "summary"):
         for path, launch, _ in files[kind]:
-            frame, version = schema.read_csv_checked(path, kind, launch)
-            if version == 1:
-                current, unsure = to_current(frame, kind, metas)
+            frame, versions = schema.read_csv_checked(path, kind, launch)
+            version = versions[0]
+            if version < C.VERSION:
+                current, unsure = to_current(frame, kind, metas, version)
                 converted.append((path, current))
                 guessed |= unsure
     written = []
@@ -236,11 +271,14 @@ def migrate_dir(directory):
         _write_atomically(path, lambda f, t=current: t.to_csv(f, index=False, lineterminator="\n"))
         written.append(path)
     for meta in metas:
-        if schema.meta_version(meta) != 1:
+        version = schema.meta_version(meta)
+        if version == C.VERSION:
             continue
         path = Path(meta["_path"])
         clean = {k: v for k, v in meta.items() if not k.startswith("_")}
         clean["contract_version"] = C.VERSION
+        if version >= 2 and "integrity" in clean:
+            clean["integrity"] = _integrity(directory, meta)
         _write_atomically(path, lambda f, m=clean: f.write(
             json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False) + "\n"))
         written.append(path)

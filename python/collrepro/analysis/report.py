@@ -7,7 +7,7 @@ import pandas as pd
 
 from . import figures, overlay
 from . import plotting as pl
-from .aggregate import aggregate, shape_label, speedups
+from .aggregate import TAIL_COLUMNS, aggregate, shape_label, speedups
 from .models import eq5_limit
 from .schema import InputError
 from .tables import fmt_time, html_table, markdown_table
@@ -46,6 +46,15 @@ def _meta_items(rs, agg):
 def _median_pivot(sub):
     cell = [f"{fmt_time(m)} [{fmt_time(lo)}, {fmt_time(hi)}]"
             for m, lo, hi in zip(sub["median"], sub["min"], sub["max"])]
+    table = sub.assign(cell=cell).pivot_table(index="msg_bytes", columns="algorithm", values="cell",
+                                             aggfunc="first").reset_index()
+    table["msg_bytes"] = table["msg_bytes"].map(format_bytes)
+    return table.rename(columns={"msg_bytes": "size"}).fillna("-")
+
+
+def _tail_pivot(sub):
+    """P50 / P90 / P99 of the valid repetitions (before the filter), per size and algorithm."""
+    cell = [" / ".join(fmt_time(v) for v in row) for row in zip(*(sub[c] for c in TAIL_COLUMNS))]
     table = sub.assign(cell=cell).pivot_table(index="msg_bytes", columns="algorithm", values="cell",
                                              aggfunc="first").reset_index()
     table["msg_bytes"] = table["msg_bytes"].map(format_bytes)
@@ -123,6 +132,10 @@ def build_blocks(rs, outdir):
                    ("table", _median_pivot(sub))]
         mask = pd.Series(True, index=sp.index)
         for c, v in key_map.items():
+        if sub[TAIL_COLUMNS].notna().any().any():
+            blocks += [("p", "Tail, " + " / ".join(c.upper() for c in TAIL_COLUMNS) + " of the valid "
+                             "repetitions before the Tukey filter (median over launches):"),
+                       ("table", _tail_pivot(sub))]
             mask &= sp[c] == v
         pairs = sp[mask]
         if len(pairs):

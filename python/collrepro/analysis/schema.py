@@ -2,8 +2,8 @@
 
 Every check raises InputError with one line naming the file and the problem, so that a
 broken result directory is diagnosed without reading a traceback. Column lists, types,
-enums and file names all come from the contract; version 1 files are recognised by their
-exact header and checked against the version 1 layout (loader.py migrates them).
+enums and file names all come from the contract; files of an earlier version are recognised
+by their exact header and checked against that version's layout (loader.py migrates them).
 """
 
 import csv
@@ -20,7 +20,7 @@ IDENTITY_COLUMNS = C.IDENTITY_COLUMNS
 
 # Per version: the columns of each table, and the columns filled only by some families.
 LAYOUTS = {
-    C.VERSION: {"tables": C.TABLE_COLUMNS, "owners": C.SHAPE_OWNERS},
+    **{v: {"tables": C.TABLE_COLUMNS_OF[v], "owners": C.SHAPE_OWNERS} for v in sorted(C.TABLE_COLUMNS_OF, reverse=True)},
     1: {"tables": C.V1_TABLE_COLUMNS,
         "owners": {c: {"isomorphic"} for c in C.V1["isomorphic_only"]}},
 }
@@ -59,17 +59,18 @@ def _header_error(path, header, expected):
     return f"{path}: columns out of order (contract order: {', '.join(expected)})"
 
 
-def detect_version(path, header, kind):
-    """The contract version whose exact header this is; else the error against the nearest."""
-    for version, layout in LAYOUTS.items():
-        if header == layout["tables"][kind]:
-            return version
+def detect_versions(path, header, kind):
+    """The contract versions whose exact header this is, newest first (a table that a version
+    left unchanged matches several); else the error against the nearest layout."""
+    found = tuple(v for v, layout in LAYOUTS.items() if header == layout["tables"][kind])
+    if found:
+        return found
     nearest = min(LAYOUTS, key=lambda v: (len(set(header) ^ set(LAYOUTS[v]["tables"][kind])), -v))
     raise InputError(_header_error(path, header, LAYOUTS[nearest]["tables"][kind]))
 
 
 def _check_structure(path, kind):
-    """Header of a known version, every row complete, file ends with a newline; -> version."""
+    """Header of a known version, every row complete, file ends with a newline; -> versions."""
     with open(path, "rb") as f:
         data_end = f.seek(0, 2)
         if data_end == 0:
@@ -80,12 +81,12 @@ def _check_structure(path, kind):
     with open(path, newline="", encoding="utf-8") as f:
         reader = csv.reader(f)
         header = [h.strip() for h in next(reader)]
-        version = detect_version(path, header, kind)
+        versions = detect_versions(path, header, kind)
         for row in reader:
             if len(row) != len(header):
                 raise InputError(f"{path}: line {reader.line_num}: {len(row)} fields, expected "
                                  f"{len(header)} (partial or malformed row)")
-    return version
+    return versions
 
 
 def read_header(path):
@@ -190,7 +191,8 @@ def _unreadable(path, err):
 
 
 def read_csv_checked(path, kind, launch):
-    """Read a raw or summary CSV strictly; -> (typed frame, contract version of the file)."""
+    """Read a raw or summary CSV strictly; -> (typed frame, the contract versions whose layout
+    the file has, newest first)."""
     try:
         return _read_csv_checked(path, kind, launch)
     except (UnicodeDecodeError, csv.Error, pd.errors.ParserError, StopIteration) as err:
@@ -198,19 +200,19 @@ def read_csv_checked(path, kind, launch):
 
 
 def _read_csv_checked(path, kind, launch):
-    version = _check_structure(path, kind)
+    versions = _check_structure(path, kind)
     text = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
     text.columns = [c.strip() for c in text.columns]
     for column in text.columns:
         text[column] = text[column].str.strip()
-    frame = _convert(path, text, version)
+    frame = _convert(path, text, versions[0])
     bad = (frame["launch"] != launch).to_numpy()
     if bad.any():
         _bad_value(path, text["launch"].to_numpy(), bad, "launch", f"expected {launch} (from the file name)")
     if "time_s" in frame and (frame["time_s"] < 0).any():
         _bad_value(path, text["time_s"].to_numpy(), (frame["time_s"] < 0).to_numpy(), "time_s",
                    "negative time")
-    return frame, version
+    return frame, versions
 
 
 def read_raw(path, launch):
@@ -236,7 +238,7 @@ def check_meta(path, meta):
     if version not in LAYOUTS:
         raise InputError(f"{path}: contract_version {version!r}: this reader knows versions "
                          f"{', '.join(map(str, sorted(LAYOUTS)))} (update collrepro)")
-    required = C.META_REQUIRED if version == C.VERSION else C.V1_META_REQUIRED
+    required = C.META_REQUIRED if version >= 2 else C.V1_META_REQUIRED
     for key, kind in required.items():
         if key not in meta:
             raise InputError(f"{path}: missing key {key!r}")
