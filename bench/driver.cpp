@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <iomanip>
 #include <sstream>
 
 #include "collrepro/capabilities.hpp"
@@ -99,11 +100,22 @@ std::string format_eta(double s) {
   return o.str();
 }
 
-void progress(std::size_t done, std::size_t todo, const Candidate& c, int point, const Summary& s, double eta) {
+// `flag`: appended when not empty (e.g. "[oversubscribed: 4 ranks per core]").
+void progress(std::size_t done, std::size_t todo, const Candidate& c, int point, const Summary& s, double eta,
+              const std::string& flag) {
   std::cerr << "[collbench] " << done << "/" << todo << " point " << point << " " << collrepro::to_string(c.collective)
             << "/" << c.algorithm->info().name << " " << c.placement << " " << c.shape->describe() << " size "
             << format_bytes(c.shape->msg_bytes()) << ": median " << format_seconds(s.median) << " ("
-            << s.n_kept << "/" << s.n << " kept, " << s.n_invalid << " invalid), ETA " << format_eta(eta) << std::endl;
+            << s.n_kept << "/" << s.n << " kept, " << s.n_invalid << " invalid), ETA " << format_eta(eta)
+            << (flag.empty() ? "" : " ") << flag << std::endl;
+}
+
+// The oversubscription flag of the progress lines: empty unless ranks share cores for real.
+std::string oversubscription_flag(const Oversubscription& o, bool simulated) {
+  if (simulated || !o.oversubscribed()) return "";
+  std::ostringstream f;
+  f << "[oversubscribed: " << std::setprecision(3) << o.ranks_per_core << " ranks per core]";
+  return f.str();
 }
 
 // ------------------------------------------------------------------ validation
@@ -214,6 +226,7 @@ void set_up_timing(const Setup& s, TimingSetup& ts) {
   double mark = MPI_Wtime();
   auto phase = [&](const char* name) { ts.setup_s[name] = MPI_Wtime() - std::exchange(mark, MPI_Wtime()); };
   ts.machine = discover_machine(MPI_COMM_WORLD, to_string(s.config.binding));
+  if (s.caps.simulated_clock) ts.machine.oversubscription = {};  // simulated ranks share no real core
   phase("machine");
   ts.clock = make_clock(t.clock, ts.machine.node.get(), MPI_COMM_WORLD);
   // On a simulated clock every reading is a simulation event: a short estimate suffices.
@@ -272,6 +285,9 @@ nlohmann::json initial_metadata(const Options& o, Setup& s, TimingSetup& ts) {
       {"bindings", m.bindings},
       {"binding", {{"requested", to_string(config.binding)}, {"notes", m.notes}}},
       {"hwloc", m.hwloc},
+      {"oversubscription", s.caps.simulated_clock
+                               ? nlohmann::json{{"oversubscribed", false}, {"method", "simulated: no real cores"}}
+                               : m.oversubscription.to_json()},
       {"clock", {{"name", ts.clock->name()}, {"resolution_s", ts.resolution}, {"details", ts.clock->details()}}},
       {"pingpong", ts.pings},
       {"setup_s", ts.setup_s},
@@ -361,7 +377,8 @@ class Sweeper {
     s_.files->append(raw_lines(id_, c, point, utc, m), summary_line(id_, c, point, sum));
     if (o_.quiet) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
-    progress(done_, todo_, c, point, sum, elapsed / static_cast<double>(done_) * static_cast<double>(todo_ - done_));
+    progress(done_, todo_, c, point, sum, elapsed / static_cast<double>(done_) * static_cast<double>(todo_ - done_),
+             oversubscription_flag(ts_.machine.oversubscription, s_.caps.simulated_clock));
   }
 
   // The final metadata and the renames (also after an interrupt or a validation failure).
@@ -414,6 +431,8 @@ int run_driver(const Options& o, InterruptWatch& watch) {
   if (!setup) return kExitOk;
   TimingSetup timing;
   set_up_timing(*setup, timing);
+  if (const std::string w = timing.machine.oversubscription.warning(); !w.empty() && !o.quiet)
+    std::cerr << "[collbench] warning: " << w << std::endl;
   nlohmann::json meta = world_rank() == 0 ? initial_metadata(o, *setup, timing) : nlohmann::json();
   return Sweeper(o, *setup, timing, watch, std::move(meta)).run();
 }

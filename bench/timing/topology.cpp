@@ -52,6 +52,17 @@ std::string bitmap_list(hwloc_const_bitmap_t b) {
   return s;
 }
 
+// Logical indexes of the cores intersecting `set`.
+std::vector<int> cores_touching(const Topology& t, hwloc_const_bitmap_t set) {
+  std::vector<int> out;
+  const int n = hwloc_get_nbobjs_by_type(t.get(), HWLOC_OBJ_CORE);
+  for (int i = 0; i < n; ++i) {
+    hwloc_obj_t o = hwloc_get_obj_by_type(t.get(), HWLOC_OBJ_CORE, static_cast<unsigned>(i));
+    if (o && o->cpuset && hwloc_bitmap_intersects(o->cpuset, set)) out.push_back(static_cast<int>(o->logical_index));
+  }
+  return out;
+}
+
 // Logical index of the only object of `type` intersecting `set`, or -1 when several (or none).
 int only_object(const Topology& t, hwloc_obj_type_t type, hwloc_const_bitmap_t set) {
   int found = -1;
@@ -145,17 +156,22 @@ Machine discover_machine(MPI_Comm world, const std::string& binding) {
   for (int r = 0; r < m.world_size; ++r)
     m.localities.push_back({all[2 * static_cast<std::size_t>(r)], all[2 * static_cast<std::size_t>(r) + 1]});
 
-  const nlohmann::json record = {{"host", m.host}, {"cpuset", bitmap_list(set.get())}, {"core", core},
-                                 {"package", package}, {"numa", numa}, {"node", m.node_index}};
+  const nlohmann::json record = {{"host", m.host},       {"cpuset", bitmap_list(set.get())},
+                                 {"core", core},         {"cores", cores_touching(topo, set.get())},
+                                 {"package", package},   {"numa", numa},
+                                 {"node", m.node_index}};
   const auto records = gather_strings(record.dump(), world, m.world_size);
   const auto notes = gather_strings(note, world, m.world_size);
   if (m.world_rank == 0) {
     m.bindings = nlohmann::json::array();
+    std::vector<RankCores> places;
     for (int r = 0; r < m.world_size; ++r) {
       nlohmann::json b = nlohmann::json::parse(records[static_cast<std::size_t>(r)]);
       b["rank"] = r;
+      places.push_back({b["node"].get<int>(), b["host"].get<std::string>(), b["cores"].get<std::vector<int>>()});
       m.bindings.push_back(b);
     }
+    m.oversubscription = assess_oversubscription(places);
     for (const auto& n : notes)
       if (!n.empty() && (m.notes.empty() || m.notes.back() != n)) m.notes.push_back(n);
     m.hwloc = {{"packages", hwloc_get_nbobjs_by_type(topo.get(), HWLOC_OBJ_PACKAGE)},

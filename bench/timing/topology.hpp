@@ -1,5 +1,6 @@
 // Where the processes run (hwloc and MPI_Comm_split_type): node split, node leaders,
-// per-rank host, cpuset, core, package and NUMA node, and optional binding.
+// per-rank host, cpuset, core(s), package and NUMA node, optional binding, and how many ranks
+// share a core (oversubscription.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -11,6 +12,7 @@
 
 #include "collrepro/mpi.hpp"
 #include "placement.hpp"
+#include "timing/oversubscription.hpp"
 
 namespace collbench {
 
@@ -25,6 +27,7 @@ struct Machine {
   std::string host;
   std::string cpu_model;
   std::vector<std::string> notes;  // binding remarks (rank 0)
+  Oversubscription oversubscription;  // rank 0: ranks per core at start
 };
 
 // Collective over world. binding = "core": bind each rank to one core (node rank modulo the

@@ -1,6 +1,7 @@
 """Cost-model overlay (fit, efficiency), report (md/html), and the bash wrapper."""
 
 import csv
+import json
 import subprocess
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 import synthetic as S
 from collrepro.analysis import aggregate as A
 from collrepro.analysis import cli, loader, overlay
+from collrepro.analysis import plotting as pl
 
 ANALYZE = Path(__file__).resolve().parent.parent.parent / "analysis" / "analyze"
 SIZES = [4096, 65536]
@@ -89,3 +91,24 @@ def test_report_and_compare_mix_all_families(tmp_path):
     assert cli.main(["compare", str(d), str(d), "-o", str(tmp_path / "c")]) == 0
     rows = list(csv.DictReader(open(tmp_path / "c" / "compare.csv")))
     assert len(rows) == len(pts)
+
+
+def test_report_shows_tails_and_warns_of_oversubscription(tmp_path):
+    # every fifth repetition 10x slower: the Tukey filter drops them, p90/p99 keep them
+    slow = lambda pt, l, r: S.model_time(pt) * (10.0 if r % 5 == 4 else 1.0)  # noqa: E731
+    d = S.write_result_set(tmp_path / "set", S.seed001_points(SIZES), launches=2, reps=20, time_fn=slow)
+    assert cli.main(["report", str(d), "-o", str(tmp_path / "quiet")]) == 0
+    text = (tmp_path / "quiet" / "report.md").read_text()
+    assert "Tail, P50 / P90 / P99 of the valid repetitions" in text and "OVERSUBSCRIBED" not in text
+    agg = A.aggregate(loader.load([d]))
+    assert (agg["p90"] > 5 * agg["max"]).all() and (agg["p50"] == agg["median"]).all()
+    for meta in d.glob("meta-L*.json"):
+        m = json.loads(meta.read_text())
+        m["oversubscription"] = {"ranks_per_core": 4.0, "oversubscribed": True, "host": "testhost",
+                                 "ranks": 8, "cores": 2}
+        meta.write_text(json.dumps(m))
+    assert cli.main(["report", str(d), "-o", str(tmp_path / "over")]) == 0
+    text = (tmp_path / "over" / "report.md").read_text()
+    assert "Warning: OVERSUBSCRIBED: 8 ranks on 2 cores of testhost (4 per core)" in text
+    rs = loader.load([d])
+    assert "OVERSUBSCRIBED" in pl.footer_text(A.aggregate(rs), rs.metas)    # every figure's footer

@@ -248,8 +248,21 @@ def _procs_text(data):
                      for r in rows.itertuples())
 
 
+def oversubscription_note(metas):
+    """One warning line when a launch ran oversubscribed (meta "oversubscription"), else ""."""
+    worst = max((m["oversubscription"] for m in metas if isinstance(m.get("oversubscription"), dict)
+                 and m["oversubscription"].get("oversubscribed")),
+                key=lambda o: o.get("ranks_per_core", 0), default=None)
+    if worst is None:
+        return ""
+    return (f"OVERSUBSCRIBED: {worst.get('ranks')} ranks on {worst.get('cores')} cores of "
+            f"{worst.get('host')} ({worst.get('ranks_per_core', 0):.3g} per core): the times "
+            "measure the OS scheduler as much as the algorithms")
+
+
 def footer_text(data, metas):
-    """Machine, MPI library (impl+version), process count and placement."""
+    """Machine, MPI library (impl+version), process count and placement; and a warning line
+    when the run was oversubscribed."""
     libs = _unique(zip(data["mpi_impl"], data["mpi_version"]))
     used = [m for m in metas if (m.get("mpi_impl"), m.get("mpi_version")) in libs] or list(metas)
     machine = "; ".join(_unique(str(m.get("machine")) for m in used)) or "unknown machine"
@@ -262,4 +275,5 @@ def footer_text(data, metas):
     line1 = f"machine: {machine}" + (f" (simulated: {', '.join(sims)})" if sims else "")
     line2 = (f"MPI: {mpi} | {_procs_text(data)} | placement: {', '.join(_unique(data['placement']))}"
              f" | sync: {', '.join(_unique(data['sync']))}, clock: {', '.join(_unique(data['clock']))}")
-    return line1 + "\n" + line2
+    warning = oversubscription_note(metas)
+    return line1 + "\n" + line2 + ("\n" + warning if warning else "")

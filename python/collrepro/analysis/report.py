@@ -117,6 +117,8 @@ def build_blocks(rs, outdir):
                     "per-launch medians in brackets. Speedup = baseline / proposed. "
                     "Data: aggregate.csv, speedups.csv.")]
     blocks += [("p", note) for note in notes]
+    if warning := pl.oversubscription_note(rs.metas):
+        blocks.insert(2, ("p", f"Warning: {warning}. Compare algorithms from runs with one rank per core."))
     blocks.append(("h", 2, "Median of medians per point"))
     # One table per (setting, shape, varying context): a setting can hold several shapes
     # (seed 000's p/q ratios, seed 004's neighborhoods), and a pivot over the setting alone
@@ -130,12 +132,12 @@ def build_blocks(rs, outdir):
         title = key_map["setting"] + (f": {key_map['shape']}" if several[key_map["setting"]] > 1 else "")
         blocks += [("h", 3, title), ("p", _context(sub) + _limit_note(sub)),
                    ("table", _median_pivot(sub))]
-        mask = pd.Series(True, index=sp.index)
-        for c, v in key_map.items():
         if sub[TAIL_COLUMNS].notna().any().any():
             blocks += [("p", "Tail, " + " / ".join(c.upper() for c in TAIL_COLUMNS) + " of the valid "
                              "repetitions before the Tukey filter (median over launches):"),
                        ("table", _tail_pivot(sub))]
+        mask = pd.Series(True, index=sp.index)
+        for c, v in key_map.items():
             mask &= sp[c] == v
         pairs = sp[mask]
         if len(pairs):
