@@ -8,7 +8,7 @@ import pytest
 
 import synthetic as S
 from collrepro.analysis import aggregate as A
-from collrepro.analysis import loader
+from collrepro.analysis import cli, loader
 from collrepro.analysis.models import eq5_limit
 
 BASE = [1.0 + 0.01 * i for i in range(19)]          # median 1.09
@@ -151,3 +151,26 @@ def test_ratio_label_tolerates_rounding():
     assert A.ratio_label(4097, 1024) == "4:1"
     assert A.ratio_label(100, 0) == "1:0"
     assert np.isclose(eq5_limit(50 * 4096, 14 * 4096), (50 + 150 + 42) / 50)
+
+
+def test_scheduler_ticks_flag_quantized_times_only(tmp_path):
+    """Times on multiples of a 4 ms tick are flagged; a steady time near one multiple of a
+    tick, times spread evenly, and microsecond times are not."""
+    def times(pt, launch, rep):
+        alg = pt["algorithm"]
+        if alg == "halfduplex-fc":                      # 48, 52, 56, 60 ms: on the 4 ms tick
+            return 0.048 + 0.004 * (rep % 4) + 1e-5 * (rep % 3)
+        if alg == "root-gathering":                     # steady 2.0004 ms: near one 1 ms multiple
+            return 0.0020004 + 1e-7 * (rep % 5)
+        if alg == "native":                             # spread evenly over 10-30 ms
+            return 0.010 + 0.020 * ((rep * 7919) % 97) / 97
+        return S.model_time(pt)                        # microseconds
+    d = S.write_result_set(tmp_path / "set", S.seed000_points(), launches=2, reps=40, time_fn=times)
+    agg = A.aggregate(loader.load([d]))
+    tick = agg.groupby("algorithm")["tick_s"].agg(lambda s: set(s.dropna()))
+    assert tick["halfduplex-fc"] == {0.004}
+    assert tick["root-gathering"] == set() and tick["native"] == set()
+    assert tick["halfduplex-ring"] == set() and tick["ring-allgather"] == set()
+    assert cli.main(["report", str(d), "-o", str(tmp_path / "rep")]) == 0
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "Warning: 6 of 21 points have repetition times clustered on multiples of a scheduler tick (4 ms)" in text

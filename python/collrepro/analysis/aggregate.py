@@ -46,7 +46,8 @@ DEFAULT_KINDS = {
 }
 
 
-AGG_COLUMNS = POINT_KEY + ["setting", "kind", "block_ratio"] + STAT_COLUMNS + TAIL_COLUMNS + COEFF_COLUMNS
+AGG_COLUMNS = (POINT_KEY + ["setting", "kind", "block_ratio"] + STAT_COLUMNS + TAIL_COLUMNS + ["tick_s"]
+               + COEFF_COLUMNS)
 
 
 def sortable(key):
@@ -72,6 +73,34 @@ def _k_per_launch(raw_keys, summary):
     return k.reindex(raw_keys).fillna(DEFAULT_K).to_numpy()
 
 
+# Scheduler ticks (Linux HZ = 100, 250, 1000), largest first, and the tick test's parameters.
+SCHEDULER_TICKS_S = (0.010, 0.004, 0.001)
+TICK_TOLERANCE = 0.05        # a time within 5% of a tick of a multiple of it is "on" the tick
+TICK_MIN_FRACTION = 0.5      # 10x what times spread evenly across ticks give (2 x 5%)
+
+
+def scheduler_ticks(valid):
+    """Per (source, launch, point): the scheduler tick its valid times cluster on, else NaN.
+
+    Times cluster on a tick T when at least half of them lie within 5% of T of a multiple of
+    T, at two or more different multiples (one narrow peak near a multiple is a fast, steady
+    algorithm, not a scheduler artefact), and the median is at least T. Times spread over
+    several ticks hit that window 10% of the time. The largest such T is reported.
+    """
+    keys = [valid[k] for k in LAUNCH_KEY]
+    out = pd.Series(np.nan, index=valid.groupby(keys, sort=False).size().index, name="tick_s")
+    median = valid.groupby(keys, sort=False)["time_s"].median()
+    for tick in reversed(SCHEDULER_TICKS_S):          # smallest first: larger ones overwrite
+        ratio = valid["time_s"] / tick
+        multiple = ratio.round()
+        on = (multiple >= 1) & ((ratio - multiple).abs() <= TICK_TOLERANCE)
+        frac = on.groupby(keys, sort=False).mean()
+        spread = multiple.where(on).groupby(keys, sort=False).nunique()
+        hit = (frac >= TICK_MIN_FRACTION) & (spread >= 2) & (median >= tick)
+        out[hit[hit].index] = tick
+    return out
+
+
 def tukey_stats(raw, summary):
     """Per (source, launch, point) statistics recomputed from the raw rows."""
     ident = raw.groupby(LAUNCH_KEY, sort=False)[IDENT_EXTRA].first()
@@ -89,7 +118,7 @@ def tukey_stats(raw, summary):
     g = kept.groupby(LAUNCH_KEY, sort=False)["time_s"]
     stats = pd.DataFrame({"n_kept": g.size(), "median": g.median(), "q1": g.quantile(0.25),
                           "q3": g.quantile(0.75), "min": g.min(), "max": g.max(), "mean": g.mean()})
-    out = ident.join(counts).join(bounds[["k"]]).join(stats).join(tails)
+    out = ident.join(counts).join(bounds[["k"]]).join(stats).join(tails).join(scheduler_ticks(valid))
     out["n_invalid"] = out["n"] - out["n_valid"]
     out["n_kept"] = out["n_kept"].fillna(0).astype("int64")
     out["k"] = out["k"].fillna(DEFAULT_K)
@@ -158,6 +187,10 @@ def median_of_medians(per):
     g = ok.groupby(POINT_KEY, sort=True, dropna=False)
     out = g["median"].agg(n_launches="size", median="median", min="min", max="max")
     out = out.join(g[TAIL_COLUMNS].median())       # the median launch's tail
+    if "tick_s" in ok:                              # the largest tick any launch clustered on
+        out = out.join(g["tick_s"].max())
+    else:
+        out["tick_s"] = np.nan
     counts = per.groupby(POINT_KEY, sort=True, dropna=False)[["n", "n_invalid", "n_kept"]].sum()
     out = out.join(counts).join(g[COEFF_COLUMNS].agg(_first_valid))
     return out.reset_index()

@@ -52,6 +52,19 @@ def _median_pivot(sub):
     return table.rename(columns={"msg_bytes": "size"}).fillna("-")
 
 
+def _tick_warning(agg):
+    """One paragraph naming the points whose repetitions cluster on scheduler ticks, or ""."""
+    ticked = agg[agg["tick_s"].notna()]
+    if not len(ticked):
+        return ""
+    ticks = ", ".join(f"{t * 1e3:g} ms" for t in sorted(set(ticked["tick_s"])))
+    shown = "; ".join(f"{r.algorithm} at {format_bytes(r.msg_bytes)}" for r in ticked.head(6).itertuples())
+    more = f"; and {len(ticked) - 6} more" if len(ticked) > 6 else ""
+    return (f"Warning: {len(ticked)} of {len(agg)} points have repetition times clustered on "
+            f"multiples of a scheduler tick ({ticks}): they measure the OS scheduler, not the "
+            f"algorithm ({shown}{more}). The column tick_s of aggregate.csv marks them.")
+
+
 def _tail_pivot(sub):
     """P50 / P90 / P99 of the valid repetitions (before the filter), per size and algorithm."""
     cell = [" / ".join(fmt_time(v) for v in row) for row in zip(*(sub[c] for c in TAIL_COLUMNS))]
@@ -119,6 +132,8 @@ def build_blocks(rs, outdir):
     blocks += [("p", note) for note in notes]
     if warning := pl.oversubscription_note(rs.metas):
         blocks.insert(2, ("p", f"Warning: {warning}. Compare algorithms from runs with one rank per core."))
+    if warning := _tick_warning(agg):
+        blocks.insert(2, ("p", warning))
     blocks.append(("h", 2, "Median of medians per point"))
     # One table per (setting, shape, varying context): a setting can hold several shapes
     # (seed 000's p/q ratios, seed 004's neighborhoods), and a pivot over the setting alone
