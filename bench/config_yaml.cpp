@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -103,33 +104,34 @@ std::string as_string(const YAML::Node& n, const std::string& field) {
   return n.Scalar();
 }
 
+namespace {
+// `s` read whole by `convert` (a std::sto* call); nullopt when it fails or leaves characters.
+template <class Convert>
+auto read_whole(const std::string& s, Convert convert) -> std::optional<decltype(convert(s, nullptr))> {
+  std::size_t used = 0;
+  try {
+    const auto v = convert(s, &used);
+    if (used > 0 && used == s.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 long as_int(const YAML::Node& n, const std::string& field, long lo, long hi) {
   const std::string s = as_string(n, field);
-  std::size_t used = 0;
-  long v = 0;
-  try {
-    v = std::stol(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size())
-    throw config_error(field, "= \"" + s + "\" must be an integer");
-  if (v < lo || v > hi)
+  const auto v = read_whole(s, [](const std::string& t, std::size_t* used) { return std::stol(t, used); });
+  if (!v) throw config_error(field, "= \"" + s + "\" must be an integer");
+  if (*v < lo || *v > hi)
     throw config_error(field, "= " + s + " is out of range (use " + std::to_string(lo) + ".." + std::to_string(hi) + ")");
-  return v;
+  return *v;
 }
 
 double as_double(const YAML::Node& n, const std::string& field) {
   const std::string s = as_string(n, field);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size()) throw config_error(field, "= \"" + s + "\" must be a number");
-  return v;
+  const auto v = read_whole(s, [](const std::string& t, std::size_t* used) { return std::stod(t, used); });
+  if (!v) throw config_error(field, "= \"" + s + "\" must be a number");
+  return *v;
 }
 
 bool as_bool(const YAML::Node& n, const std::string& field) {
