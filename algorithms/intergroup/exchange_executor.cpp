@@ -42,8 +42,21 @@ void ExchangeExecutor::gather(std::byte* result, const std::vector<int>& counts,
   allgatherv_in_place(pair_.local(), result, counts, displs, "MPI_Allgatherv (intra-group)");
 }
 
+namespace {
+// True when the pieces are equal and follow each other in rank order (an Allgather's layout).
+bool uniform_in_rank_order(const std::vector<int>& counts, const std::vector<int>& displs) {
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] != counts[0] || displs[i] != static_cast<int>(i) * counts[0]) return false;
+  return true;
+}
+}  // namespace
+
 void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                          const std::vector<int>& displs, const char* what) {
+  if (!counts.empty() && uniform_in_rank_order(counts, displs)) {
+    check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, result, counts[0], MPI_BYTE, comm), what);
+    return;
+  }
   check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, result, counts.data(), displs.data(), MPI_BYTE, comm), what);
 }
 
