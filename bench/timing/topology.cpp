@@ -52,12 +52,12 @@ std::string bitmap_list(hwloc_const_bitmap_t b) {
   return s;
 }
 
-// Logical indexes of the cores intersecting `set`.
-std::vector<int> cores_touching(const Topology& t, hwloc_const_bitmap_t set) {
+// Logical indexes of the objects of `type` intersecting `set`.
+std::vector<int> objects_touching(const Topology& t, hwloc_obj_type_t type, hwloc_const_bitmap_t set) {
   std::vector<int> out;
-  const int n = hwloc_get_nbobjs_by_type(t.get(), HWLOC_OBJ_CORE);
+  const int n = hwloc_get_nbobjs_by_type(t.get(), type);
   for (int i = 0; i < n; ++i) {
-    hwloc_obj_t o = hwloc_get_obj_by_type(t.get(), HWLOC_OBJ_CORE, static_cast<unsigned>(i));
+    hwloc_obj_t o = hwloc_get_obj_by_type(t.get(), type, static_cast<unsigned>(i));
     if (o && o->cpuset && hwloc_bitmap_intersects(o->cpuset, set)) out.push_back(static_cast<int>(o->logical_index));
   }
   return out;
@@ -65,16 +65,8 @@ std::vector<int> cores_touching(const Topology& t, hwloc_const_bitmap_t set) {
 
 // Logical index of the only object of `type` intersecting `set`, or -1 when several (or none).
 int only_object(const Topology& t, hwloc_obj_type_t type, hwloc_const_bitmap_t set) {
-  int found = -1;
-  const int n = hwloc_get_nbobjs_by_type(t.get(), type);
-  for (int i = 0; i < n; ++i) {
-    hwloc_obj_t o = hwloc_get_obj_by_type(t.get(), type, static_cast<unsigned>(i));
-    if (o && o->cpuset && hwloc_bitmap_intersects(o->cpuset, set)) {
-      if (found >= 0) return -1;
-      found = static_cast<int>(o->logical_index);
-    }
-  }
-  return found;
+  const auto found = objects_touching(t, type, set);
+  return found.size() == 1 ? found.front() : -1;
 }
 
 std::string hostname() {
@@ -157,7 +149,7 @@ Machine discover_machine(MPI_Comm world, const std::string& binding) {
     m.localities.push_back({all[2 * static_cast<std::size_t>(r)], all[2 * static_cast<std::size_t>(r) + 1]});
 
   const nlohmann::json record = {{"host", m.host},       {"cpuset", bitmap_list(set.get())},
-                                 {"core", core},         {"cores", cores_touching(topo, set.get())},
+                                 {"core", core},         {"cores", objects_touching(topo, HWLOC_OBJ_CORE, set.get())},
                                  {"package", package},   {"numa", numa},
                                  {"node", m.node_index}};
   const auto records = gather_strings(record.dump(), world, m.world_size);
