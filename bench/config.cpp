@@ -26,7 +26,8 @@ const std::vector<std::string>& global_keys() {
 }
 const std::vector<std::string>& timing_keys() {
   static const std::vector<std::string> keys = {"sync", "clock", "warmup", "reps", "tukey_k", "window",
-                                                "sync_fit_points", "sync_exchanges", "resync", "agree_every"};
+                                                "sync_fit_points", "sync_exchanges", "resync", "agree_every",
+                                                "clock_sync", "budget", "residual_bound"};
   return keys;
 }
 
@@ -223,6 +224,20 @@ void read_settings(const YAML::Node& root, Config& c) {
 
 // ------------------------------------------------------------------ globals
 
+// A positive duration of at most `most` seconds ("10us", "2 ms", "1.5s", or plain seconds).
+double read_duration(const std::string& text, const std::string& field, double most, const std::string& alternative) {
+  double secs = 0;
+  try {
+    secs = parse_duration(text);
+  } catch (const std::invalid_argument& e) {
+    throw config_error(field, "= \"" + text + "\": " + e.what() + alternative);
+  }
+  if (!(secs > 0) || secs > most)
+    throw config_error(field, "= \"" + text + "\" must be positive and at most " + std::to_string(static_cast<int>(most)) +
+                                  " s" + alternative);
+  return secs;
+}
+
 void read_timing(const YAML::Node& n, Timing& t) {
   if (!n.IsMap()) throw config_error("timing", "must be a map (e.g. timing: {reps: 20})");
   check_keys(n, "timing.", timing_keys());
@@ -237,15 +252,12 @@ void read_timing(const YAML::Node& n, Timing& t) {
   if (const auto v = n["window"]) {
     const std::string s = as_string(v, "timing.window");
     if (s == "auto") t.window.reset();
-    else {
-      try {
-        t.window = parse_duration(s);
-      } catch (const std::invalid_argument& e) {
-        throw config_error("timing.window", "= \"" + s + "\": " + e.what() + " (or auto)");
-      }
-      if (!(*t.window > 0)) throw config_error("timing.window", "= \"" + s + "\" must be positive (or auto)");
-    }
+    else t.window = read_duration(s, "timing.window", 3600, " (or auto)");
   }
+  if (const auto v = n["budget"]) t.budget = read_duration(as_string(v, "timing.budget"), "timing.budget", 3600, "");
+  if (const auto v = n["residual_bound"])
+    t.residual_bound = read_duration(as_string(v, "timing.residual_bound"), "timing.residual_bound", 1, "");
+  if (const auto v = n["clock_sync"]) t.clock_sync = as_enum<ClockSyncKind>(v, "timing.clock_sync");
   if (const auto v = n["sync_fit_points"]) t.sync_fit_points = static_cast<int>(as_int(v, "timing.sync_fit_points", 1, 10000));
   if (const auto v = n["sync_exchanges"]) t.sync_exchanges = static_cast<int>(as_int(v, "timing.sync_exchanges", 1, 10000));
   if (const auto v = n["resync"]) t.resync = as_enum<Resync>(v, "timing.resync");
@@ -340,7 +352,9 @@ nlohmann::json with_defaults(const Config& c) {
                       {"timing", {{"sync", to_string(t.sync)}, {"clock", to_string(t.clock)}, {"warmup", t.warmup},
                                   {"reps", t.reps}, {"tukey_k", t.tukey_k}, {"window", "auto"},
                                   {"sync_fit_points", t.sync_fit_points}, {"sync_exchanges", t.sync_exchanges},
-                                  {"resync", to_string(t.resync)}, {"agree_every", t.agree_every}}}};
+                                  {"resync", to_string(t.resync)}, {"agree_every", t.agree_every},
+                                  {"clock_sync", to_string(t.clock_sync)}, {"budget", t.budget},
+                                  {"residual_bound", t.residual_bound}}}};
   for (const auto& [key, value] : c.effective.items()) {
     if (key == "timing" && value.is_object()) j["timing"].update(value);
     else j[key] = value;

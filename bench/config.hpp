@@ -31,8 +31,11 @@ struct Timing {
   std::optional<double> window;  // seconds; nullopt = auto (from the warm-up times)
   int sync_fit_points = 8;       // window: fit points of the offset/drift regression per sync
   int sync_exchanges = 10;       // ping-pongs per fit point (the one with the least round trip counts)
-  Resync resync = Resync::Point; // when to refresh the clock model
+  Resync resync = Resync::Bound; // when to refresh the clock model
   int agree_every = 16;          // repetitions between collective interrupt checks
+  ClockSyncKind clock_sync = ClockSyncKind::Hierarchical;  // the clock synchronization algorithm
+  double budget = 1.0;           // round-time: seconds per point (repetitions stop when it is spent)
+  double residual_bound = 10e-6; // resync bound: a certain |clock offset| beyond it triggers a resync
 };
 
 struct Config {

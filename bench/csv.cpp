@@ -23,6 +23,8 @@ std::string csv_number(double v) {
   return buf;
 }
 
+std::string csv_optional(double v) { return std::isnan(v) ? "" : csv_number(v); }
+
 std::string csv_line(const std::vector<std::string>& fields) {
   std::string line;
   for (std::size_t i = 0; i < fields.size(); ++i) {

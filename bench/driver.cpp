@@ -76,7 +76,7 @@ std::vector<std::string> raw_lines(const Identity& id, const Candidate& c, int p
   return lines;
 }
 
-std::string summary_line(const Identity& id, const Candidate& c, int point, const Summary& s) {
+std::string summary_line(const Identity& id, const Candidate& c, int point, const Summary& s, const Measurement& m) {
   Row row = identity_row(summary_columns(), id, c, point);
   row.set("n", std::to_string(s.n)).set("n_invalid", std::to_string(s.n_invalid)).set("n_kept", std::to_string(s.n_kept));
   row.set("k", csv_number(s.k)).set("median", csv_number(s.median)).set("q1", csv_number(s.q1));
@@ -85,6 +85,9 @@ std::string summary_line(const Identity& id, const Candidate& c, int point, cons
   row.set("p99", csv_number(s.p99));
   row.set("cost_alpha_terms", csv_number(c.cost.alpha_terms)).set("cost_beta_bytes", csv_number(c.cost.beta_bytes));
   row.set("bound_alpha_terms", csv_number(c.bound.alpha_terms)).set("bound_beta_bytes", csv_number(c.bound.beta_bytes));
+  row.set("clock_residual_s", csv_optional(m.residual_s)).set("clock_residual_err_s", csv_optional(m.residual_err_s));
+  row.set("clock_drift_residual", csv_optional(m.drift_residual));
+  row.set("resynced", m.resynced < 0 ? "" : std::to_string(m.resynced));
   return row.line();
 }
 
@@ -232,14 +235,18 @@ void set_up_timing(const Setup& s, TimingSetup& ts) {
   // On a simulated clock every reading is a simulation event: a short estimate suffices.
   ts.resolution = s.caps.simulated_clock ? measure_resolution(*ts.clock, 100) : measure_resolution(*ts.clock);
   phase("clock");
-  ts.sync = std::make_unique<ClockSync>(
-      *ts.clock, ts.machine, SyncParams{t.sync_fit_points, t.sync_exchanges, 0.5, t.sync == SyncMethod::Window});
+  ts.sync = std::make_unique<ClockSync>(*ts.clock, ts.machine, t.clock_sync,
+                                       SyncParams{t.sync_fit_points, t.sync_exchanges, 0.5, uses_global_clock(t.sync)});
   ts.stats.method = t.sync;
   ts.sync->synchronize();
   phase("clock_sync");
+  ts.stats.cost = ts.sync->cost();
+  // Every rank once, node-wide clocks included: verifies that ranks sharing a clock agree.
+  record_check(ts.stats, ts.sync->check(t.sync_exchanges, CheckScope::All), "start (every rank)");
   record_check(ts.stats, ts.sync->check(t.sync_exchanges), "start");
+  ts.stats.zero_residual_reason = ts.sync->zero_residual_reason();
   phase("offset_check");
-  if (t.sync != SyncMethod::Window) ts.stats.barrier_skew_s = measure_barrier_skew(MPI_COMM_WORLD, *ts.sync, 10);
+  if (!uses_global_clock(t.sync)) ts.stats.barrier_skew_s = measure_barrier_skew(MPI_COMM_WORLD, *ts.sync, 10);
   phase("barrier_skew");
   int rank = 0, size = 1;
   check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
@@ -327,7 +334,7 @@ class Sweeper {
     t_start_ = std::chrono::steady_clock::now();
     for (std::size_t i = s_.begin; i < s_.end && !interrupted_; ++i)
       if (!s_.skip.count(static_cast<int>(i))) measure_point(static_cast<int>(i));
-    if (s_.config.timing.sync == SyncMethod::Window && !interrupted_)
+    if (uses_global_clock(s_.config.timing.sync) && !interrupted_)
       record_check(ts_.stats, ts_.sync->check(s_.config.timing.sync_exchanges), "end");
     close(!interrupted_ && done_ == todo_, "");
     if (rank_ == 0 && !o_.quiet)
@@ -370,11 +377,13 @@ class Sweeper {
     SyncStats& st = ts_.stats;
     st.reps += sum.n;
     st.invalid += sum.n_invalid;
+    if (m.resynced > 0) ++st.resyncs;
+    if (m.residual_s >= 0) st.max_point_residual_s = std::max(st.max_point_residual_s, m.residual_s);
     if (s_.config.timing.sync == SyncMethod::Window) {
       st.window_min = st.window_min == 0 ? m.window_s : std::min(st.window_min, m.window_s);
       st.window_max = std::max(st.window_max, m.window_s);
     }
-    s_.files->append(raw_lines(id_, c, point, utc, m), summary_line(id_, c, point, sum));
+    s_.files->append(raw_lines(id_, c, point, utc, m), summary_line(id_, c, point, sum, m));
     if (o_.quiet) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
     progress(done_, todo_, c, point, sum, elapsed / static_cast<double>(done_) * static_cast<double>(todo_ - done_),

@@ -12,10 +12,14 @@
 
 namespace collbench {
 
-enum class SyncMethod { Barrier, DoubleBarrier, Window };
+enum class SyncMethod { Barrier, DoubleBarrier, Window, RoundTime };
+enum class ClockSyncKind { Hierarchical, Linear };
 enum class ClockKind { MpiWtime, Monotonic, Tsc };
-enum class Resync { Point, Launch };
+enum class Resync { Bound, Point, Launch };
 enum class Binding { None, Core };
+
+// The methods that time repetitions on the global clock (clock synchronization matters).
+inline bool uses_global_clock(SyncMethod m) { return m == SyncMethod::Window || m == SyncMethod::RoundTime; }
 
 template <class E>
 struct EnumNames;
@@ -24,7 +28,13 @@ template <>
 struct EnumNames<SyncMethod> {
   static constexpr std::array table{std::pair{SyncMethod::Barrier, std::string_view("barrier")},
                                     std::pair{SyncMethod::DoubleBarrier, std::string_view("double-barrier")},
-                                    std::pair{SyncMethod::Window, std::string_view("window")}};
+                                    std::pair{SyncMethod::Window, std::string_view("window")},
+                                    std::pair{SyncMethod::RoundTime, std::string_view("round-time")}};
+};
+template <>
+struct EnumNames<ClockSyncKind> {
+  static constexpr std::array table{std::pair{ClockSyncKind::Hierarchical, std::string_view("hierarchical")},
+                                    std::pair{ClockSyncKind::Linear, std::string_view("linear")}};
 };
 template <>
 struct EnumNames<ClockKind> {
@@ -34,7 +44,8 @@ struct EnumNames<ClockKind> {
 };
 template <>
 struct EnumNames<Resync> {
-  static constexpr std::array table{std::pair{Resync::Point, std::string_view("point")},
+  static constexpr std::array table{std::pair{Resync::Bound, std::string_view("bound")},
+                                    std::pair{Resync::Point, std::string_view("point")},
                                     std::pair{Resync::Launch, std::string_view("launch")}};
 };
 template <>

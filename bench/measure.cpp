@@ -25,6 +25,24 @@ void wait_until(const ClockSync& sync, double start) {
 
 }  // namespace
 
+// Rank 0: time of repetition i = max over ranks of the end minus the agreed start; valid
+// when no rank arrived after the start.
+void Measurer::collect_global_times(const std::vector<double>& starts, const std::vector<double>& ends,
+                                    const std::vector<int>& late, Measurement& m) {
+  const std::size_t n = starts.size();
+  std::vector<double> max_end(rank_ == 0 ? n : 0);
+  std::vector<int> any_late(rank_ == 0 ? n : 0);
+  check(MPI_Reduce(ends.data(), max_end.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, world_), "MPI_Reduce");
+  check(MPI_Reduce(late.data(), any_late.data(), static_cast<int>(n), MPI_INT, MPI_MAX, 0, world_), "MPI_Reduce");
+  if (rank_ != 0) return;
+  m.times.resize(n);
+  m.valid.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    m.times[i] = std::max(0.0, max_end[i] - starts[i]);
+    m.valid[i] = any_late[i] == 0;
+  }
+}
+
 Measurer::Measurer(MPI_Comm world, const Timing& timing, const Clock& clock, ClockSync* sync, InterruptWatch& watch)
     : world_(world), timing_(timing), clock_(clock), sync_(sync), watch_(watch) {
   check(MPI_Comm_rank(world_, &rank_), "MPI_Comm_rank");
@@ -55,15 +73,50 @@ double Measurer::warm_up(PreparedPoint& point, int runs) {
 }
 
 Measurement Measurer::measure(PreparedPoint& point) {
-  if (timing_.sync != SyncMethod::Window) {
+  if (!uses_global_clock(timing_.sync)) {
     warm_up(point, timing_.warmup);
     return barrier_reps(point);
   }
-  if (timing_.resync == Resync::Point && sync_) sync_->synchronize();
-  const bool automatic = !timing_.window.has_value();
-  const double typical = warm_up(point, automatic ? std::max(timing_.warmup, 3) : timing_.warmup);
-  const double window = automatic ? 2 * typical + 50e-6 : *timing_.window;
-  return window_reps(point, window);
+  return on_global_clock(point);
+}
+
+Measurement Measurer::on_global_clock(PreparedPoint& point) {
+  const bool resynced = refresh_clocks();
+  Measurement m;
+  if (timing_.sync == SyncMethod::RoundTime) {
+    warm_up(point, timing_.warmup);
+    m = round_time_reps(point);
+  } else {
+    const bool automatic = !timing_.window.has_value();
+    const double typical = warm_up(point, automatic ? std::max(timing_.warmup, 3) : timing_.warmup);
+    m = window_reps(point, automatic ? 2 * typical + 50e-6 : *timing_.window);
+  }
+  if (m.interrupted) return m;
+  m.resynced = resynced ? 1 : 0;
+  check_clocks(m);
+  return m;
+}
+
+bool Measurer::refresh_clocks() {
+  const bool resync = timing_.resync == Resync::Point || resync_due_;
+  resync_due_ = false;
+  if (!resync) return false;
+  sync_->synchronize();
+  sync_->check(timing_.sync_exchanges);  // the baseline of the drift residual
+  return true;
+}
+
+void Measurer::check_clocks(Measurement& m) {
+  const ResidualCheck c = sync_->check(timing_.sync_exchanges);
+  int exceeded = 0;
+  if (rank_ == 0) {
+    m.residual_s = c.max_abs_offset_s;
+    m.residual_err_s = c.max_error_s;
+    m.drift_residual = sync_->drift_residual(c);
+    exceeded = c.exceeds(timing_.residual_bound) ? 1 : 0;
+  }
+  check(MPI_Bcast(&exceeded, 1, MPI_INT, 0, world_), "MPI_Bcast (resync decision)");
+  if (timing_.resync == Resync::Bound && exceeded) resync_due_ = true;
 }
 
 Measurement Measurer::barrier_reps(PreparedPoint& point) {
@@ -113,18 +166,43 @@ Measurement Measurer::window_reps(PreparedPoint& point, double window) {
       ends[i] = sync_->now();
     }
   }
-  std::vector<double> max_end(rank_ == 0 ? n : 0);
-  std::vector<int> any_late(rank_ == 0 ? n : 0);
-  check(MPI_Reduce(ends.data(), max_end.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, world_), "MPI_Reduce");
-  check(MPI_Reduce(late.data(), any_late.data(), static_cast<int>(n), MPI_INT, MPI_MAX, 0, world_), "MPI_Reduce");
-  if (rank_ == 0) {
-    m.times.resize(n);
-    m.valid.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      m.times[i] = std::max(0.0, max_end[i] - starts[i]);
-      m.valid[i] = any_late[i] == 0;
+  collect_global_times(starts, ends, late, m);
+  return m;
+}
+
+
+Measurement Measurer::round_time_reps(PreparedPoint& point) {
+  Measurement m;
+  const auto most = static_cast<std::size_t>(timing_.reps);
+  std::vector<double> starts, ends;
+  std::vector<int> late;
+  const double budget_end = clock_.now() + timing_.budget;
+  double lead_factor = 2;  // the lead in agreement times: doubles after a late start, decays after on-time ones
+  while (starts.size() < most) {
+    // Agreement: interrupt, budget spent, the last repetition's lateness, and rank 0's
+    // proposed start (the MAX wins).
+    const double t_agree = clock_.now();
+    const double lead = lead_factor * agree_time_ + 20e-6;
+    double in[5] = {static_cast<double>(watch_.poll()), clock_.now() > budget_end ? 1.0 : 0.0,
+                    late.empty() ? 0.0 : static_cast<double>(late.back()), rank_ == 0 ? sync_->now() + lead : -1e300,
+                    agree_time_};
+    double out[5] = {0, 0, 0, 0, 0};
+    check(MPI_Allreduce(in, out, 5, MPI_DOUBLE, MPI_MAX, world_), "MPI_Allreduce (round-time agreement)");
+    agree_time_ = std::max(out[4] * 0.5, clock_.now() - t_agree);
+    lead_factor = out[2] > 0 ? std::min(2 * lead_factor, 64.0) : std::max(2.0, 0.9 * lead_factor);
+    if (out[0] > 0) {
+      m.interrupted = static_cast<int>(out[0]);
+      return m;
     }
+    if (out[1] > 0 && !starts.empty()) break;  // the budget is spent (at least one repetition)
+    const double start = out[3];
+    starts.push_back(start);
+    late.push_back(sync_->now() > start ? 1 : 0);
+    wait_until(*sync_, start);
+    point.run();
+    ends.push_back(sync_->now());
   }
+  collect_global_times(starts, ends, late, m);
   return m;
 }
 

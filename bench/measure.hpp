@@ -10,12 +10,24 @@
 //     agreed start is invalid. Waiting ranks yield the CPU until 100 us before the start,
 //     then spin. window "auto" = 2 x (max over ranks of the median warm-up
 //     time) + 50 us, with at least 3 warm-up runs.
-// Interrupts are agreed collectively every agree_every repetitions; an interrupted point is
-// abandoned on all ranks (nothing of it is written).
+//   round-time: every repetition gets its own agreed start (one MPI_Allreduce: rank 0
+//     proposes now + a lead of twice the recent agreement time + 20 us; the same reduction
+//     carries interrupts and the time budget). Times and lateness as for window. The point
+//     stops after `reps` repetitions or when timing.budget seconds are spent, whichever
+//     comes first, so a slow point cannot run away and a late rank costs one repetition,
+//     not every later one.
+// Global-clock methods (window, round-time) also check the clock: after every
+// (re)synchronization and at the end of every point an independent ping-pong check measures
+// each rank's residual offset to rank 0 (ClockSync::check). With timing.resync = bound the next
+// point resynchronizes when a rank's offset is certainly beyond timing.residual_bound; with
+// point, every point does; with launch, none after the first.
+// Interrupts are agreed collectively every agree_every repetitions (every repetition for
+// round-time); an interrupted point is abandoned on all ranks (nothing of it is written).
 #pragma once
 
 #include <mpi.h>
 
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -32,6 +44,11 @@ struct Measurement {
   std::vector<bool> valid;    // rank 0: false = some rank started late (window)
   double window_s = 0;        // window sync: the window used
   int interrupted = 0;        // agreed signal number when the point was abandoned
+  // Global-clock methods (rank 0), NaN otherwise: the end-of-point residual check.
+  double residual_s = std::numeric_limits<double>::quiet_NaN();      // max |offset to rank 0|
+  double residual_err_s = std::numeric_limits<double>::quiet_NaN();  // its measurement error
+  double drift_residual = std::numeric_limits<double>::quiet_NaN();  // s/s since the last sync
+  int resynced = -1;          // 1: the clocks were synchronized before this point; -1: n/a
 };
 
 class Measurer {
@@ -48,6 +65,12 @@ class Measurer {
   double warm_up(PreparedPoint& point, int runs);  // returns max over ranks of the median run time
   Measurement barrier_reps(PreparedPoint& point);
   Measurement window_reps(PreparedPoint& point, double window);
+  Measurement round_time_reps(PreparedPoint& point);
+  Measurement on_global_clock(PreparedPoint& point);
+  void collect_global_times(const std::vector<double>& starts, const std::vector<double>& ends,
+                            const std::vector<int>& late, Measurement& m);
+  bool refresh_clocks();                  // collective: resynchronize if the policy says so
+  void check_clocks(Measurement& m);      // collective: the end-of-point residual
   void synchronize_once();
 
   MPI_Comm world_;
@@ -57,6 +80,7 @@ class Measurer {
   InterruptWatch& watch_;
   int rank_ = 0;
   double agree_time_ = 1e-3;  // recent max duration of a window agreement (for the start lead)
+  bool resync_due_ = false;   // set by a residual beyond the bound (resync: bound)
 };
 
 }  // namespace collbench

@@ -68,31 +68,46 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size) {
 }
 
 
-void record_check(SyncStats& s, const OffsetCheck& c, const std::string& when) {
+void record_check(SyncStats& s, const ResidualCheck& c, const std::string& when) {
   s.clock_offset_error_s = std::max(s.clock_offset_error_s, c.max_abs_offset_s);
-  s.checks.push_back({{"when", when}, {"max_abs_offset_s", c.max_abs_offset_s}, {"max_round_trip_s", c.max_round_trip_s},
-                      {"offsets_s", c.offsets_s}, {"round_trips_s", c.round_trips_s},
-                      {"sync_bounds_s", c.sync_bounds_s}});
+  s.checks.push_back({{"when", when},
+                      {"max_abs_offset_s", c.max_abs_offset_s},
+                      {"max_error_s", c.max_error_s},
+                      {"measured_ranks", c.measured},
+                      {"offsets_s", c.offsets_s},
+                      {"errors_s", c.errors_s},
+                      {"measured", c.was_measured},
+                      {"sync_bounds_s", c.bounds_s}});
 }
 
 nlohmann::json sync_json(const SyncStats& s, const Timing& t) {
-  nlohmann::json j = {{"method", to_string(s.method)},
-                      {"error_s", s.error_s()},
-                      {"invalid_rate", s.reps ? static_cast<double>(s.invalid) / static_cast<double>(s.reps) : 0.0},
-                      {"error_kind", s.method == SyncMethod::Window ? "max |clock offset to rank 0| after synchronization"
-                                                          : "median MPI_Barrier exit skew"},
-                      {"clock_offset_error_s", s.clock_offset_error_s},
-                      {"barrier_skew_s", s.barrier_skew_s},
-                      {"checks", s.checks},
-                      {"repetitions", s.reps},
-                      {"invalid_repetitions", s.invalid}};
-  if (s.method == SyncMethod::Window) {
-    j["window_s"] = t.window ? nlohmann::json(*t.window) : nlohmann::json("auto");
-    j["window_used_s"] = {s.window_min, s.window_max};
+  const bool global = uses_global_clock(s.method);
+  nlohmann::json j = {
+      {"method", to_string(s.method)},
+      {"error_s", s.error_s()},
+      {"invalid_rate", s.reps ? static_cast<double>(s.invalid) / static_cast<double>(s.reps) : 0.0},
+      {"error_kind", global ? "max |clock offset to rank 0| over the residual checks" : "median MPI_Barrier exit skew"},
+      {"clock_offset_error_s", s.clock_offset_error_s},
+      {"barrier_skew_s", s.barrier_skew_s},
+      {"clock_sync", to_string(t.clock_sync)},
+      {"sync_cost", {{"seconds", s.cost.seconds}, {"messages", s.cost.messages}, {"rounds", s.cost.rounds}}},
+      {"zero_residual_reason", s.zero_residual_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.zero_residual_reason)},
+      {"checks", s.checks},
+      {"repetitions", s.reps},
+      {"invalid_repetitions", s.invalid}};
+  if (global) {
     j["resync"] = to_string(t.resync);
+    j["residual_bound_s"] = t.residual_bound;
+    j["resyncs"] = s.resyncs;
+    j["max_point_residual_s"] = s.max_point_residual_s;
     j["fit_points"] = t.sync_fit_points;
     j["exchanges"] = t.sync_exchanges;
   }
+  if (s.method == SyncMethod::Window) {
+    j["window_s"] = t.window ? nlohmann::json(*t.window) : nlohmann::json("auto");
+    j["window_used_s"] = {s.window_min, s.window_max};
+  }
+  if (s.method == SyncMethod::RoundTime) j["budget_s"] = t.budget;
   return j;
 }
 

@@ -27,15 +27,18 @@ nlohmann::json capabilities_json(const collrepro::Capabilities& c);
 // The clock synchronization and repetition statistics of a launch.
 struct SyncStats {
   SyncMethod method = SyncMethod::Barrier;
-  double clock_offset_error_s = 0;  // max |offset to rank 0| after synchronization (checks)
+  double clock_offset_error_s = 0;  // max |offset to rank 0| over the launch's checks
   double barrier_skew_s = -1;       // barrier methods: median exit skew
   nlohmann::json checks = nlohmann::json::array();
+  SyncCost cost;                    // of the first synchronization
+  std::string zero_residual_reason;
   double window_min = 0, window_max = 0;
-  std::size_t reps = 0, invalid = 0;
-  double error_s() const { return method == SyncMethod::Window ? clock_offset_error_s : barrier_skew_s; }
+  double max_point_residual_s = 0;  // max of the points' clock_residual_s
+  std::size_t reps = 0, invalid = 0, resyncs = 0;
+  double error_s() const { return uses_global_clock(method) ? clock_offset_error_s : barrier_skew_s; }
 };
 
-void record_check(SyncStats& s, const OffsetCheck& c, const std::string& when);
+void record_check(SyncStats& s, const ResidualCheck& c, const std::string& when);
 nlohmann::json sync_json(const SyncStats& s, const Timing& t);
 
 }  // namespace collbench

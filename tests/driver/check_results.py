@@ -62,6 +62,19 @@ def check_tails(sfx, point, summary_row, raw_rows):
             problem(f"{sfx}: point {point}: {column} = {text}, the raw rows give {want!r}")
 
 
+def check_clock_columns(sfx, point, summary_row):
+    """Residual columns: filled by the global-clock methods, empty for the barrier methods."""
+    cols = ("clock_residual_s", "clock_residual_err_s", "resynced")
+    if summary_row["sync"] in ("window", "round-time"):
+        for c in cols:
+            if summary_row[c] == "" or float(summary_row[c]) < 0:
+                problem(f"{sfx}: point {point}: {c} = {summary_row[c]!r} under sync {summary_row['sync']}")
+        if summary_row["resynced"] not in ("0", "1"):
+            problem(f"{sfx}: point {point}: resynced = {summary_row['resynced']!r}")
+    elif any(summary_row[c] != "" for c in cols + ("clock_drift_residual",)):
+        problem(f"{sfx}: point {point}: clock residual columns filled under sync {summary_row['sync']}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
@@ -111,9 +124,9 @@ def main():
                     problem(f"launch {launch}: point {p} in {seen[p]} and {sfx}")
                 seen[p] = sfx
                 reps = sorted(int(r["rep"]) for r in by_point.get(p, []))
-                if reps != list(range(a.reps)):
+                if reps != list(range(int(s["n"]) if s["sync"] == "round-time" else a.reps)):
                     problem(f"{sfx}: point {p}: reps {reps[:5]}... ({len(reps)}), want 0..{a.reps - 1}")
-                if int(s["n"]) != a.reps:
+                if int(s["n"]) != a.reps and not (s["sync"] == "round-time" and 0 < int(s["n"]) <= a.reps):
                     problem(f"{sfx}: point {p}: n = {s['n']}")
                 if int(s["n_kept"]) > int(s["n"]) - int(s["n_invalid"]):
                     problem(f"{sfx}: point {p}: n_kept > valid repetitions")
@@ -121,6 +134,7 @@ def main():
                 if invalid != int(s["n_invalid"]):
                     problem(f"{sfx}: point {p}: n_invalid {s['n_invalid']} != invalid raw rows {invalid}")
                 check_tails(sfx, p, s, by_point.get(p, []))
+                check_clock_columns(sfx, p, s)
                 if p not in plan:
                     problem(f"{sfx}: point {p} is not in the plan")
                     continue

@@ -80,6 +80,10 @@ TEST(Config, DefaultsOfAMinimalFile) {
   EXPECT_EQ(c.timing.warmup, 2);
   EXPECT_DOUBLE_EQ(c.timing.tukey_k, 3);
   EXPECT_FALSE(c.timing.window.has_value());
+  EXPECT_EQ(c.timing.clock_sync, ClockSyncKind::Hierarchical);
+  EXPECT_EQ(c.timing.resync, Resync::Bound);
+  EXPECT_DOUBLE_EQ(c.timing.budget, 1.0);
+  EXPECT_DOUBLE_EQ(c.timing.residual_bound, 10e-6);
   ASSERT_EQ(c.sweeps.size(), 1u);
   const Sweep& s = c.sweeps[0];
   EXPECT_EQ(s.collective, collrepro::Collective::Allgather);
@@ -171,6 +175,12 @@ TEST(Config, SetOverrides) {
   ASSERT_EQ(c.sweeps[0].family_fields<InterSweep>().groups.size(), 2u);
   EXPECT_EQ(c.sweeps[0].family_fields<InterSweep>().groups[1].text, "3/1");
   EXPECT_DOUBLE_EQ(*c.timing.window, 1e-6);
+  const Config rt = parse_config(kMinimal, {"timing.sync=round-time", "timing.budget=250ms", "timing.clock_sync=linear",
+                                            "timing.residual_bound=2us"});
+  EXPECT_EQ(rt.timing.sync, SyncMethod::RoundTime);
+  EXPECT_DOUBLE_EQ(rt.timing.budget, 0.25);
+  EXPECT_EQ(rt.timing.clock_sync, ClockSyncKind::Linear);
+  EXPECT_DOUBLE_EQ(rt.timing.residual_bound, 2e-6);
   EXPECT_FALSE(c.validation);
 }
 
@@ -226,12 +236,20 @@ TEST(ConfigErrors, BadValues) {
   EXPECT_EQ(parse_error(kMinimal, {"timing.reps=0"}), "config error: timing.reps = 0 is out of range (use 1..10000000)");
   EXPECT_EQ(parse_error(kMinimal, {"timing.reps=many"}), "config error: timing.reps = \"many\" must be an integer");
   EXPECT_EQ(parse_error(kMinimal, {"timing.sync=fence"}),
-            "config error: timing.sync = \"fence\" is not one of barrier | double-barrier | window");
+            "config error: timing.sync = \"fence\" is not one of barrier | double-barrier | window | round-time");
   EXPECT_EQ(parse_error(kMinimal, {"timing.clock=rdtsc"}),
             "config error: timing.clock = \"rdtsc\" is not one of mpi-wtime | monotonic | tsc");
   EXPECT_EQ(parse_error(kMinimal, {"timing.window=5"}),
             "config error: timing.window = \"5\": duration \"5\" needs a unit s, ms, us or ns (or auto)");
   EXPECT_EQ(parse_error(kMinimal, {"timing.tukey_k=0"}), "config error: timing.tukey_k = 0 must be positive (3 is usual)");
+  EXPECT_EQ(parse_error(kMinimal, {"timing.clock_sync=tree"}),
+            "config error: timing.clock_sync = \"tree\" is not one of hierarchical | linear");
+  EXPECT_EQ(parse_error(kMinimal, {"timing.budget=4000s"}),
+            "config error: timing.budget = \"4000s\" must be positive and at most 3600 s");
+  EXPECT_EQ(parse_error(kMinimal, {"timing.residual_bound=0s"}),
+            "config error: timing.residual_bound = \"0s\" must be positive and at most 1 s");
+  EXPECT_EQ(parse_error(kMinimal, {"timing.resync=often"}),
+            "config error: timing.resync = \"often\" is not one of bound | point | launch");
   EXPECT_EQ(parse_error(kMinimal, {"groups.ratios=[\"25:7\"]"}),
             "config error: groups.ratios[0] = \"25:7\" must be p/q with positive integers, e.g. \"25/7\"");
   EXPECT_EQ(parse_error(kMinimal, {"blocks=[\"4/1\"]"}),

@@ -96,7 +96,7 @@ TEST(Csv, QuotingRoundTrip) {
 TEST(Csv, ContractColumns) {
   EXPECT_EQ(raw_columns().front(), "experiment");
   EXPECT_EQ(raw_columns().back(), "valid");
-  EXPECT_EQ(summary_columns().back(), "bound_beta_bytes");
+  EXPECT_EQ(summary_columns().back(), "resynced");
   // Every column of the tables is described in the contract, once.
   for (const auto* table : {&raw_columns(), &summary_columns()}) {
     std::set<std::string> seen;

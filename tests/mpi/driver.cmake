@@ -3,7 +3,7 @@
 #                                CSV, plan and slices, placements, resume recovery
 #   driver.<flavor>.<script>     bash scripts in tests/driver launching collbench with this build's
 #                                launcher: e2e (quick.yaml shrunk), resume after kill -9, SIGTERM,
-#                                window sync, exit codes (incl. a deliberately broken algorithm),
+#                                clock sync (window, round-time, residuals), exit codes (incl. a deliberately broken algorithm),
 #                                reliability (issue #17: bounded inputs, damaged result files)
 # Run: ctest --test-dir build/<dir> -R driver
 set(_driver_dir ${PROJECT_SOURCE_DIR}/tests/driver)
@@ -19,7 +19,7 @@ add_executable(collbench_test ${_driver_dir}/test_collbench.cpp)
 target_link_libraries(collbench_test PRIVATE collbench_obj collalgos)
 
 string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_EXTRA}")
-foreach(script e2e_quick resume_kill sigterm window_sync errors reliability)
+foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability)
   set(_name driver.${COLLREPRO_MPI_FLAVOR}.${script})
   add_test(NAME ${_name} COMMAND bash ${_driver_dir}/${script}.sh)
   set_tests_properties(${_name} PROPERTIES

@@ -153,8 +153,9 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
                 row = dict(values, rep=rep, time_s=repr(float(t)), valid=v)
                 raw_rows.append([row[c] for c in tables["raw"]])
             stats = _stats(times, valid, k)
-            summary_rows.append([values[c] for c in identity] + [stats.get(c, "") for c in stat_columns]
-                                + ["" if pt.get(c) is None else pt[c] for c in coeffs])
+            cells = {**{c: values[c] for c in identity}, **{c: stats.get(c, "") for c in stat_columns},
+                     **{c: "" if pt.get(c) is None else pt[c] for c in coeffs}}
+            summary_rows.append([cells[c] for c in tables["summary"]])
         _write_csv(directory / f"raw-L{launch}.csv", tables["raw"], raw_rows)
         _write_csv(directory / f"summary-L{launch}.csv", tables["summary"], summary_rows)
         with open(directory / f"meta-L{launch}.json", "w") as f:

@@ -158,7 +158,8 @@ def test_v2_reads_with_empty_tails_and_the_aggregation_recomputes_them(tmp_path,
     rs = loader.load([d])
     err = capsys.readouterr().err.splitlines()
     assert err == [f"note: {d} uses results contract v2; read as v{C.VERSION} "
-                   "(p50, p90, p99 absent: left empty, recomputed from the raw rows where present)"]
+                   "(p50, p90, p99 absent: left empty, recomputed from the raw rows where present; "
+                   "clock_residual_s, clock_residual_err_s, clock_drift_residual, resynced absent: left empty)"]
     assert list(rs.summary.columns[:-1]) == C.SUMMARY_COLUMNS
     assert rs.summary[TAILS].isna().all().all()
     agg = aggregate(rs).set_index("point")

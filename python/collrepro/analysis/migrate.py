@@ -16,6 +16,7 @@ K_A and K_B, the Allgatherv distribution or the isomorphic block rule. They are 
   block_rule distance when the setting's distributions ask for it (alltoallw only).
 """
 
+import re
 import json
 import os
 from math import comb
@@ -194,9 +195,13 @@ def notice(directory, guessed, version=1):
     """The one line printed per directory of an earlier version (two when a version 1
     allgatherv distribution was guessed)."""
     if version >= 2:
-        added = ", ".join(c for kind in ("raw", "summary") for c in added_since(version, kind))
-        return [f"note: {directory} uses results contract v{version}; read as v{C.VERSION} "
-                f"({added} absent: left empty, recomputed from the raw rows where present)"]
+        added = [c for kind in ("raw", "summary") for c in added_since(version, kind)]
+        # Tail percentiles come back from the raw rows; what a run measured on its clocks does not.
+        recomputed = [c for c in added if re.fullmatch(r"p[0-9]+", c)]
+        empty = [c for c in added if c not in recomputed]
+        parts = ([f"{', '.join(recomputed)} absent: left empty, recomputed from the raw rows where present"]
+                 if recomputed else []) + ([f"{', '.join(empty)} absent: left empty"] if empty else [])
+        return [f"note: {directory} uses results contract v{version}; read as v{C.VERSION} ({'; '.join(parts)})"]
     lines = [f"note: {directory} uses results contract v1; read as v{C.VERSION} "
              "(distribution recovered from the metadata)"]
     if guessed:

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Clock synchronization and the global-clock methods on one node (issue #16):
+#  - both algorithms (hierarchical, linear) with a node-wide clock (monotonic) and with
+#    MPI_Wtime: a node-wide clock reports a per-point residual of exactly 0 and says why;
+#    every measured residual is within the precision the synchronization claims for the rank
+#    plus the check's own error; the start check measures every rank once, node-wide or not;
+#  - window: a window far too small for the call makes late starts, marked valid=0 and counted;
+#  - round-time: the time budget ends a point early, and a rank stopped again and again from
+#    outside (SIGSTOP/SIGCONT) produces invalid repetitions, not inflated medians.
+source "$(dirname "$0")/lib.sh"
+CFG=$REPO/configs/quick.yaml
+SETS=(--set "groups.ratios=[1/1]" --set "blocks=[1:1]" --set "sizes=[1KiB]" --set timing.reps=20
+      --set "algorithms=[native]")
+
+for kind in hierarchical linear; do
+  for clock in monotonic mpi-wtime; do
+    out="out-$kind-$clock"
+    run_bench "$CFG" --out "$out" --quiet "${SETS[@]}" --set timing.sync=window --set timing.clock=$clock \
+      --set timing.clock_sync=$kind --set "sizes=[1KiB, 4KiB]" || fail "$kind/$clock: exit code $?"
+    $PY - "$out" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+m = json.load(open(f"{d}/meta-L0.json"))
+s = m["sync"]
+assert s["method"] == "window" and s["clock_sync"] in d, (s["method"], s["clock_sync"])
+assert s["sync_cost"]["messages"] > 0 and s["sync_cost"]["seconds"] > 0, s["sync_cost"]
+node_wide = s["zero_residual_reason"] is not None
+# Slack for what the bound does not cover: drift since the fit, the clock's resolution.
+slack = 5e-6 + m["clock"]["resolution_s"]
+for c in s["checks"]:
+    assert c["measured"][0] == 0 and c["offsets_s"][0] == 0, "rank 0 is the reference"
+    every = c["when"].startswith("start (every rank)")
+    for r, (o, err, bound, measured) in enumerate(zip(c["offsets_s"], c["errors_s"], c["sync_bounds_s"], c["measured"])):
+        if r == 0:
+            continue
+        if node_wide and not every:
+            assert measured == 0 and o == 0, f"{c['when']}: rank {r} shares the node-wide clock, yet measured {o}"
+            continue
+        assert measured == 1, f"{c['when']}: rank {r} not measured"
+        assert abs(o) <= bound + err + slack, \
+            f"{c['when']}: rank {r}: residual {o} s beyond the claimed precision {bound} s + check error {err} s"
+rows = list(csv.DictReader(open(f"{d}/summary-L0.csv")))
+for r in rows:
+    res = float(r["clock_residual_s"])
+    if node_wide:
+        assert res == 0, f"point {r['point']}: node-wide clock, residual {res}"
+    assert r["resynced"] in ("0", "1")
+print(f"{d}: {m['clock']['name']} node-wide={node_wide}, sync {s['sync_cost']}, "
+      f"residuals {[r['clock_residual_s'] for r in rows]}")
+PY
+  done
+done
+
+run_bench "$CFG" --out out-tiny --quiet "${SETS[@]}" --set timing.sync=window --set timing.clock=monotonic \
+  --set timing.window=1ns || fail "tiny window: exit code $?"
+$PY <<'PY'
+import csv, json
+raw = list(csv.DictReader(open("out-tiny/raw-L0.csv")))
+summary = list(csv.DictReader(open("out-tiny/summary-L0.csv")))
+meta = json.load(open("out-tiny/meta-L0.json"))
+invalid = sum(r["valid"] == "0" for r in raw)
+counted = sum(int(s["n_invalid"]) for s in summary)
+assert invalid > 0, "a 1 ns window produced no late start"
+assert invalid == counted, (invalid, counted)
+assert meta["sync"]["invalid_rate"] > 0, meta["sync"]
+assert abs(meta["sync"]["invalid_rate"] - invalid / len(raw)) < 1e-12
+print(f"1 ns window: {invalid} of {len(raw)} repetitions invalid, invalid_rate {meta['sync']['invalid_rate']:.3f}")
+PY
+
+# Round-time: a budget of 0.5 s per point with room for a million repetitions; one rank is
+# stopped for 20 ms every 60 ms while the sweep runs.
+RT=(--set timing.sync=round-time --set timing.clock=monotonic --set timing.reps=1000000 --set timing.budget=500ms
+    --set "sizes=[1KiB, 2KiB, 4KiB]")
+start=$SECONDS
+"$MPIEXEC" "$MPIEXEC_NP" "$NP" $MPIEXEC_EXTRA "$COLLBENCH" "$CFG" --out out-rt --quiet "${SETS[@]}" "${RT[@]}" &
+launcher=$!
+victim=""
+for _ in $(seq 100); do
+  pids=($(rank_pids $launcher)); ((${#pids[@]} == NP)) && { victim=${pids[-1]}; break; }
+  sleep 0.05
+done
+[[ -n $victim ]] || fail "round-time: the ranks did not start"
+while kill -0 $launcher 2>/dev/null; do
+  kill -STOP "$victim" 2>/dev/null || true; sleep 0.02; kill -CONT "$victim" 2>/dev/null || true; sleep 0.04
+done
+wait $launcher || fail "round-time: exit code $?"
+elapsed=$((SECONDS - start))
+$PY - $elapsed <<'PY'
+import csv, json, sys
+summary = list(csv.DictReader(open("out-rt/summary-L0.csv")))
+meta = json.load(open("out-rt/meta-L0.json"))
+assert meta["sync"]["method"] == "round-time" and meta["sync"]["budget_s"] == 0.5
+for s in summary:
+    n, bad = int(s["n"]), int(s["n_invalid"])
+    assert 0 < n < 1000000, f"point {s['point']}: the budget did not end it ({n} repetitions)"
+    assert bad > 0, f"point {s['point']}: a rank stopped for 20 ms every 60 ms caused no late start"
+    # A 1 KiB Allgather takes microseconds; 20 ms stops must show up as invalid repetitions
+    # or filtered outliers, not in the median.
+    assert float(s["median"]) < 5e-3, f"point {s['point']}: median {s['median']} s"
+    print(f"point {s['point']}: {n} repetitions in 0.5 s, {bad} invalid (late), median {float(s['median']) * 1e6:.1f} us")
+assert int(sys.argv[1]) < 60, f"3 points of 0.5 s took {sys.argv[1]} s"
+PY
+echo "PASS clock sync"
