@@ -64,6 +64,9 @@ std::optional<Options> parse_cli(int argc, char** argv, bool print) {
   app.add_option("--nprocs", nprocs, "dry-run: plan for N processes instead of the launched count");
   app.add_flag("--quiet", o.quiet, "no progress lines on stderr");
   app.add_flag("--list-algorithms", o.list_algorithms, "list the registered algorithms and exit (no MPI)");
+  std::string clock_check;
+  app.add_option("--clock-check", clock_check,
+                 "synchronize the clocks as configured, print their cost and residual now and SECONDS later (JSON), exit");
   app.add_option("--get", o.get, "print the effective value of a config key (e.g. launches) and exit (no MPI)");
   try {
     app.parse(argc, argv);
@@ -75,6 +78,7 @@ std::optional<Options> parse_cli(int argc, char** argv, bool print) {
   }
   if (!slice.empty()) o.slice = parse_slice(slice);
   if (!launch.empty()) o.launch = bounded_number("--launch", launch, 0, kMaxLaunch, "a launch number");
+  if (!clock_check.empty()) o.clock_check = bounded_number("--clock-check", clock_check, 0, 600, "seconds");
   if (!nprocs.empty()) o.nprocs = bounded_number("--nprocs", nprocs, 1, kMaxNprocs, "a process count");
   if (out->count() > 0 && o.out.empty())
     throw ConfigError("usage error: --out '' is empty (give a directory, or leave --out out for the default)");
@@ -82,6 +86,7 @@ std::optional<Options> parse_cli(int argc, char** argv, bool print) {
     throw ConfigError("usage error: " + o.config_path + " is a directory (give the experiment's YAML file)");
   if (o.config_path.empty() && !o.list_algorithms)
     throw ConfigError("usage error: a configuration file is required: collbench CONFIG.yaml [options] (see --help)");
+  if (o.clock_check >= 0 && o.dry_run) throw ConfigError("usage error: --clock-check and --dry-run exclude each other");
   if (o.nprocs && !o.dry_run) throw ConfigError("usage error: --nprocs plans a dry run only (add --dry-run)");
   if (o.format != "text" && !o.dry_run) throw ConfigError("usage error: --format applies to --dry-run only");
   return o;

@@ -1,7 +1,7 @@
 // The command line of collbench (a contract other tools depend on; see bench/README.md):
 //   collbench CONFIG.yaml [--out DIR] [--launch L] [--slice S/T] [--set key=value]...
 //             [--dry-run [--format text|csv] [--nprocs N]] [--quiet] [--list-algorithms]
-//             [--get KEY]
+//             [--get KEY] [--clock-check SECONDS]
 #pragma once
 
 #include <optional>
@@ -23,6 +23,7 @@ struct Options {
   bool quiet = false;
   bool list_algorithms = false;
   std::string get;  // print one effective config value and exit
+  double clock_check = -1;  // >= 0: synchronize the clocks, report, check again this many seconds later, exit
   std::string command_line;
 };
 

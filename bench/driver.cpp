@@ -5,7 +5,9 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -13,6 +15,7 @@
 #include <set>
 #include <iomanip>
 #include <sstream>
+#include <thread>
 
 #include "collrepro/capabilities.hpp"
 #include "collrepro/mpi.hpp"
@@ -171,6 +174,13 @@ std::set<int> bcast_points(const std::set<int>& mine) {
   return {v.begin(), v.end()};
 }
 
+// Rank 0 reads the file; every rank parses the same text to the same Config.
+Config read_config(const Options& o) {
+  std::string text;
+  on_root([&] { text = read_file(o.config_path); });
+  return parse_config(bcast_string(text), o.sets, o.config_path);
+}
+
 // The configuration and plan (identical on every rank, checked before any measurement), and
 // the result files with what earlier runs of this launch finished. Nullopt: nothing to do.
 std::optional<Setup> set_up(const Options& o) {
@@ -180,9 +190,7 @@ std::optional<Setup> set_up(const Options& o) {
   Setup s;
   s.start_utc = utc_now();
   s.caps = collrepro::mpi_capabilities();
-  std::string text;
-  on_root([&] { text = read_file(o.config_path); });
-  s.config = parse_config(bcast_string(text), o.sets, o.config_path);
+  s.config = read_config(o);
   const int nprocs = o.nprocs.value_or(size);
   s.plan = make_plan(s.config, nprocs, s.caps);
   std::tie(s.begin, s.end) = o.slice ? slice_range(s.plan.size(), o.slice->first, o.slice->second)
@@ -224,16 +232,16 @@ struct TimingSetup {
 };
 
 // Fills ts in place: the clock synchronization keeps references to the machine and clock.
-void set_up_timing(const Setup& s, TimingSetup& ts) {
-  const Timing& t = s.config.timing;
+void set_up_timing(const Config& config, const collrepro::Capabilities& caps, TimingSetup& ts) {
+  const Timing& t = config.timing;
   double mark = MPI_Wtime();
   auto phase = [&](const char* name) { ts.setup_s[name] = MPI_Wtime() - std::exchange(mark, MPI_Wtime()); };
-  ts.machine = discover_machine(MPI_COMM_WORLD, to_string(s.config.binding));
-  if (s.caps.simulated_clock) ts.machine.oversubscription = {};  // simulated ranks share no real core
+  ts.machine = discover_machine(MPI_COMM_WORLD, to_string(config.binding));
+  if (caps.simulated_clock) ts.machine.oversubscription = {};  // simulated ranks share no real core
   phase("machine");
   ts.clock = make_clock(t.clock, ts.machine.node.get(), MPI_COMM_WORLD);
   // On a simulated clock every reading is a simulation event: a short estimate suffices.
-  ts.resolution = s.caps.simulated_clock ? measure_resolution(*ts.clock, 100) : measure_resolution(*ts.clock);
+  ts.resolution = caps.simulated_clock ? measure_resolution(*ts.clock, 100) : measure_resolution(*ts.clock);
   phase("clock");
   ts.sync = std::make_unique<ClockSync>(*ts.clock, ts.machine, t.clock_sync,
                                        SyncParams{t.sync_fit_points, t.sync_exchanges, 0.5, uses_global_clock(t.sync)});
@@ -435,11 +443,56 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+// One residual check as the --clock-check report gives it.
+nlohmann::json residual_json(const ResidualCheck& c) {
+  return {{"max_abs_offset_s", c.max_abs_offset_s},
+          {"max_error_s", c.max_error_s},
+          {"measured_ranks", c.measured},
+          {"max_sync_bound_s", c.bounds_s.empty() ? 0.0 : *std::max_element(c.bounds_s.begin(), c.bounds_s.end())}};
+}
+
+// --clock-check SECONDS: the configured clock synchronization, its cost, and the residual
+// offsets of every rank (node-wide clocks included) right after it and SECONDS later, as one
+// JSON object on stdout; no points, no result files. The barrier methods fit no drift, so the
+// check synchronizes as the global-clock methods do.
+int run_clock_check(const Options& o) {
+  Config config = read_config(o);
+  if (!uses_global_clock(config.timing.sync)) config.timing.sync = SyncMethod::Window;
+  const auto caps = collrepro::mpi_capabilities();
+  TimingSetup ts;
+  set_up_timing(config, caps, ts);
+  const int exchanges = config.timing.sync_exchanges;
+  const ResidualCheck after = ts.sync->check(exchanges, CheckScope::All);
+  if (o.clock_check > 0) std::this_thread::sleep_for(std::chrono::duration<double>(o.clock_check));
+  const ResidualCheck later = ts.sync->check(exchanges, CheckScope::All);
+  if (world_rank() != 0) return kExitOk;
+  const double drift = ts.sync->drift_residual(later);
+  const SyncCost& cost = ts.stats.cost;
+  const nlohmann::json out = {
+      {"clock", ts.clock->name()},
+      {"clock_sync", to_string(config.timing.clock_sync)},
+      {"nprocs", ts.machine.world_size},
+      {"nodes", ts.machine.nodes},
+      {"simulated", caps.simulated_clock},
+      {"sync_cost", {{"seconds", cost.seconds}, {"messages", cost.messages}, {"rounds", cost.rounds}}},
+      {"zero_residual_reason", ts.stats.zero_residual_reason.empty() ? nlohmann::json(nullptr)
+                                                                     : nlohmann::json(ts.stats.zero_residual_reason)},
+      {"after_sync", residual_json(after)},
+      {"later", residual_json(later)},
+      {"later_s", later.when_s - after.when_s},
+      {"drift_residual", std::isnan(drift) ? nlohmann::json(nullptr) : nlohmann::json(drift)},
+      // a change of offset below the two checks' errors is not a drift: the drift resolution
+      {"drift_resolution", (after.max_error_s + later.max_error_s) / std::max(later.when_s - after.when_s, 1e-9)}};
+  std::cout << out.dump() << std::endl;
+  return kExitOk;
+}
+
 int run_driver(const Options& o, InterruptWatch& watch) {
+  if (o.clock_check >= 0) return run_clock_check(o);
   std::optional<Setup> setup = set_up(o);
   if (!setup) return kExitOk;
   TimingSetup timing;
-  set_up_timing(*setup, timing);
+  set_up_timing(setup->config, setup->caps, timing);
   if (const std::string w = timing.machine.oversubscription.warning(); !w.empty() && !o.quiet)
     std::cerr << "[collbench] warning: " << w << std::endl;
   nlohmann::json meta = world_rank() == 0 ? initial_metadata(o, *setup, timing) : nlohmann::json();
