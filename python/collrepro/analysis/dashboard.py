@@ -45,8 +45,23 @@ def _points(entry):
     return data["point"].nunique()
 
 
+def oversubscription(meta):
+    """The meta's `oversubscription` record; for runs written before it existed, one inferred
+    from the ranks per node (ppn) and the node's cores (hwloc), marked as inferred."""
+    recorded = meta.get("oversubscription")
+    if isinstance(recorded, dict) or meta.get("simulated"):
+        return recorded if isinstance(recorded, dict) else None
+    cores = (meta.get("hwloc") or {}).get("cores")
+    ppn = meta.get("ppn")
+    if not isinstance(cores, int) or not isinstance(ppn, int) or cores <= 0:
+        return None
+    return {"oversubscribed": ppn > cores, "ranks": ppn, "cores": cores, "ranks_per_core": ppn / cores,
+            "host": str(meta.get("machine", "")).split(";")[0], "method": "inferred: ppn over hwloc cores"}
+
+
 def _oversubscribed(entry):
-    return pl.oversubscription_note(entry.rs.metas)
+    """The warning line of an entry that ran oversubscribed, else ""."""
+    return pl.oversubscription_note([dict(m, oversubscription=oversubscription(m)) for m in entry.rs.metas])
 
 
 # ---------------------------------------------------------------- experiment page sections
@@ -69,7 +84,7 @@ def plots_section(entries, prefix):
     agg["shape"] = [shape_label(r) for _, r in agg.iterrows()]
     parts = ["<h2 id='plots'>Time against size</h2>",
              "<p class='note'>Median of the per-launch medians; error bars: the smallest and largest "
-             "launch median. Colour: algorithm; line style: installation. Click legend entries to "
+             "launch median. Colour: algorithm; line style and marker: installation. Click legend entries to "
              "hide or show them.</p>"]
     for n, ((setting, shape), sub) in enumerate(sorted(agg.groupby(["setting", "shape"]))):
         title = f"{setting} ({shape})" if shape and shape not in setting else setting
@@ -133,12 +148,14 @@ PROVENANCE = ["installation", "directory", "launch", "start_utc", "end_utc", "co
 
 
 def _oversubscription_text(meta):
-    o = meta.get("oversubscription")
+    o = oversubscription(meta)
     if not isinstance(o, dict):
         return "not recorded"
+    inferred = " (inferred)" if str(o.get("method", "")).startswith("inferred") else ""
     if not o.get("oversubscribed"):
-        return "no"
-    return f"YES: {o.get('ranks')} ranks on {o.get('cores')} cores ({o.get('ranks_per_core', 0):.3g}/core)"
+        return "no" + inferred
+    return (f"YES: {o.get('ranks')} ranks on {o.get('cores')} cores "
+            f"({o.get('ranks_per_core', 0):.3g}/core){inferred}")
 
 
 def provenance_section(entries):

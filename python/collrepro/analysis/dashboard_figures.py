@@ -4,12 +4,19 @@ point's time across the installations of one library."""
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from matplotlib.colors import to_hex
 
 from .plotting import color_for
 from .units import format_bytes
 
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
 CHANGE_COLOUR = "#d62728"
+
+
+def colour(algorithm):
+    """The algorithm's colour of the static figures, as CSS hex for plotly.js."""
+    return to_hex(color_for(algorithm))
 
 
 def to_json(fig):
@@ -37,6 +44,7 @@ def time_vs_size(agg, title):
     for (algorithm, installation), sub in sorted(agg.groupby(["algorithm", "installation"]),
                                                  key=lambda kv: (kv[0][0], installations.index(kv[0][1]))):
         sub = sub.sort_values("msg_bytes")
+        k = installations.index(installation)
         text = [f"{algorithm} @ {installation}<br>{format_bytes(b)}: {m:.4g} s "
                 f"[{lo:.4g}, {hi:.4g}]<br>{n} launches"
                 for b, m, lo, hi, n in zip(sub["msg_bytes"], sub["median"], sub["min"], sub["max"],
@@ -44,8 +52,8 @@ def time_vs_size(agg, title):
         fig.add_trace(go.Scatter(
             x=sub["msg_bytes"].astype(float).tolist(), y=sub["median"].tolist(),
             name=f"{algorithm} @ {installation}", mode="lines+markers", text=text,
-            hoverinfo="text", line=dict(color=color_for(algorithm),
-                                        dash=DASHES[installations.index(installation) % len(DASHES)]),
+            hoverinfo="text", line=dict(color=colour(algorithm), dash=DASHES[k % len(DASHES)]),
+            marker=dict(symbol=SYMBOLS[k % len(SYMBOLS)], size=7),
             error_y=dict(type="data", symmetric=False, array=(sub["max"] - sub["median"]).tolist(),
                          arrayminus=(sub["median"] - sub["min"]).tolist(), thickness=1, width=3)))
     fig.update_layout(**_layout(title), xaxis=_size_axis(agg["msg_bytes"]),
@@ -61,7 +69,7 @@ def trend_figure(series, marks, installations, title):
         sub = sub.sort_values("position")
         fig.add_trace(go.Scatter(
             x=sub["installation"].tolist(), y=sub["ratio"].tolist(), mode="lines+markers",
-            name=f"{algorithm}, {format_bytes(size)}", line=dict(color=color_for(algorithm)),
+            name=f"{algorithm}, {format_bytes(size)}", line=dict(color=colour(algorithm)),
             text=[f"{algorithm} {format_bytes(size)} @ {i}: x{r:.3g} ({n} launches)"
                   for i, r, n in zip(sub["installation"], sub["ratio"], sub["n_launches"])],
             hoverinfo="text"))

@@ -8,7 +8,7 @@ import json
 from .tables import format_cell
 
 STYLE = """
-body { font-family: sans-serif; margin: 0 2em 3em; color: #222; max-width: 1400px; }
+body { font-family: sans-serif; margin: 0 auto 3em; padding: 0 1.5em; color: #222; max-width: 1300px; }
 header { border-bottom: 2px solid #444; margin-bottom: 1em; }
 header a { margin-right: 1em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
