@@ -131,6 +131,10 @@ def cmd_guidelines(args):
 
 
 def cmd_dashboard(args):
+    import importlib.util
+    if importlib.util.find_spec("plotly") is None:
+        raise InputError("the dashboard needs plotly (Debian's python3-plotly): apt-get install "
+                         "python3-plotly, or run ./collrepro deps")
     from . import dashboard, inventory
     index = dashboard.build(inventory.load_tree(args.dirs), args.outdir, args.order, args.alpha,
                             args.threshold, args.min_launches)

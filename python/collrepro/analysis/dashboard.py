@@ -68,18 +68,18 @@ def _oversubscribed(entry):
 
 def installations_section(entries):
     rows = pd.DataFrame([{
-        "installation": e.installation.name, "library": e.installation.impl,
+        "installation": e.label, "library": e.installation.impl,
         "version": e.installation.version, "identity": e.installation.identity or "-",
         "launches": _launches(e), "points": _points(e), "directory": str(e.directory),
         "oversubscribed": "yes" if _oversubscribed(e) else "no"} for e in entries])
-    warnings = "".join(H.warning(f"{e.installation.name}: {_oversubscribed(e)}")
+    warnings = "".join(H.warning(f"{e.label}: {_oversubscribed(e)}")
                        for e in entries if _oversubscribed(e))
     return (f"<h2 id='installations'>Installations</h2>{warnings}" +
             H.table(rows, list(rows.columns), lambda r: "bad" if r["oversubscribed"] == "yes" else ""))
 
 
 def plots_section(entries, prefix):
-    frames = [aggregate(e.rs).assign(installation=e.installation.name) for e in entries]
+    frames = [aggregate(e.rs).assign(installation=e.label) for e in entries]
     agg = pd.concat(frames, ignore_index=True)
     agg["shape"] = [shape_label(r) for _, r in agg.iterrows()]
     parts = ["<h2 id='plots'>Time against size</h2>",
@@ -115,13 +115,13 @@ def trend_section(entries, prefix, order, alpha, threshold, need):
         dict(zip(trend.point_keys(table), table["setting"]))))
     names = {}
     for e in ordered:
-        names.setdefault(e.installation.impl, []).append(e.installation.name)
+        names.setdefault(e.installation.impl, {})[e.installation.name] = None
     for n, ((library, setting), sub) in enumerate(sorted(long.groupby(["library", "setting"]))):
         title = f"{library}: {setting}"
         hit = marks.loc[marks.index.intersection(sub.index)]
         parts.append(f"<h3>{H.esc(title)}</h3>")
         parts.append(H.plot(f"{prefix}-trend-{n}",
-                            figs.to_json(figs.trend_figure(sub, hit, names[library], title))))
+                            figs.to_json(figs.trend_figure(sub, hit, list(names[library]), title))))
     return "\n".join(parts), int((table["verdict"] == "slower").sum())
 
 
@@ -162,7 +162,7 @@ def provenance_section(entries):
     rows, blocks = [], []
     for e in entries:
         for m in sorted(e.rs.metas, key=lambda m: m["launch"]):
-            rows.append({"installation": e.installation.name, "directory": str(e.directory),
+            rows.append({"installation": e.label, "directory": str(e.directory),
                          "launch": m["launch"], "start_utc": m.get("start_utc", "-"),
                          "end_utc": m.get("end_utc") or "-", "complete": m.get("complete", "-"),
                          "machine": m.get("machine", "-"),
@@ -171,10 +171,10 @@ def provenance_section(entries):
                          "compiler": m.get("compiler") or (m.get("build") or {}).get("compiler", "-"),
                          "oversubscription": _oversubscription_text(m), "command": m.get("command", "-")})
             shown = {k: v for k, v in m.items() if not k.startswith("_")}
-            blocks.append(H.details(f"{e.installation.name}, launch {m['launch']}: full metadata",
+            blocks.append(H.details(f"{e.label}, launch {m['launch']}: full metadata",
                                     H.json_block(shown)))
         library = str(e.rs.metas[0].get("mpi_library", "")) if e.rs.metas else ""
-        blocks.append(H.details(f"{e.installation.name}: MPI_Get_library_version", H.json_block(library)))
+        blocks.append(H.details(f"{e.label}: MPI_Get_library_version", H.json_block(library)))
     frame = pd.DataFrame(rows, columns=PROVENANCE)
     return ("<h2 id='provenance'>Provenance</h2>" +
             H.table(frame, PROVENANCE, lambda r: "bad" if str(r["oversubscription"]).startswith("YES") else "")
@@ -244,10 +244,10 @@ def write_site(entries, staging, order, alpha, threshold, need):
         html, regressions, violations = experiment_page(experiment, group, guide,
                                                         (order, alpha, threshold, need))
         (staging / page_name(experiment)).write_text(html, encoding="utf-8")
-        over = [e.installation.name for e in group if _oversubscribed(e)]
+        over = [e.label for e in group if _oversubscribed(e)]
         rows.append({"name": experiment,
                      "experiment": f'<a href="{page_name(experiment)}">{H.esc(experiment)}</a>',
-                     "installations": ", ".join(e.installation.name for e in group),
+                     "installations": ", ".join(e.label for e in group),
                      "launches": sum(_launches(e) for e in group),
                      "points": max(_points(e) for e in group), "regressions": regressions,
                      "guideline violations": violations,
@@ -258,10 +258,6 @@ def write_site(entries, staging, order, alpha, threshold, need):
 
 def build(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=None):
     """Write the site to outdir (atomically replaced); return the index page's path."""
-    try:
-        import plotly  # noqa: F401
-    except ImportError:
-        raise InputError("the dashboard needs plotly: apt-get install python3-plotly") from None
     need = stats.min_launches(alpha) if need is None else need
     outdir = Path(outdir)
     _check_target(outdir)

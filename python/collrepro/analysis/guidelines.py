@@ -70,7 +70,7 @@ def check_entry(entry, alpha=0.05, threshold=0.05, need=None):
             if not len(nat):
                 continue
             res = stats.compare_point(mock, nat, alpha, threshold, need)
-            rows.append(dict(point, installation=entry.installation.name, guideline=rule.guideline,
+            rows.append(dict(point, installation=entry.label, guideline=rule.guideline,
                              native=native, mockup=rule.mockup, algorithm=native,
                              point=rows_native["point"].iat[0],
                              median_native=float(np.median(nat)), median_mockup=float(np.median(mock)),

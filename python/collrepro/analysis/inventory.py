@@ -109,10 +109,37 @@ class Entry:
     experiment: str
     installation: Installation
     rs: object               # loader.ResultSet
+    label: str = ""          # the installation's name, plus the directory's when an experiment
+                             # has several directories of one installation (other process counts)
 
     @property
     def directory(self):
         return self.rs.dirs[0]
+
+
+def split(rs):
+    """The Entry of every directory of an already loaded ResultSet."""
+    entries = []
+    for directory in rs.dirs:
+        mine = lambda frame: frame[frame["source"] == str(directory)]  # noqa: E731
+        metas = [m for m in rs.metas if m["_dir"] == str(directory)]
+        part = loader.ResultSet(dirs=[directory], raw=mine(rs.raw), summary=mine(rs.summary), metas=metas)
+        entries.append(Entry(_one(metas, "experiment", directory) if metas else Path(directory).name,
+                             installation_of(metas, directory), part))
+    return label_entries(entries)
+
+
+def label_entries(entries):
+    """Set each entry's label: its installation's name, with the directory's name added when
+    one experiment has several directories of that installation."""
+    count = {}
+    for e in entries:
+        count[(e.experiment, e.installation.name)] = count.get((e.experiment, e.installation.name), 0) + 1
+    for e in entries:
+        several = count[(e.experiment, e.installation.name)] > 1
+        where = e.directory.parent.name if e.directory.name == e.installation.name else e.directory.name
+        e.label = f"{e.installation.name} ({where})" if several else e.installation.name
+    return entries
 
 
 def load_tree(paths):
@@ -125,11 +152,5 @@ def load_tree(paths):
                              installation_of(rs.metas, directory), rs))
     for experiment in {e.experiment for e in entries}:
         disambiguate([e.installation for e in entries if e.experiment == experiment])
-    seen = {}
-    for e in entries:
-        key = (e.experiment, e.installation.name)
-        if key in seen:
-            raise InputError(f"{e.directory}: experiment {e.experiment} on {e.installation.name} also in "
-                             f"{seen[key]}; give one of them (or merge their launches into one directory)")
-        seen[key] = e.directory
+    label_entries(entries)
     return sorted(entries, key=lambda e: (e.experiment, e.installation.order_key()))

@@ -221,10 +221,10 @@ def run(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=None)
     table.drop(columns="change_at").to_csv(outdir / "regressions.csv", index=False)
     labels_of = {}
     for e in entries:
-        labels_of.setdefault(e.installation.impl, []).append(e.installation.name)
+        labels_of.setdefault(e.installation.impl, {})[e.installation.name] = None
     footer = pl.footer_text(pd.concat([e.rs.raw if len(e.rs.raw) else e.rs.summary for e in entries]),
                             [m for e in entries for m in e.rs.metas])
-    figs = trend_figures(long, table, labels_of, footer)
+    figs = trend_figures(long, table, {k: list(v) for k, v in labels_of.items()}, footer)
     for fo in figs:
         pl.save(fo, outdir)
     report = write_report(outdir, table, entries, alpha, threshold, need,
