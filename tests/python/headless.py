@@ -32,6 +32,6 @@ def render(page):
     return Rendered(done.stdout, console)
 
 
-def screenshot(page, png, width=1400, height=2400):
+def screenshot(page, png, width=1400, height=1600):
     _run(page, f"--screenshot={png}", f"--window-size={width},{height}", "--hide-scrollbars")
     return png

@@ -136,6 +136,7 @@ def cmd_dashboard(args):
         raise InputError("the dashboard needs plotly (Debian's python3-plotly): apt-get install "
                          "python3-plotly, or run ./collrepro deps")
     from . import dashboard, inventory
+    dashboard.check_target(args.outdir)            # before loading anything
     index = dashboard.build(inventory.load_tree(args.dirs), args.outdir, args.order, args.alpha,
                             args.threshold, args.min_launches)
     _print_paths([index])

@@ -86,8 +86,10 @@ def plots_section(entries, prefix):
              "<p class='note'>Median of the per-launch medians; error bars: the smallest and largest "
              "launch median. Colour: algorithm; line style and marker: installation. Click legend entries to "
              "hide or show them.</p>"]
-    for n, ((setting, shape), sub) in enumerate(sorted(agg.groupby(["setting", "shape"]))):
+    several_np = agg["nprocs"].nunique() > 1
+    for n, ((setting, shape, nprocs), sub) in enumerate(sorted(agg.groupby(["setting", "shape", "nprocs"]))):
         title = f"{setting} ({shape})" if shape and shape not in setting else setting
+        title += f", {nprocs} processes" if several_np else ""
         parts.append(f"<h3>{H.esc(title)}</h3>")
         parts.append(H.plot(f"{prefix}-size-{n}", figs.to_json(figs.time_vs_size(sub, title))))
     return "\n".join(parts)
@@ -220,7 +222,7 @@ def write_assets(directory):
     (directory / "dashboard.js").write_text(H.SCRIPT, encoding="utf-8")
 
 
-def _check_target(outdir):
+def check_target(outdir):
     if outdir.exists() and (not outdir.is_dir() or (any(outdir.iterdir()) and not (outdir / MARKER).exists())):
         raise InputError(f"{outdir}: exists and is not a dashboard built by analyze; give a new or "
                          "empty -o directory (it would be replaced)")
@@ -260,7 +262,7 @@ def build(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=Non
     """Write the site to outdir (atomically replaced); return the index page's path."""
     need = stats.min_launches(alpha) if need is None else need
     outdir = Path(outdir)
-    _check_target(outdir)
+    check_target(outdir)
     outdir.parent.mkdir(parents=True, exist_ok=True)
     staging = outdir.parent / f".{outdir.name}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
