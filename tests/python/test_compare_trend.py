@@ -62,7 +62,7 @@ def test_compare_without_common_points_is_bad_input(tmp_path):
 
 def test_version_sort_is_natural():
     versions = ["4.1.10", "4.2.0", "4.1.9", "4.2.0rc1", "4.1.2"]
-    assert sorted(versions, key=trend.version_key) == ["4.1.2", "4.1.9", "4.1.10", "4.2.0rc1", "4.2.0"]
+    assert sorted(versions, key=inventory.version_key) == ["4.1.2", "4.1.9", "4.1.10", "4.2.0rc1", "4.2.0"]
 
 
 def test_trend_names_first_regressing_version(tmp_path):

@@ -164,6 +164,16 @@ def cmd_report(args):
 
 # ---------------------------------------------------------------- parser
 
+def _tree_command(sub, name, func, help_text, description, order=True):
+    """A subcommand over result directories or results trees, with the test options."""
+    p = sub.add_parser(name, help=help_text, description=description)
+    _dirs(p, help_text="result directories or results trees (<experiment>/<installation>/)")
+    if order:
+        _order(p)
+    _outdir(p)
+    _test_options(p)
+    p.set_defaults(func=func)
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="analyze", description="collrepro analysis: aggregate, figures, cost-model overlay, "
@@ -219,37 +229,23 @@ def build_parser():
     _test_options(p)
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("trend", help="installations over versions or dates; first changing version",
-                       description="Order installations by library and version (or start date) and "
-                       "name, per point, the first installation with a significant change (binary "
-                       "segmentation, permutation test). Exit 1 if any point got slower, 4 if a "
-                       "verdict was refused for too few launches.")
-    _dirs(p, help_text="result directories or results trees (<experiment>/<installation>/)")
-    _order(p)
-    _outdir(p)
-    _test_options(p)
-    p.set_defaults(func=cmd_trend)
-
-    p = sub.add_parser("guidelines", help="native collectives against their mock-ups, per installation",
-                       description="Self-consistent performance guidelines: each native collective "
-                       "against its mock-up (root-gathering, gather-bcast, straightforward) at every "
-                       "point of every installation. Exit 1 if any is violated, 4 if a verdict was "
-                       "refused for too few launches.")
-    _dirs(p, help_text="result directories or results trees (<experiment>/<installation>/)")
-    _outdir(p)
-    _test_options(p)
-    p.set_defaults(func=cmd_guidelines)
-
-    p = sub.add_parser("dashboard", help="static HTML site: experiments, installations, plots, trend",
-                       description="Build a static HTML dashboard (opens from the file system, no "
-                       "server): an index of experiments and installations, one page per experiment "
-                       "with interactive time-vs-size plots, the trend across versions, the guideline "
-                       "violations and the provenance of every launch.")
-    _dirs(p, help_text="result directories or results trees (<experiment>/<installation>/)")
-    _order(p)
-    _outdir(p)
-    _test_options(p)
-    p.set_defaults(func=cmd_dashboard)
+    _tree_command(sub, "trend", cmd_trend, "installations over versions or dates; first changing version",
+                  "Order installations by library and version (or start date) and name, per point, "
+                  "the first installation with a significant change (binary segmentation, permutation "
+                  "test). Exit 1 if any point got slower, 4 if a verdict was refused for too few "
+                  "launches.")
+    _tree_command(sub, "guidelines", cmd_guidelines,
+                  "native collectives against their mock-ups, per installation",
+                  "Self-consistent performance guidelines: each native collective against its mock-up "
+                  "(root-gathering, gather-bcast, straightforward) at every point of every "
+                  "installation. Exit 1 if any is violated, 4 if a verdict was refused for too few "
+                  "launches.", order=False)
+    _tree_command(sub, "dashboard", cmd_dashboard,
+                  "static HTML site: experiments, installations, plots, trend",
+                  "Build a static HTML dashboard (opens from the file system, no server): an index of "
+                  "experiments and installations, one page per experiment with interactive "
+                  "time-vs-size plots, the trend across versions, the guideline violations and the "
+                  "provenance of every launch.")
 
     p = sub.add_parser("report", help="Markdown/HTML summary with tables and figures",
                        description="Summarise an experiment: medians of medians, speedups, figures.")

@@ -11,7 +11,6 @@ from . import plotting as pl
 from . import stats
 from .aggregate import MATCH_KEY, add_settings, shape_label, sortable
 from .compare import launch_medians
-from .inventory import version_key  # noqa: F401  (re-exported: trend.version_key)
 from .schema import InputError
 from .tables import markdown_table
 
