@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro.analysis import changepoint, cli
+from collrepro.analysis import changepoint, cli, inventory
+from collrepro.analysis.errors import InputError
 
 VERSIONS = ["4.1.2", "4.1.10", "5.0.0rc1", "5.0.0", "5.0.7"]     # the third: 5.0.0rc1
 SLOW_POINT = ("native", "allgather", 65536)
@@ -117,3 +118,15 @@ def test_usage_and_input_errors_exit_2(tmp_path, capsys):
     assert usage.value.code == 2
     assert cli.main(["trend", str(tmp_path / "missing"), "-o", str(tmp_path / "o")]) == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+def test_installation_names_come_from_the_metadata():
+    meta = {"mpi_impl": "openmpi", "mpi_version": "5.0.7", "mpi_library": "Open MPI v5.0.7, package: x\nmore"}
+    inst = inventory.installation_of([meta], "d")
+    assert (inst.name, inst.identity) == ("openmpi-5.0.7", "Open MPI v5.0.7, package: x")
+    assert inventory.installation_of([dict(meta, installation={"name": "ompi5-spack"})], "d").name == "ompi5-spack"
+    twins = inventory.disambiguate([inventory.installation_of([meta], "a"),
+                                    inventory.installation_of([dict(meta, mpi_library="other build")], "b")])
+    assert len({i.name for i in twins}) == 2 and all(i.name.startswith("openmpi-5.0.7~") for i in twins)
+    with pytest.raises(InputError, match="disagree on mpi_version .* split it"):
+        inventory.installation_of([meta, dict(meta, mpi_version="5.0.6")], "d")

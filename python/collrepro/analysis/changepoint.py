@@ -22,6 +22,11 @@ import numpy as np
 
 PERMUTATIONS = 9999          # random permutations per segment test (deterministic seed)
 SEED = 20130501
+TINY = np.finfo(float).tiny   # a zero time (a simulated no-op) stays finite on the log scale
+
+
+def _log(times):
+    return np.log(np.maximum(np.asarray(times, float), TINY))
 
 
 @dataclass
@@ -72,7 +77,7 @@ def best_split(samples, permutations=PERMUTATIONS, seed=SEED):
     p-value of max |z| over all splits: (1 + #{permutations at least as extreme}) / (1 + B).
     """
     sizes = [len(s) for s in samples]
-    values = np.concatenate([np.log(np.asarray(s, float)) for s in samples])
+    values = np.concatenate([_log(s) for s in samples])
     total = len(values)
     cuts = np.cumsum(sizes)[:-1]
     ranks = _ranks(values)
@@ -105,7 +110,7 @@ def shift_interval(before, after, level=0.95):
     """Hodges-Lehmann ratio after/before and its distribution-free confidence interval, from
     the log per-launch medians. Returns (ratio, low, high); the interval is (0, inf) when the
     samples are too small to reach the level."""
-    a, b = np.log(np.asarray(before, float)), np.log(np.asarray(after, float))
+    a, b = _log(before), _log(after)
     diffs = np.sort((b[None, :] - a[:, None]).ravel())
     estimate = float(np.exp(np.median(diffs)))
     m, n = len(a), len(b)

@@ -3,7 +3,8 @@
 A results tree has the form `<root>/<experiment>/<installation>/` (any depth works: every
 directory holding collbench files is one result directory). The installation of a directory
 is named by its metadata, never by its path:
-- the meta key `installation` when a launcher recorded one (a name, or an object with `name`);
+- the meta key `installation` when a launcher recorded one (a name, or an object with `name` and
+  optionally `identity`);
 - else `<mpi_impl>-<mpi_version>`;
 - two directories of one experiment with the same name but different library identity strings
   (`mpi_library`, MPI_Get_library_version) get a short fingerprint of the identity appended.
@@ -59,7 +60,11 @@ def _one(metas, key, directory):
 
 
 def _identity(meta):
-    text = str(meta.get("mpi_library", "")).strip()
+    """The library identity: the installation record's `identity` when the launcher wrote one,
+    else the first line of MPI_Get_library_version."""
+    record = meta.get("installation")
+    text = str(record.get("identity") or "") if isinstance(record, dict) else ""
+    text = text.strip() or str(meta.get("mpi_library", "")).strip()
     return text.splitlines()[0].strip() if text else ""
 
 
