@@ -51,6 +51,7 @@ def test_experiment_page_marks_regressions_violations_and_oversubscription(site)
     violations = page.split("<h3>Violations (")[1]
     assert violations.startswith("2)")       # openmpi-5.0.7 and 5.1.0, native vs root-gathering
     assert "openmpi-5.0.7" in violations.split("</table>")[0]
+    assert "mpich: some installations ran oversubscribed and others not" in page
     assert page.count("full metadata</summary>") == 5 * len(INSTALLATIONS)   # every launch's provenance
     assert page.count('class="plot"') == 3 + 2 * 3    # 3 settings; trend: 3 per library
 
@@ -70,6 +71,15 @@ def test_foreign_output_directory_is_refused(tmp_path, site, capsys):
     assert cli.main(["dashboard", str(site.parent / "results"), "-o", str(other)]) == 2
     assert (other / "notes.txt").read_text() == "keep me"
     assert "not a dashboard" in capsys.readouterr().err
+
+
+def test_rebuild_replaces_a_dashboard(tmp_path):
+    S.write_installations(tmp_path / "results", INSTALLATIONS[:1], POINTS[:3], experiment="one")
+    out = tmp_path / "site"
+    for _ in range(2):
+        assert cli.main(["dashboard", str(tmp_path / "results"), "-o", str(out)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results", "site"]   # no staging left
+    assert (out / "exp-one.html").exists() and "openmpi-4.1.4" in (out / "index.html").read_text()
 
 
 needs_chromium = pytest.mark.skipif(headless.BROWSER is None,

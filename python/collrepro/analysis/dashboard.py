@@ -95,6 +95,17 @@ def plots_section(entries, prefix):
     return "\n".join(parts)
 
 
+def _mixed_load_warning(entries):
+    """A warning when the installations of one library ran with and without oversubscription:
+    a change between them may come from the load, not the library."""
+    libraries = {}
+    for e in entries:
+        libraries.setdefault(e.installation.impl, set()).add(bool(_oversubscribed(e)))
+    mixed = sorted(lib for lib, flags in libraries.items() if len(flags) > 1)
+    return H.warning(f"{', '.join(mixed)}: some installations ran oversubscribed and others not; a "
+                     "change between them may come from the load, not the library") if mixed else ""
+
+
 def trend_section(entries, prefix, order, alpha, threshold, need):
     libraries = pd.Series([e.installation.impl for e in entries]).value_counts()
     head = "<h2 id='trend'>Trend across versions</h2>"
@@ -104,7 +115,8 @@ def trend_section(entries, prefix, order, alpha, threshold, need):
     if table.empty:
         return head + "<p>No point was measured on two installations of one library.</p>", 0
     counts = table["verdict"].value_counts().to_dict()
-    parts = [head, f"<p class='note'>{H.esc(trend.method_note(alpha, threshold, need))}</p>",
+    parts = [head, _mixed_load_warning(entries),
+             f"<p class='note'>{H.esc(trend.method_note(alpha, threshold, need))}</p>",
              "<p>Points: " + H.esc(", ".join(f"{k}: {counts.get(k, 0)}" for k in trend.VERDICTS)) + "</p>"]
     changed = table[table["verdict"].isin(["slower", "faster", "insufficient"])]
     if len(changed):
