@@ -132,8 +132,9 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
                      valid_fn=None, k=3.0, experiment="synth", mpi_impl="openmpi",
                      mpi_version="4.1.4", nodes=1, nprocs=8, ppn=8, placement="block",
                      start_utc="2024-01-01T00:00:00Z", pingpong=None, kinds=None, config=None,
-                     version=C.VERSION):
-    """Write raw-L*.csv, summary-L*.csv, meta-L*.json for `launches` launches."""
+                     version=C.VERSION, extra_meta=None):
+    """Write raw-L*.csv, summary-L*.csv, meta-L*.json for `launches` launches; extra_meta: keys
+    added to every meta file (e.g. oversubscription, mpi_library)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     ctx = dict(experiment=experiment, mpi_impl=mpi_impl, mpi_version=mpi_version, nodes=nodes,
@@ -159,7 +160,7 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
         _write_csv(directory / f"raw-L{launch}.csv", tables["raw"], raw_rows)
         _write_csv(directory / f"summary-L{launch}.csv", tables["summary"], summary_rows)
         with open(directory / f"meta-L{launch}.json", "w") as f:
-            json.dump(_meta(launch, ctx, points, pingpong, version), f, indent=1)
+            json.dump({**_meta(launch, ctx, points, pingpong, version), **(extra_meta or {})}, f, indent=1)
     return directory
 
 
@@ -223,3 +224,50 @@ def seed004_points(sizes=(8, 64, 512)):
     pts += [iso_point(a, collective="neighbor-allgather", msg_bytes=m)
             for a in ("torus", "mpi-neighbor") for m in sizes]
     return pts
+
+
+# ---------------------------------------------------------------- installations (trend, guidelines, dashboard)
+
+GUIDELINE_SIZES = (1024, 65536)
+
+
+def guideline_points(sizes=GUIDELINE_SIZES):
+    """Every guideline's native beside its mock-up: the inter-group Allgather (native,
+    root-gathering and a proposed algorithm), the intra-communicator Allgather (native,
+    gather-bcast) and the neighbourhood Alltoall (mpi-neighbor, straightforward)."""
+    pts = []
+    for m in sizes:
+        shape = inter_shape("allgather", 4, 4, m)
+        pts += [point(a, **shape) for a in ("native", "root-gathering", "fullduplex-allgather")]
+        pts += [point(a, collective="intra-allgather", msg_bytes=m) for a in ("native", "gather-bcast")]
+        pts += [iso_point(a, msg_bytes=m) for a in ("mpi-neighbor", "straightforward")]
+    return pts
+
+
+def slowdown(factors):
+    """A time function: the model time times factors.get((algorithm, collective, msg_bytes), 1),
+    with a launch-to-launch wobble of up to 1.6% (distinct per-launch medians)."""
+    def time_fn(pt, launch, rep):
+        factor = factors.get((pt["algorithm"], pt["collective"], pt["msg_bytes"]), 1.0)
+        return default_time(pt, launch, rep) * factor * (1 + 0.004 * (launch % 5))
+    return time_fn
+
+
+OVERSUBSCRIBED = {"oversubscription": {"ranks_per_core": 4.0, "oversubscribed": True, "host": "testhost",
+                                       "ranks": 8, "cores": 2, "method": "synthetic"}}
+ONE_PER_CORE = {"oversubscription": {"ranks_per_core": 1.0, "oversubscribed": False, "host": "testhost",
+                                     "ranks": 8, "cores": 8, "method": "synthetic"}}
+
+
+def write_installations(root, installations, points, experiment="synth", launches=5, reps=6):
+    """A results tree root/<experiment>/<impl>-<version>/ per (impl, version, factors, extra_meta)
+    in `installations` (extra_meta None: a run with one rank per core); returns the directories in
+    the given order."""
+    out = []
+    for n, (impl, version, factors, extra) in enumerate(installations):
+        out.append(write_result_set(
+            Path(root) / experiment / f"{impl}-{version}", points, launches=launches, reps=reps,
+            time_fn=slowdown(factors), experiment=experiment, mpi_impl=impl, mpi_version=version,
+            start_utc=f"2024-01-{n + 1:02d}T00:00:00Z",
+            extra_meta={"mpi_library": f"{impl} library {version} (synthetic)", **(extra or ONE_PER_CORE)}))
+    return out

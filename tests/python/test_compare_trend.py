@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro.analysis import cli, loader, stats, trend
+from collrepro.analysis import cli, inventory, stats, trend
 
 POINTS = [S.point(a, collective="neighbor-alltoall", topology="torus", neighborhood="moore:d=2,r=1",
                   dims="4x4", msg_bytes=m) for a in ("torus", "mpi-neighbor") for m in (8, 512)]
@@ -48,8 +48,8 @@ def test_compare_same_for_no_change(tmp_path):
 def test_compare_few_launches_cannot_be_significant(tmp_path):
     a = write(tmp_path / "a", 1.0, launches=3)
     b = write(tmp_path / "b", 1.3, launches=3)
-    # Even with --min-launches 2, 3 vs 3 launches cannot reach p < 0.05: no verdict, exit 0.
-    assert cli.main(["compare", str(a), str(b), "-o", str(tmp_path / "out"), "--min-launches", "2"]) == 0
+    # Even with --min-launches 2, 3 vs 3 launches cannot reach p < 0.05: no verdict, exit 4.
+    assert cli.main(["compare", str(a), str(b), "-o", str(tmp_path / "out"), "--min-launches", "2"]) == 4
     assert (tmp_path / "out" / "compare.csv").read_text().count(",insufficient") == len(POINTS)
 
 
@@ -62,7 +62,7 @@ def test_compare_without_common_points_is_bad_input(tmp_path):
 
 def test_version_sort_is_natural():
     versions = ["4.1.10", "4.2.0", "4.1.9", "4.2.0rc1", "4.1.2"]
-    assert sorted(versions, key=trend.version_key) == ["4.1.2", "4.1.9", "4.1.10", "4.2.0rc1", "4.2.0"]
+    assert sorted(versions, key=inventory.version_key) == ["4.1.2", "4.1.9", "4.1.10", "4.2.0rc1", "4.2.0"]
 
 
 def test_trend_names_first_regressing_version(tmp_path):
@@ -77,8 +77,7 @@ def test_trend_names_first_regressing_version(tmp_path):
                                        launches=5, reps=6, time_fn=time_fn, mpi_version=version,
                                        start_utc=f"2024-0{i + 1}-01T00:00:00Z"))
     out = tmp_path / "out"
-    assert cli.main(["trend", *map(str, dirs), "--order", "version", "-o", str(out),
-                     "--fail-on-regression"]) == 1
+    assert cli.main(["trend", *map(str, dirs), "--order", "version", "-o", str(out)]) == 1
     first = pd.read_csv(out / "regressions.csv", keep_default_na=False)
     hits = first[first["first_regression"] != ""]
     assert len(hits) == 1
@@ -86,8 +85,8 @@ def test_trend_names_first_regressing_version(tmp_path):
     assert (hit["algorithm"], hit["msg_bytes"], hit["first_regression"]) == ("torus", 512, "openmpi-4.2.0rc1")
     assert "openmpi-4.2.0rc1" in (out / "trend.md").read_text()
     long = pd.read_csv(out / "trend.csv")
-    assert sorted(set(zip(long["set_index"], long["set_label"]))) == \
+    assert sorted(set(zip(long["position"], long["installation"]))) == \
         [(i, f"openmpi-{v}") for i, v in enumerate(history)]
     # --order date gives the same order here (start_utc increases with the version).
-    by_date = trend.order_sets([loader.load([d]) for d in dirs], "date")
-    assert [rs.dirs[0] for rs in by_date] == dirs
+    by_date = trend.order_entries(inventory.load_tree(dirs), "date")
+    assert [e.directory for e in by_date] == dirs

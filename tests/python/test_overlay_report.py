@@ -88,7 +88,10 @@ def test_report_and_compare_mix_all_families(tmp_path):
     assert titles == ["### allgather fully-connected 2:2, kA:kB=1:1",
                       "### intra-allgatherv random (seed 2), root 0",
                       "### neighbor-alltoall moore:d=2,r=1 on 4x4"]
-    assert cli.main(["compare", str(d), str(d), "-o", str(tmp_path / "c")]) == 0
+    # The intra natives stand beside their mock-up: the report checks the guideline (2 launches: no verdict).
+    assert "## Performance guidelines" in (tmp_path / "r" / "report.md").read_text()
+    # 2 vs 2 launches cannot reach significance: every verdict is refused, exit 4.
+    assert cli.main(["compare", str(d), str(d), "-o", str(tmp_path / "c")]) == 4
     rows = list(csv.DictReader(open(tmp_path / "c" / "compare.csv")))
     assert len(rows) == len(pts)
 

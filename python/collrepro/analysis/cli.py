@@ -9,9 +9,10 @@ from .errors import InputError
 
 # The subcommands import pandas/matplotlib lazily, so that --help is instant.
 
-EXIT_REGRESSION = 1   # compare, trend --fail-on-regression
+EXIT_REGRESSION = 1   # compare and trend: a significant slowdown; guidelines: a violation
 EXIT_BAD_INPUT = 2    # unreadable or damaged input: one line naming the file, the row and the fix
-EXIT_INCOMPLETE = 4   # ran, but some point has fewer repetitions or launches than its metadata promises
+EXIT_INCOMPLETE = 4   # ran, but some point has fewer repetitions or launches than its metadata
+                      # promises, or a verdict was refused for too few launches
 
 
 def _dirs(parser, name="dirs", help_text="result directories (raw-*.csv, summary-*.csv, meta-*.json)"):
@@ -31,6 +32,26 @@ def _test_options(parser):
     parser.add_argument("--min-launches", type=int, default=None, metavar="N",
                         help="launches needed per side for a verdict (default: the least that can "
                              "reach p < alpha, 4 for alpha=0.05)")
+
+
+def gate(verdicts, failing):
+    """The exit code of a gating command from its verdicts: EXIT_REGRESSION when any is in
+    `failing`, else EXIT_INCOMPLETE when any was refused ('insufficient'), else 0."""
+    verdicts = set(verdicts)
+    if verdicts & set(failing):
+        return EXIT_REGRESSION
+    return EXIT_INCOMPLETE if "insufficient" in verdicts else 0
+
+
+def _counts_line(verdicts):
+    counts = verdicts.value_counts().to_dict()
+    print("# " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())), file=sys.stderr)
+
+
+def _order(parser):
+    parser.add_argument("--order", choices=["version", "date"], default="version",
+                        help="installations of one library in natural version order (default) or "
+                             "by their earliest meta start_utc (nightly builds)")
 
 
 def _print_paths(paths):
@@ -84,23 +105,42 @@ def cmd_overlay(args):
 
 def cmd_compare(args):
     from . import compare, loader
-    code, paths, _, table = compare.run(loader.load([args.a]), loader.load([args.b]), args.outdir,
-                                        args.alpha, args.threshold, args.min_launches)
-    counts = table["verdict"].value_counts().to_dict()
-    print("# " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())), file=sys.stderr)
+    _, paths, _, table = compare.run(loader.load([args.a]), loader.load([args.b]), args.outdir,
+                                     args.alpha, args.threshold, args.min_launches)
+    _counts_line(table["verdict"])
     _print_paths(paths)
-    return code
+    return gate(table["verdict"], ["slower"])
 
 
 def cmd_trend(args):
-    from . import loader, trend
-    sets = [loader.load([d]) for d in args.dirs]
-    paths, _, first = trend.run(sets, args.outdir, args.order, args.alpha, args.threshold,
-                                args.min_launches)
-    regressed = first[first["first_regression"] != ""]
-    print(f"# points with a significant regression: {len(regressed)} of {len(first)}", file=sys.stderr)
+    from . import inventory, trend
+    paths, _, table = trend.run(inventory.load_tree(args.dirs), args.outdir, args.order, args.alpha,
+                                args.threshold, args.min_launches)
+    _counts_line(table["verdict"])
     _print_paths(paths)
-    return 1 if args.fail_on_regression and len(regressed) else 0
+    return gate(table["verdict"], ["slower"])
+
+
+def cmd_guidelines(args):
+    from . import guidelines, inventory
+    paths, table = guidelines.run(inventory.load_tree(args.dirs), args.outdir, args.alpha,
+                                  args.threshold, args.min_launches)
+    _counts_line(table["verdict"])
+    _print_paths(paths)
+    return gate(table["verdict"], ["violated"])
+
+
+def cmd_dashboard(args):
+    import importlib.util
+    if importlib.util.find_spec("plotly") is None:
+        raise InputError("the dashboard needs plotly (Debian's python3-plotly): apt-get install "
+                         "python3-plotly, or run ./collrepro deps")
+    from . import dashboard, inventory
+    dashboard.check_target(args.outdir)            # before loading anything
+    index = dashboard.build(inventory.load_tree(args.dirs), args.outdir, args.order, args.alpha,
+                            args.threshold, args.min_launches)
+    _print_paths([index])
+    return 0
 
 
 def cmd_migrate(args):
@@ -124,12 +164,23 @@ def cmd_report(args):
 
 # ---------------------------------------------------------------- parser
 
+def _tree_command(sub, name, func, help_text, description, order=True):
+    """A subcommand over result directories or results trees, with the test options."""
+    p = sub.add_parser(name, help=help_text, description=description)
+    _dirs(p, help_text="result directories or results trees (<experiment>/<installation>/)")
+    if order:
+        _order(p)
+    _outdir(p)
+    _test_options(p)
+    p.set_defaults(func=func)
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="analyze", description="collrepro analysis: aggregate, figures, cost-model overlay, "
-        "compare, trend and report over result directories (results/CONTRACT.md). "
-        "Exit codes: 0 ok, 1 regression found (compare; trend with --fail-on-regression), "
-        "2 unreadable or damaged input, 4 some point has fewer repetitions or launches than its "
+        "compare, trend, guidelines, dashboard and report over result directories "
+        "(results/CONTRACT.md). Exit codes: 0 ok, 1 regression (compare, trend) or guideline "
+        "violation (guidelines), 2 usage error or unreadable or damaged input, 4 a verdict refused "
+        "for too few launches, or some point has fewer repetitions or launches than its "
         "metadata promises.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
 
@@ -178,16 +229,23 @@ def build_parser():
     _test_options(p)
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("trend", help="N result sets over versions or dates; first regressing version",
-                       description="Order result sets by MPI version or start date and name, per "
-                       "point, the first set that is significantly slower than the first one.")
-    _dirs(p, help_text="result directories, one per MPI version or date")
-    p.add_argument("--order", choices=["version", "date"], default="version",
-                   help="natural MPI version order (default) or meta start_utc")
-    _outdir(p)
-    _test_options(p)
-    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 if any point regressed")
-    p.set_defaults(func=cmd_trend)
+    _tree_command(sub, "trend", cmd_trend, "installations over versions or dates; first changing version",
+                  "Order installations by library and version (or start date) and name, per point, "
+                  "the first installation with a significant change (binary segmentation, permutation "
+                  "test). Exit 1 if any point got slower, 4 if a verdict was refused for too few "
+                  "launches.")
+    _tree_command(sub, "guidelines", cmd_guidelines,
+                  "native collectives against their mock-ups, per installation",
+                  "Self-consistent performance guidelines: each native collective against its mock-up "
+                  "(root-gathering, gather-bcast, straightforward) at every point of every "
+                  "installation. Exit 1 if any is violated, 4 if a verdict was refused for too few "
+                  "launches.", order=False)
+    _tree_command(sub, "dashboard", cmd_dashboard,
+                  "static HTML site: experiments, installations, plots, trend",
+                  "Build a static HTML dashboard (opens from the file system, no server): an index of "
+                  "experiments and installations, one page per experiment with interactive "
+                  "time-vs-size plots, the trend across versions, the guideline violations and the "
+                  "provenance of every launch.")
 
     p = sub.add_parser("report", help="Markdown/HTML summary with tables and figures",
                        description="Summarise an experiment: medians of medians, speedups, figures.")

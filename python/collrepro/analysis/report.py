@@ -5,7 +5,7 @@ import re
 
 import pandas as pd
 
-from . import figures, overlay
+from . import figures, guidelines, inventory, overlay, stats
 from . import plotting as pl
 from .aggregate import TAIL_COLUMNS, aggregate, shape_label, speedups
 from .models import eq5_limit
@@ -113,6 +113,22 @@ def _figures(agg, metas, outdir, notes):
     return made
 
 
+def _guideline_blocks(rs, outdir):
+    """The performance-guideline section (natives against their mock-ups), when measured."""
+    table = guidelines.check(inventory.split(rs))
+    if table.empty:
+        return []
+    table.to_csv(outdir / "guidelines.csv", index=False)
+    bad = table[table["verdict"] == "violated"]
+    counts = table.groupby(["installation", "verdict"]).size().unstack(fill_value=0).reset_index()
+    shown = bad[["installation", "guideline", "shape", "native", "msg_bytes", "median_native",
+                 "median_mockup", "ratio", "p_value", "n_native", "n_mockup"]]
+    return [("h", 2, "Performance guidelines"),
+            ("p", guidelines.method_note(0.05, 0.05, stats.min_launches(0.05)) + " Data: guidelines.csv."),
+            ("table", counts), ("p", f"Violations: {len(bad)}" + ("." if len(bad) else ", none found."))] + \
+        ([("table", shown)] if len(bad) else [])
+
+
 def build_blocks(rs, outdir):
     """Compute everything and return the report as a list of blocks."""
     agg = aggregate(rs)
@@ -157,6 +173,7 @@ def build_blocks(rs, outdir):
         pairs = sp[mask]
         if len(pairs):
             blocks += [("p", "Speedups:"), ("table", _speedup_pivot(pairs))]
+    blocks += _guideline_blocks(rs, outdir)
     blocks.append(("h", 2, "Figures"))
     for fo in made:
         rel = fo.paths[0].relative_to(outdir)

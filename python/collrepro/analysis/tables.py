@@ -22,10 +22,12 @@ def fmt_float(value, digits=3):
 FORMATS = {"msg_bytes": format_bytes, "median": fmt_time, "min": fmt_time, "max": fmt_time,
            "median_a": fmt_time, "median_b": fmt_time, "baseline_median": fmt_time,
            "proposed_median": fmt_time, "ratio": fmt_float, "speedup": fmt_float,
-           "p_value": fmt_float, "eq5_limit": fmt_float, "efficiency": fmt_float}
+           "p_value": fmt_float, "eq5_limit": fmt_float, "efficiency": fmt_float,
+           "median_native": fmt_time, "median_mockup": fmt_time, "ci_low": fmt_float,
+           "ci_high": fmt_float}
 
 
-def _cell(column, value):
+def format_cell(column, value):
     fn = FORMATS.get(column)
     if fn is not None:
         try:
@@ -39,7 +41,7 @@ def markdown_table(frame, columns=None):
     columns = list(columns or frame.columns)
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for _, row in frame.iterrows():
-        cells = [_cell(c, row[c]).replace("|", "\\|") for c in columns]
+        cells = [format_cell(c, row[c]).replace("|", "\\|") for c in columns]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -47,6 +49,6 @@ def markdown_table(frame, columns=None):
 def html_table(frame, columns=None):
     columns = list(columns or frame.columns)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(c, row[c]))}</td>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(format_cell(c, row[c]))}</td>" for c in columns)
                    + "</tr>\n" for _, row in frame.iterrows())
     return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>"

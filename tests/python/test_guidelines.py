@@ -1,0 +1,61 @@
+"""Performance-guideline checks: each native collective against its mock-up, per installation."""
+
+import pandas as pd
+
+import synthetic as S
+from collrepro.analysis import cli
+
+POINTS = S.guideline_points()
+
+
+def run(tmp_path, roots):
+    out = tmp_path / "guide"
+    code = cli.main(["guidelines", *map(str, roots), "-o", str(out)])
+    return code, pd.read_csv(out / "guidelines.csv", keep_default_na=False), out
+
+
+def test_a_planted_violation_is_found_by_installation(tmp_path):
+    # mpich-4.0.2: the native intra Allgather at 64 KiB is 1.5x its own model time; the mock-up is
+    # not. Both installations are otherwise identical.
+    S.write_installations(tmp_path / "results", [
+        ("openmpi", "4.1.4", {}, None),
+        ("mpich", "4.0.2", {("native", "intra-allgather", 65536): 1.5,
+                            ("gather-bcast", "intra-allgather", 65536): 0.5}, None)], POINTS)
+    code, table, out = run(tmp_path, [tmp_path / "results"])
+    assert code == 1
+    bad = table[table["verdict"] == "violated"]
+    assert len(bad) == 1
+    hit = bad.iloc[0]
+    assert (hit["installation"], hit["collective"], hit["msg_bytes"], hit["mockup"]) == \
+        ("mpich-4.0.2", "intra-allgather", 65536, "gather-bcast")
+    assert abs(hit["ratio"] - 3.0) < 0.1 and (hit["n_native"], hit["n_mockup"]) == (5, 5)
+    # Every guideline was checked at every size on both installations.
+    assert len(table) == 2 * len(S.GUIDELINE_SIZES) * 3
+    assert set(table["mockup"]) == {"root-gathering", "gather-bcast", "straightforward"}
+    assert "mpich-4.0.2" in (out / "guidelines.md").read_text().split("## Violations (1)")[1]
+
+
+def test_no_violation_where_natives_keep_the_guidelines(tmp_path):
+    # The natives are the same or faster than their mock-ups (synthetic model: equal cost).
+    S.write_installations(tmp_path / "results", [
+        ("openmpi", "4.1.4", {("native", "allgather", 1024): 0.7}, None)], POINTS)
+    code, table, out = run(tmp_path, [tmp_path / "results"])
+    assert code == 0
+    assert set(table["verdict"]) == {"kept"}
+    assert "None found." in (out / "guidelines.md").read_text()
+
+
+def test_too_few_launches_give_no_verdict(tmp_path):
+    S.write_installations(tmp_path / "results", [
+        ("openmpi", "4.1.4", {("native", "allgather", 1024): 2.0}, None)], POINTS, launches=3)
+    code, table, _ = run(tmp_path, [tmp_path / "results"])
+    assert code == 4
+    assert set(table["verdict"]) == {"insufficient"}
+
+
+def test_no_mockup_measured_is_bad_input(tmp_path, capsys):
+    S.write_installations(tmp_path / "results", [("openmpi", "4.1.4", {}, None)],
+                          [p for p in POINTS if p["algorithm"] not in ("root-gathering", "gather-bcast",
+                                                                       "straightforward")])
+    assert cli.main(["guidelines", str(tmp_path / "results"), "-o", str(tmp_path / "g")]) == 2
+    assert "mock-up" in capsys.readouterr().err

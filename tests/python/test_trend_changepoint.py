@@ -1,0 +1,132 @@
+"""trend over installations: change points across versions, launches behind each verdict, the
+refusal with too few launches and the exit codes that gate CI."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import synthetic as S
+from collrepro.analysis import changepoint, cli, inventory
+from collrepro.analysis.errors import InputError
+
+VERSIONS = ["4.1.2", "4.1.10", "5.0.0rc1", "5.0.0", "5.0.7"]     # the third: 5.0.0rc1
+SLOW_POINT = ("native", "allgather", 65536)
+POINTS = S.guideline_points()
+
+
+def history(root, factor_from_third, launches=5, versions=VERSIONS, impl="openmpi"):
+    """Five installations; SLOW_POINT takes `factor_from_third` from the third version on."""
+    return S.write_installations(root, [(impl, v, {SLOW_POINT: factor_from_third} if i >= 2 else {}, None)
+                                        for i, v in enumerate(versions)], POINTS, launches=launches)
+
+
+def run_trend(tmp_path, dirs, *extra):
+    out = tmp_path / "trend"
+    code = cli.main(["trend", *map(str, dirs), "-o", str(out), *extra])
+    return code, pd.read_csv(out / "regressions.csv", keep_default_na=False)
+
+
+def test_exact_u_distribution_matches_enumeration():
+    for m, n in ((3, 4), (5, 5), (2, 7)):
+        counts = [0] * (m * n + 1)
+        for chosen in itertools.combinations(range(m + n), m):
+            counts[sum(chosen) - m * (m - 1) // 2] += 1
+        assert changepoint.u_null_counts(m, n) == counts
+        assert sum(counts) == math.comb(m + n, m)
+
+
+def test_shift_interval_brackets_the_true_ratio():
+    rng = np.random.default_rng(7)
+    before = rng.normal(1.0, 0.02, 10)
+    ratio, low, high = changepoint.shift_interval(before, rng.normal(1.0, 0.02, 10) * 1.25)
+    assert low < 1.25 < high and low < ratio < high
+    assert changepoint.shift_interval([1.0, 1.1], [1.2, 1.3])[1:] == (0.0, math.inf)  # too small for 95%
+
+
+def test_segmentation_finds_the_step_and_nothing_on_flat_data():
+    rng = np.random.default_rng(3)
+    flat = [rng.normal(1.0, 0.01, 5) for _ in range(5)]
+    assert changepoint.changes(flat, 0.05) == []
+    step = [rng.normal(1.0, 0.01, 5) * (1.3 if i >= 2 else 1.0) for i in range(5)]
+    found = changepoint.changes(step, 0.05)
+    assert [c.index for c in found] == [2]
+    assert (found[0].n_before, found[0].n_after) == (10, 15)
+    two_steps = [rng.normal(1.0, 0.01, 6) * f for f in (1, 1, 1.3, 1.3, 0.8, 0.8)]
+    assert [c.index for c in changepoint.changes(two_steps, 0.05)] == [2, 4]
+
+
+def test_trend_names_the_third_of_five_versions(tmp_path):
+    dirs = history(tmp_path / "results", 1.4)
+    code, table = run_trend(tmp_path, reversed(dirs))                 # order comes from the versions
+    assert code == 1
+    changed = table[table["verdict"] != "same"]
+    assert len(changed) == 1, changed
+    hit = changed.iloc[0]
+    assert (hit["algorithm"], hit["collective"], hit["msg_bytes"]) == SLOW_POINT
+    assert hit["first_change"] == "openmpi-5.0.0rc1" == hit["first_regression"]
+    ratio, low, high, p = (float(hit[c]) for c in ("ratio", "ci_low", "ci_high", "p_value"))
+    assert hit["direction"] == "slower" and low < 1.4 < high and low < ratio < high
+    assert abs(ratio - 1.4) < 0.03 and p < 0.05
+    assert (hit["launches"], hit["min_launches"], hit["n_before"], hit["n_after"]) == (25, 5, 10, 15)
+    report = (tmp_path / "trend" / "trend.md").read_text()
+    assert "openmpi-5.0.0rc1" in report and "10+15 launches" in report
+
+
+def test_trend_finds_nothing_on_a_flat_history(tmp_path):
+    code, table = run_trend(tmp_path, history(tmp_path / "results", 1.0))
+    assert code == 0
+    assert set(table["verdict"]) == {"same"} and len(table) == len(POINTS)
+
+
+def test_an_improvement_is_named_but_does_not_fail(tmp_path):
+    code, table = run_trend(tmp_path, history(tmp_path / "results", 0.6))
+    assert code == 0
+    hit = table[table["verdict"] == "faster"].iloc[0]
+    assert hit["first_change"] == "openmpi-5.0.0rc1" and hit["first_regression"] == ""
+
+
+def test_too_few_launches_refuse_a_verdict(tmp_path):
+    dirs = history(tmp_path / "results", 1.4)
+    few = S.write_installations(tmp_path / "few", [("openmpi", "5.1.0", {SLOW_POINT: 1.4}, None)], POINTS,
+                                launches=3)
+    code, table = run_trend(tmp_path, dirs[:2] + few)
+    assert code == 4
+    assert set(table["verdict"]) == {"insufficient"}
+    assert "openmpi-5.1.0 (3)" in table["note"].iloc[0] and "fewer than 4 launches" in table["note"].iloc[0]
+
+
+def test_libraries_are_ordered_and_tracked_apart(tmp_path):
+    mpich = S.write_installations(tmp_path / "r", [("mpich", v, {}, None) for v in ("4.0.2", "3.4.1")],
+                                  POINTS)
+    ompi = S.write_installations(tmp_path / "r", [("openmpi", v, {}, None) for v in ("5.0.7", "4.1.4")],
+                                 POINTS)
+    code, table = run_trend(tmp_path, [tmp_path / "r"])              # a whole results tree
+    assert code == 0
+    assert set(table["library"]) == {"mpich", "openmpi"} and set(table["installations"]) == {2}
+    series = pd.read_csv(tmp_path / "trend" / "trend.csv")
+    order = series.drop_duplicates("installation").sort_values(["library", "position"])["installation"]
+    assert list(order) == ["mpich-3.4.1", "mpich-4.0.2", "openmpi-4.1.4", "openmpi-5.0.7"]
+    assert len(mpich + ompi) == 4
+
+
+def test_usage_and_input_errors_exit_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as usage:
+        cli.main(["trend", "--order", "alphabetical", str(tmp_path), "-o", str(tmp_path / "o")])
+    assert usage.value.code == 2
+    assert cli.main(["trend", str(tmp_path / "missing"), "-o", str(tmp_path / "o")]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_installation_names_come_from_the_metadata():
+    meta = {"mpi_impl": "openmpi", "mpi_version": "5.0.7", "mpi_library": "Open MPI v5.0.7, package: x\nmore"}
+    inst = inventory.installation_of([meta], "d")
+    assert (inst.name, inst.identity) == ("openmpi-5.0.7", "Open MPI v5.0.7, package: x")
+    assert inventory.installation_of([dict(meta, installation={"name": "ompi5-spack"})], "d").name == "ompi5-spack"
+    twins = inventory.disambiguate([inventory.installation_of([meta], "a"),
+                                    inventory.installation_of([dict(meta, mpi_library="other build")], "b")])
+    assert len({i.name for i in twins}) == 2 and all(i.name.startswith("openmpi-5.0.7~") for i in twins)
+    with pytest.raises(InputError, match="disagree on mpi_version .* split it"):
+        inventory.installation_of([meta, dict(meta, mpi_version="5.0.6")], "d")
