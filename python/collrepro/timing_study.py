@@ -15,7 +15,9 @@ Commands (bench/timing-study is the wrapper):
   run     [--out DIR] [--mpi openmpi|mpich] [--nps 2,4,8,16] [--methods a,b] [--launches N]
           [--later S]   runs what is missing (resumable: collrun resumes launches, residual
                         files that exist are kept), with a progress line and ETA per block
-  report  DIR [-o OUT]  study.csv, residuals.csv, study.md and spread.png from a run's DIR
+  sim     [--out DIR] [--np 1024] [--ppn 1] [--platform XML]   both clock synchronizations in
+          SimGrid (the smpi build): their simulated time, messages and rounds
+  report  DIR [-o OUT]  study.csv, residuals.csv, study.md and spread.png (and sim.csv, sim.md)
 
 Runs of more processes than cores are flagged in every table (`oversubscribed`): their
 spread says more about the scheduler than about the method.
@@ -77,16 +79,48 @@ def _clock_check(opts, kind, np_):
     env = launch.mpi_environment(opts.mpi, oversubscribed=np_ > len(os.sched_getaffinity(0)))
     cmd = runner.command(np_, [exe, CONFIG, "--quiet", "--set", f"timing.clock_sync={kind}",
                                "--clock-check", str(opts.later)])
+    line, rc = _json_line(cmd, env)
+    if line is None:
+        _say(f"clock check {kind} at {np_} processes failed (exit {rc})")
+        return rc or 1
+    _write_atomically(path, line + "\n")
+    return 0
+
+
+def _json_line(cmd, env=None):
+    """The one JSON line a --clock-check run prints, or None."""
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
     lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
-    if proc.returncode != 0 or len(lines) != 1:
-        _say(f"clock check {kind} at {np_} processes failed (exit {proc.returncode})")
-        return proc.returncode or 1
+    return (lines[0] if proc.returncode == 0 and len(lines) == 1 else None), proc.returncode
+
+
+def _write_atomically(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(lines[0] + "\n")
+        f.write(text)
     os.replace(tmp, path)
+
+
+def sim(opts):
+    """Both clock synchronizations at opts.np simulated ranks: their simulated cost."""
+    for kind in CLOCK_SYNCS:
+        path = os.path.join(opts.out, "sim", f"{kind}-np{opts.np}.json")
+        if os.path.exists(path):
+            continue
+        t0 = time.monotonic()
+        cmd = [os.path.join(REPO, "bench", "sim", "simrun"), "--platform", opts.platform, "--np", str(opts.np),
+               "--ppn", str(opts.ppn), CONFIG, "--", "--quiet", "--clock-check", "0",
+               f"--set=timing.clock_sync={kind}"]
+        line, rc = _json_line(cmd)
+        if line is None:
+            _say(f"simulated clock check {kind} at {opts.np} ranks failed (exit {rc})")
+            return rc or 1
+        j = json.loads(line)
+        j["platform"], j["ppn"], j["wall_s"] = os.path.relpath(opts.platform, REPO), opts.ppn, time.monotonic() - t0
+        _write_atomically(path, json.dumps(j) + "\n")
+        _say(f"{kind} at {opts.np} simulated ranks: {j['sync_cost']['seconds'] * 1e3:.3f} ms simulated, "
+             f"{j['sync_cost']['messages']} messages, {j['sync_cost']['rounds']} rounds ({_duration(j['wall_s'])} wall)")
     return 0
 
 
@@ -157,6 +191,29 @@ def _residual_rows(directory):
     return rows
 
 
+def _sim_rows(directory):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(directory, "sim", "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            j = json.load(f)
+        rows.append({"clock_sync": j["clock_sync"], "nprocs": j["nprocs"], "ppn": j["ppn"], "platform": j["platform"],
+                     "simulated_sync_s": j["sync_cost"]["seconds"], "messages": j["sync_cost"]["messages"],
+                     "rounds": j["sync_cost"]["rounds"], "wall_s": j["wall_s"]})
+    return rows
+
+
+def _sim_markdown(rows):
+    lines = ["| clock sync | ranks | platform | simulated sync time | messages | rounds | cost / hierarchical's |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    hier = {(r["nprocs"], r["platform"]): r["simulated_sync_s"] for r in rows if r["clock_sync"] == "hierarchical"}
+    for r in sorted(rows, key=lambda r: (r["nprocs"], r["clock_sync"])):
+        h = hier.get((r["nprocs"], r["platform"]))
+        ratio = f"{r['simulated_sync_s'] / h:.1f}" if h else "n/a"
+        lines.append(f"| {r['clock_sync']} | {r['nprocs']} x {r['ppn']} ppn | {r['platform']} | "
+                     f"{r['simulated_sync_s'] * 1e3:.3f} ms | {r['messages']} | {r['rounds']} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
 def _figure(study, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -221,6 +278,12 @@ def report(directory, out):
     for method in METHODS:
         for d in sorted(glob.glob(os.path.join(directory, method, "np*"))):
             rows += _block_rows(d, method, int(os.path.basename(d)[2:]))
+    sim_rows = _sim_rows(directory)
+    if sim_rows:
+        os.makedirs(out, exist_ok=True)
+        pd.DataFrame(sim_rows).to_csv(os.path.join(out, "sim.csv"), index=False)
+        with open(os.path.join(out, "sim.md"), "w", encoding="utf-8") as f:
+            f.write(_sim_markdown(sim_rows))
     if not rows:
         _say(f"{directory}: no study results (run 'timing-study run --out {directory}' first)")
         return 2
@@ -256,12 +319,23 @@ def main(argv=None):
     r.add_argument("--methods", default=",".join(METHODS))
     r.add_argument("--launches", type=int, default=10)
     r.add_argument("--later", type=int, default=10, help="seconds between the two residual checks (0..600)")
+    m = sub.add_parser("sim")
+    m.add_argument("--out", default=os.path.join(REPO, "results", "local", "timing-study"))
+    m.add_argument("--np", type=int, default=1024)
+    m.add_argument("--ppn", type=int, default=1)
+    m.add_argument("--platform", default=os.path.join(REPO, "configs", "platforms", "cori-dragonfly.xml"))
     p = sub.add_parser("report")
     p.add_argument("dir")
     p.add_argument("-o", "--out", default="")
     opts = ap.parse_args(argv)
     if opts.cmd == "report":
         return report(opts.dir, opts.out or opts.dir)
+    if opts.cmd == "sim":
+        if not 2 <= opts.np <= 1 << 16 or not 1 <= opts.ppn <= opts.np:
+            raise SystemExit("timing-study: sim --np must be 2..65536 and --ppn 1..np")
+        if not os.path.isfile(opts.platform):
+            raise SystemExit(f"timing-study: sim --platform {opts.platform}: no such file")
+        return sim(opts)
     opts.methods = _list(opts.methods, "method", list(METHODS))
     try:
         opts.nps = [int(n) for n in _list(opts.nps, "process count")]
