@@ -59,12 +59,38 @@ std::optional<GroupPair> GroupPair::create(MPI_Comm world, std::span<const int> 
     pair.both_ = std::move(participants);
   }
 
-  // members_[s][r]: rank in both() of local rank r of side s (world order within a side).
-  const int n = pair.both_.size();
-  std::vector<int> side_of(static_cast<std::size_t>(n));
-  check(MPI_Allgather(&my_side, 1, MPI_INT, side_of.data(), 1, MPI_INT, pair.both_.get()), "MPI_Allgather");
-  for (int r = 0; r < n; ++r) pair.members_[side_of[static_cast<std::size_t>(r)]].push_back(r);
+  pair.number_members();
   return pair;
+}
+
+GroupPair GroupPair::from_intercomm(MPI_Comm inter) {
+  GroupPair pair;
+  pair.intercomm_ = Comm::dup(inter);
+  MPI_Comm merged = MPI_COMM_NULL;
+  check(MPI_Intercomm_merge(pair.intercomm_.get(), 0, &merged), "MPI_Intercomm_merge");
+  pair.both_ = Comm(merged);
+  // The group holding merged rank 0 is side 0: translate our local rank 0 into the merge.
+  MPI_Group local = MPI_GROUP_NULL, both = MPI_GROUP_NULL;
+  check(MPI_Comm_group(pair.intercomm_.get(), &local), "MPI_Comm_group");
+  check(MPI_Comm_group(merged, &both), "MPI_Comm_group");
+  int first = 0, first_in_both = MPI_UNDEFINED;
+  const int rc = MPI_Group_translate_ranks(local, 1, &first, both, &first_in_both);
+  MPI_Group_free(&local);
+  MPI_Group_free(&both);
+  check(rc, "MPI_Group_translate_ranks");
+  pair.side_ = first_in_both == 0 ? 0 : 1;
+  check(MPI_Comm_rank(pair.intercomm_.get(), &pair.local_rank_), "MPI_Comm_rank");
+  pair.local_ = Comm::split(merged, pair.side_, pair.local_rank_);
+  pair.number_members();
+  return pair;
+}
+
+void GroupPair::number_members() {
+  // members_[s][r]: rank in both() of local rank r of side s (world order within a side).
+  const int n = both_.size();
+  std::vector<int> side_of(static_cast<std::size_t>(n));
+  check(MPI_Allgather(&side_, 1, MPI_INT, side_of.data(), 1, MPI_INT, both_.get()), "MPI_Allgather");
+  for (int r = 0; r < n; ++r) members_[side_of[static_cast<std::size_t>(r)]].push_back(r);
 }
 
 MPI_Comm GroupPair::intercomm() const {
