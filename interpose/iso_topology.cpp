@@ -18,19 +18,32 @@ std::optional<IsoTopology> cartesian(MPI_Comm comm) {
   if (nd < 1) return std::nullopt;
   std::vector<int> dims(static_cast<std::size_t>(nd)), periods(dims.size()), coords(dims.size());
   check(PMPI_Cart_get(comm, nd, dims.data(), periods.data(), coords.data()), "MPI_Cart_get");
-  for (int j = 0; j < nd; ++j)
-    if (!periods[static_cast<std::size_t>(j)] || dims[static_cast<std::size_t>(j)] < 3) return std::nullopt;
+  for (int size : dims)
+    if (size < 3) return std::nullopt;
   std::vector<iso::Offset> offsets;
   std::vector<int> position;
+  std::vector<bool> discard;
   for (int j = 0; j < nd; ++j) {
     offsets.push_back(iso::axis_offset(nd, j, -1));
     offsets.push_back(iso::axis_offset(nd, j, +1));
     position.push_back(2 * j + 1);  // what goes towards -e_j arrives from +e_j
     position.push_back(2 * j);
+    int below = MPI_PROC_NULL, above = MPI_PROC_NULL;
+    check(PMPI_Cart_shift(comm, j, 1, &below, &above), "MPI_Cart_shift");
+    discard.push_back(below == MPI_PROC_NULL);
+    discard.push_back(above == MPI_PROC_NULL);
   }
   auto n = iso::Neighborhood::list(offsets);
-  auto iso_comm = iso::IsoComm::attach(comm, n);
-  return IsoTopology{std::move(n), dims, std::move(position), std::move(iso_comm)};
+  const bool torus = std::all_of(periods.begin(), periods.end(), [](int p) { return p != 0; });
+  Comm twin;  // the torus of the same dimensions, when some are not periodic
+  if (!torus) {
+    const std::vector<int> all_periodic(dims.size(), 1);
+    MPI_Comm t = MPI_COMM_NULL;
+    check(PMPI_Cart_create(comm, nd, dims.data(), all_periodic.data(), 0, &t), "MPI_Cart_create");
+    twin = Comm(t);
+  }
+  auto iso_comm = iso::IsoComm::attach(torus ? comm : twin.get(), n);
+  return IsoTopology{std::move(n), dims, std::move(position), std::move(discard), std::move(iso_comm)};
 }
 
 // Every process holds the same `mine` (same length first, then the same entries).
@@ -77,7 +90,7 @@ std::optional<IsoTopology> dist_graph(MPI_Comm comm) {
   check(PMPI_Cart_create(comm, 1, &size, &periodic, 0, &ring), "MPI_Cart_create");
   Comm owned(ring);
   auto iso_comm = iso::IsoComm::attach(owned.get(), n);
-  return IsoTopology{std::move(n), {size}, *position, std::move(iso_comm)};
+  return IsoTopology{std::move(n), {size}, *position, std::vector<bool>(dst.size(), false), std::move(iso_comm)};
 }
 
 }  // namespace

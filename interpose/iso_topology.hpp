@@ -1,10 +1,14 @@
 // Is a communicator's topology an isomorphic neighbourhood? Decided once per communicator
 // (collective: the first neighbourhood call), then cached with its plans.
 //
-// - Cartesian: every dimension periodic and of size >= 3. Neighbours, in MPI's order, are
-//   -e_0, +e_0, -e_1, +e_1, ...: the neighbourhood list:(-e_0),(+e_0),... Smaller dimensions
-//   make one process two neighbours, and which of its blocks lands where is then the MPI
-//   library's business (libraries differ): those go to the native call.
+// - Cartesian: every dimension of size >= 3. Neighbours, in MPI's order, are -e_0, +e_0, -e_1,
+//   +e_1, ...: the neighbourhood list:(-e_0),(+e_0),... Smaller dimensions make one process two
+//   neighbours, and which of its blocks lands where is then the MPI library's business
+//   (libraries differ): those go to the native call. A dimension that is not periodic has
+//   MPI_PROC_NULL neighbours at its ends: the algorithm runs on the torus of the same
+//   dimensions (a periodic twin, reorder = 0), and the blocks that arrive across an end are
+//   received into scratch and dropped (`discard`), so the user's blocks stay untouched, as MPI
+//   leaves them. The blocks sent across an end are the only extra traffic.
 // - Distributed graph: the same relative offsets (mod the size, as a 1-d torus) on every
 //   process, for destinations and sources alike, no offset repeated. Checked with two
 //   MPI_Allreduce calls; a one-dimensional periodic Cartesian communicator (reorder = 0)
@@ -27,6 +31,7 @@ struct IsoTopology {
   iso::Neighborhood neighborhood;  // destination offsets, in MPI's neighbour order
   std::vector<int> dims;
   std::vector<int> recv_position;  // algorithm receive block k is MPI's receive block recv_position[k]
+  std::vector<bool> discard;       // per MPI receive block: its source is MPI_PROC_NULL
   iso::IsoComm comm;
 };
 

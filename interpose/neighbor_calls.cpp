@@ -41,10 +41,13 @@ std::vector<Block> regular_blocks(const void* buf, int n, int count, MPI_Datatyp
   return out;
 }
 
-// MPI's receive blocks in the algorithms' order.
-std::vector<Block> in_algorithm_order(const std::vector<Block>& mpi, const std::vector<int>& position) {
+// MPI's receive blocks in the algorithms' order; those from MPI_PROC_NULL marked to be dropped.
+std::vector<Block> in_algorithm_order(const std::vector<Block>& mpi, const IsoTopology& topo) {
   std::vector<Block> out;
-  for (int p : position) out.push_back(mpi[static_cast<std::size_t>(p)]);
+  for (int p : topo.recv_position) {
+    out.push_back(mpi[static_cast<std::size_t>(p)]);
+    out.back().discard = topo.discard[static_cast<std::size_t>(p)];
+  }
   return out;
 }
 
@@ -120,7 +123,7 @@ int serve(Collective c, MPI_Comm comm, const void* sbuf, std::vector<Block> send
   }
   Context& ctx = context_of(comm);
   Staged send(bytes(sbuf), std::move(send_blocks), ctx.send_scratch, Staged::Side::Send);
-  Staged recv(bytes(rbuf), in_algorithm_order(recv_blocks, st.topology->recv_position), ctx.recv_scratch,
+  Staged recv(bytes(rbuf), in_algorithm_order(recv_blocks, *st.topology), ctx.recv_scratch,
               Staged::Side::Recv);
   Plan<iso::Args>& plan = plan_for(st, c, send, recv);
   count_served(c, plan.algorithm);

@@ -32,7 +32,7 @@ Staged::Staged(std::byte* buffer, std::vector<Block> blocks, std::vector<std::by
   for (const Block& b : blocks_) {
     const std::size_t bytes = block_bytes(b.count, b.type);
     const std::ptrdiff_t at = contiguous_offset(buffer, b, bytes);
-    if (at < 0) copied_ = true;
+    if (at < 0 || b.discard) copied_ = true;
     counts_.push_back(bytes);
     displs_.push_back(at < 0 ? 0 : static_cast<std::size_t>(at));
     total += bytes;
@@ -61,7 +61,7 @@ void Staged::pack() const {
 void Staged::unpack() const {
   if (!copied_) return;
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
-    if (counts_[i] == 0) continue;
+    if (counts_[i] == 0 || blocks_[i].discard) continue;
     int position = 0;
     check(PMPI_Unpack(base_ + displs_[i], mpi_count(counts_[i], "MPI_Unpack"), &position, blocks_[i].at,
                       blocks_[i].count, blocks_[i].type, MPI_COMM_SELF),

@@ -3,7 +3,7 @@
 // the algorithm works on the user's memory directly (zero copy); otherwise every block is
 // packed (send) or received into the caller's scratch buffer and unpacked afterwards (receive)
 // with MPI_Pack/MPI_Unpack. The layout is computed first; the copies happen only when an
-// algorithm serves the call. The byte counts, and so every decision taken from them, are the
+// algorithm serves the call. A side with a discarded block is staged whole. The byte counts, and so every decision taken from them, are the
 // same either way.
 #pragma once
 
@@ -18,6 +18,7 @@ struct Block {
   std::byte* at = nullptr;  // the block's address as MPI computes it (buffer + displacement)
   int count = 0;
   MPI_Datatype type = MPI_BYTE;
+  bool discard = false;  // receive side: take the bytes into scratch and drop them
 };
 
 // Bytes of `count` elements of `type` (MPI_Type_size).

@@ -5,7 +5,7 @@
 //   inter-group: MPI_Allgather and MPI_Allgatherv on every split of the processes, blocks of
 //     0, 1, 7 and 70000 bytes, half duplex both ways, a non-contiguous datatype, Allgatherv with
 //     zeros and reversed, gapped displacements;
-//   isomorphic: a periodic ring (Cartesian), a 2-d periodic torus when the size allows it, and
+//   isomorphic: a periodic ring and a line (Cartesian), a 2-d torus when the size allows it, and
 //     distributed graphs with offsets {+1, +2, -1} and {0, +1}, for MPI_Neighbor_alltoall,
 //     _allgather and _alltoallw (per-block sizes, a vector datatype).
 // Prints "transparency: N calls equal" on rank 0, or the first difference and exits 1.
@@ -189,8 +189,8 @@ void neighborhood(MPI_Comm comm, const std::string& name) {
   MPI_Type_free(&every_other);
 }
 
-void cartesian(std::vector<int> dims, const std::string& name) {
-  std::vector<int> periods(dims.size(), 1);
+void cartesian(std::vector<int> dims, int periodic, const std::string& name) {
+  std::vector<int> periods(dims.size(), periodic);
   MPI_Comm cart;
   MPI_Cart_create(MPI_COMM_WORLD, static_cast<int>(dims.size()), dims.data(), periods.data(), 0, &cart);
   if (cart != MPI_COMM_NULL) {
@@ -219,8 +219,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   for (int p = 1; p < world_size; ++p) intergroup(p);
-  if (world_size >= 3) cartesian({world_size}, "ring");
-  if (world_size == 9) cartesian({3, 3}, "3x3 torus");
+  if (world_size >= 3) cartesian({world_size}, 1, "ring");
+  if (world_size >= 3) cartesian({world_size}, 0, "line (not periodic)");
+  if (world_size == 9) cartesian({3, 3}, 1, "3x3 torus");
   if (world_size >= 5) ring_graph({1, 2, -1}, "graph {+1,+2,-1}");
   if (world_size >= 3) ring_graph({0, 1}, "graph {0,+1}");
   if (world_rank == 0) std::printf("transparency: %ld calls equal\n", checked);
