@@ -8,6 +8,8 @@
                 right), a good rules file, a forced algorithm that does not support the shape
                 (native, warned once per process), COLLREPRO_PMPI_DISABLE
   comm_cycle    communicators freed and re-created in a loop (the program links -lcollrepro_pmpi)
+  tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun), interpose/colltune, and the
+                library accepts the rules and serves every call by the algorithm they name
   mpich_suite   MPICH's own coll tests through the library (mpich_suite.py)
 
 The build passes its paths in the environment (tests/interpose/CMakeLists.txt).
@@ -18,6 +20,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -187,8 +190,37 @@ def check_comm_cycle():
     print(out.strip())
 
 
+def check_tune():
+    repo = env("REPO")
+    out_dir = os.path.join(work_dir("tune"), "sweep")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    sweep = subprocess.run([os.path.join(repo, "bench", "collrun"), "--mpi", env("MPI_FLAVOR"), "--np", "2",
+                            "--out", out_dir, "--build-dir", env("BUILD_DIR"),
+                            os.path.join(repo, "tests", "interpose", "tune-sweep.yaml")],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    if sweep.returncode != 0:
+        raise Failure(f"the sweep failed (exit {sweep.returncode}):\n{sweep.stdout[-2000:]}\n{sweep.stderr[-2000:]}")
+    rules = os.path.join(work_dir("tune"), "rules.json")
+    tuned = subprocess.run([os.path.join(repo, "interpose", "colltune"), out_dir, "-o", rules],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    if tuned.returncode != 0:
+        raise Failure(f"colltune failed (exit {tuned.returncode}): {tuned.stderr}")
+    with open(rules, encoding="utf-8") as f:
+        tree = json.load(f)
+    sizes = tree["collective=allgather"]["groups=1:1"]["duplex=full"]
+    _, err, served = run_transparency(2, {"COLLREPRO_PMPI_RULES": rules}, os.path.join(work_dir("tune"), "report.txt"))
+    if "collrepro-pmpi" in err:
+        raise Failure(f"the library rejected colltune's rules: {err}")
+    named = {k.split("=", 1)[1] for leaves in sizes.values() for k in leaves}
+    unexpected = {a for (c, a) in served if c == "allgather" and a not in named and a != "native"}
+    if unexpected:
+        raise Failure(f"allgather calls served by {unexpected}, which the rules {sizes} do not name")
+    print(f"colltune: {tuned.stdout.strip()}; rules for 1:1 full duplex: {json.dumps(sizes)}; served {served}")
+
+
 def main():
-    checks = {"transparency": check_transparency, "settings": check_settings, "comm_cycle": check_comm_cycle}
+    checks = {"transparency": check_transparency, "settings": check_settings, "comm_cycle": check_comm_cycle,
+              "tune": check_tune}
     try:
         if sys.argv[1:] == ["mpich_suite"]:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
