@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 extern "C" long collrepro_pmpi_live_plans(void);
