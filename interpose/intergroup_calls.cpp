@@ -75,14 +75,32 @@ std::vector<Block> recv_blocks(void* rbuf, const int* counts, const int* displs,
   return blocks;
 }
 
-int serve_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
-                    MPI_Comm comm) {
+// The communicator's context, with its GroupPair built on the first inter-group call.
+Context& inter_context(MPI_Comm comm) {
   Context& ctx = context_of(comm);
   if (!ctx.inter) ctx.inter = std::make_unique<InterState>(comm);
+  return ctx;
+}
+
+// The send side: one block.
+Staged send_side(Context& ctx, const void* sbuf, int scount, MPI_Datatype stype) {
+  auto* at = const_cast<std::byte*>(static_cast<const std::byte*>(sbuf));
+  return Staged(at, {{at, scount, stype}}, ctx.send_scratch, Staged::Side::Send);
+}
+
+inter::Args layout(std::size_t send_bytes, std::vector<std::size_t> counts, std::vector<std::size_t> displs) {
+  inter::Args args;
+  args.send_bytes = send_bytes;
+  args.recv_counts = std::move(counts);
+  args.recv_displs = std::move(displs);
+  return args;
+}
+
+int serve_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                    MPI_Comm comm) {
+  Context& ctx = inter_context(comm);
   const GroupPair& pair = ctx.inter->pair;
-  Staged send(const_cast<std::byte*>(static_cast<const std::byte*>(sbuf)),
-              {{const_cast<std::byte*>(static_cast<const std::byte*>(sbuf)), scount, stype}}, ctx.send_scratch,
-              Staged::Side::Send);
+  const Staged send = send_side(ctx, sbuf, scount, stype);
   Staged recv(static_cast<std::byte*>(rbuf),
               recv_blocks(rbuf, nullptr, nullptr, pair.remote_size(), rcount, rtype), ctx.recv_scratch,
               Staged::Side::Recv);
@@ -95,11 +113,8 @@ int serve_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf
   if (!plan) {
     const bool a = pair.side() == 0;
     const auto shape = inter::Shape::uniform(pair.size_of(0), pair.size_of(1), a ? mine : theirs, a ? theirs : mine);
-    inter::Args args;
-    args.send_bytes = mine;
-    args.recv_counts = recv.counts();
-    args.recv_displs = displs;
-    plan = &ctx.inter->allgather.insert(std::move(key), make_plan(Collective::Allgather, shape, pair, std::move(args)));
+    plan = &ctx.inter->allgather.insert(
+        std::move(key), make_plan(Collective::Allgather, shape, pair, layout(mine, recv.counts(), displs)));
   }
   count_served(Collective::Allgather, plan->algorithm);
   if (!plan->algorithm) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -122,12 +137,9 @@ inter::Shape gather_shape(const GroupPair& pair, std::size_t mine) {
 
 int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts,
                      const int* rdispls, MPI_Datatype rtype, MPI_Comm comm) {
-  Context& ctx = context_of(comm);
-  if (!ctx.inter) ctx.inter = std::make_unique<InterState>(comm);
+  Context& ctx = inter_context(comm);
   const GroupPair& pair = ctx.inter->pair;
-  Staged send(const_cast<std::byte*>(static_cast<const std::byte*>(sbuf)),
-              {{const_cast<std::byte*>(static_cast<const std::byte*>(sbuf)), scount, stype}}, ctx.send_scratch,
-              Staged::Side::Send);
+  const Staged send = send_side(ctx, sbuf, scount, stype);
   Staged recv(static_cast<std::byte*>(rbuf), recv_blocks(rbuf, rcounts, rdispls, pair.remote_size(), 0, rtype),
               ctx.recv_scratch, Staged::Side::Recv);
   InterKey key{Collective::Allgatherv, send.counts()[0], recv.counts(), recv.displs()};
@@ -136,11 +148,9 @@ int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
   check(PMPI_Allreduce(&miss, &any_miss, 1, MPI_INT, MPI_MAX, pair.both()), "MPI_Allreduce");
   if (any_miss) {
     const inter::Shape shape = gather_shape(pair, send.counts()[0]);
-    inter::Args args;
-    args.send_bytes = send.counts()[0];
-    args.recv_counts = recv.counts();
-    args.recv_displs = recv.displs();
-    plan = &ctx.inter->allgatherv.insert(std::move(key), make_plan(Collective::Allgatherv, shape, pair, std::move(args)));
+    plan = &ctx.inter->allgatherv.insert(
+        std::move(key),
+        make_plan(Collective::Allgatherv, shape, pair, layout(send.counts()[0], recv.counts(), recv.displs())));
   }
   count_served(Collective::Allgatherv, plan->algorithm);
   if (!plan->algorithm) return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm);

@@ -111,9 +111,7 @@ def build(tree, version):
             objects.append(obj)
         for program in PROGRAMS:
             compile_step(cc + [os.path.join(test, "coll", program + ".c"), *objects, "-o", os.path.join(work, program)])
-        open(os.path.join(work, ".complete"), "w").close()
-        shutil.rmtree(dest, ignore_errors=True)
-        os.rename(work, dest)
+        debian_source.publish(work, dest)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return dest
