@@ -97,8 +97,13 @@ def run_transparency(np, variables, report):
     return out, err, read_report(report)
 
 
+def busy_polling():
+    """MPICH busy-polls: oversubscribed runs cost many times more, so its checks run smaller."""
+    return env("MPI_FLAVOR") == "mpich"
+
+
 def check_transparency():
-    np = 5
+    np = 3 if busy_polling() else 5  # 3: every split, the ring, the line and the {0, +1} graph
     names = servable_algorithms()
     report = os.path.join(work_dir("transparency"), "report.txt")
     for name, collectives in sorted(names.items()):
@@ -184,7 +189,7 @@ def check_settings():
 
 
 def check_comm_cycle():
-    rc, out, err = mpirun(4, [env("COMM_CYCLE"), "100"], preload=False)
+    rc, out, err = mpirun(4, [env("COMM_CYCLE"), "20" if busy_polling() else "100"], preload=False)
     if rc != 0 or "0 left" not in out:
         raise Failure(f"comm_cycle failed (exit {rc}):\n{out}\n{err}")
     print(out.strip())

@@ -67,7 +67,7 @@ def c_compiler():
 def mpi_library_id():
     """Which MPI library the tests link: the resolved libmpi path, size and time."""
     out = subprocess.run(["ldd", env("TRANSPARENCY")], capture_output=True, text=True, check=True).stdout
-    lib = re.search(r"libmpi\.so\S* => (\S+)", out)
+    lib = re.search(r"lib(?:mpi|mpich)\.so\S* => (\S+)", out)
     if not lib:
         raise Failure("cannot find libmpi in ldd of the test program")
     real = os.path.realpath(lib.group(1))
