@@ -7,7 +7,8 @@
   settings      bad rules files and names (one line at MPI_Init, every call native, results
                 right), a good rules file, a forced algorithm that does not support the shape
                 (native, warned once per process), COLLREPRO_PMPI_DISABLE
-  comm_cycle    communicators freed and re-created in a loop (the program links -lcollrepro_pmpi)
+  comm_cycle    communicators freed and re-created in a loop (the program links -lcollrepro_pmpi,
+                once through CMake and once with `pkg-config --libs collrepro-pmpi`)
   tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun), interpose/colltune, and the
                 library accepts the rules and serves every call by the algorithm they name
   mpich_suite   MPICH's own coll tests through the library (mpich_suite.py)
@@ -112,6 +113,11 @@ def check_transparency():
             if served.get((c, name), 0) == 0:
                 raise Failure(f"COLLREPRO_PMPI_FORCE={name}: the report shows no {c} call served by it: {served}")
         print(f"{name}: {out.strip()}; served {', '.join(f'{c} {served[(c, name)]}' for c in collectives)}")
+    if not busy_polling():  # a 3x3 torus: the isomorphic algorithms on two dimensions
+        for name, collectives in sorted(names.items()):
+            if collectives[0].startswith("neighbor-"):
+                out, _, served = run_transparency(9, {"COLLREPRO_PMPI_FORCE": name}, report)
+                print(f"{name} at 9 processes (3x3 torus): {out.strip()}")
     out, _, served = run_transparency(np, {}, report)
     ours = sum(n for (c, a), n in served.items() if a != "native")
     if ours == 0:
@@ -188,11 +194,28 @@ def check_settings():
     print("disabled: no call intercepted")
 
 
+def pkg_config_build(source, target):
+    """Builds `source` the way a user would: the MPI wrapper compiler and pkg-config's flags."""
+    pc_dir = os.path.dirname(env("PMPI_LIBRARY"))
+    flags = subprocess.run(["pkg-config", "--libs", "collrepro-pmpi"], capture_output=True, text=True,
+                           env={**os.environ, "PKG_CONFIG_PATH": pc_dir})
+    if flags.returncode != 0:
+        raise Failure(f"pkg-config --libs collrepro-pmpi failed: {flags.stderr}")
+    cmd = [env("MPICC"), source, *flags.stdout.split(), "-o", target]
+    built = subprocess.run(cmd, capture_output=True, text=True)
+    if built.returncode != 0:
+        raise Failure(f"building with pkg-config's flags failed: {' '.join(cmd)}\n{built.stderr}")
+
+
 def check_comm_cycle():
-    rc, out, err = mpirun(4, [env("COMM_CYCLE"), "20" if busy_polling() else "100"], preload=False)
-    if rc != 0 or "0 left" not in out:
-        raise Failure(f"comm_cycle failed (exit {rc}):\n{out}\n{err}")
-    print(out.strip())
+    linked = os.path.join(work_dir("comm_cycle"), "comm_cycle_pkg_config")
+    pkg_config_build(os.path.join(os.path.dirname(os.path.abspath(__file__)), "comm_cycle.cpp"), linked)
+    rounds = "20" if busy_polling() else "100"
+    for program in (env("COMM_CYCLE"), linked):  # linked by CMake (-l), and through pkg-config
+        rc, out, err = mpirun(4, [program, rounds], preload=False)
+        if rc != 0 or "0 left" not in out:
+            raise Failure(f"{program} failed (exit {rc}):\n{out}\n{err}")
+        print(f"{os.path.basename(program)}: {out.strip()}")
 
 
 def check_tune():
