@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace collrepro::pmpi {
@@ -13,8 +14,12 @@ namespace {
 // Slot of (collective, algorithm): the registry's entries first, then one native slot per
 // collective. The registry is the same in every process, so the slots are too.
 struct Counters {
+  Counters() {
+    for (std::size_t i = 0; i < algorithms.size(); ++i) slot_of[algorithms[i]] = i;
+  }
   std::mutex m;
   std::vector<const Algorithm*> algorithms = Registry::global().all();
+  std::unordered_map<const Algorithm*, std::size_t> slot_of;
   std::vector<std::uint64_t> calls = std::vector<std::uint64_t>(algorithms.size() + all_collectives().size(), 0);
 };
 
@@ -24,8 +29,8 @@ Counters& counters() {
 }
 
 std::size_t slot(const Counters& c, Collective collective, const Algorithm* a) {
-  for (std::size_t i = 0; a && i < c.algorithms.size(); ++i)
-    if (c.algorithms[i] == a) return i;
+  if (a)
+    if (const auto it = c.slot_of.find(a); it != c.slot_of.end()) return it->second;
   return c.algorithms.size() + static_cast<std::size_t>(collective);
 }
 

@@ -21,6 +21,17 @@ void validate_sides(std::span<const int> sides, int world_size) {
     throw std::invalid_argument("GroupPair: a side must be 0, 1 or -1");
 }
 
+// An owned group handle, freed on scope exit.
+struct Group {
+  MPI_Group handle = MPI_GROUP_NULL;
+  Group() = default;
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+  ~Group() {
+    if (handle != MPI_GROUP_NULL) MPI_Group_free(&handle);
+  }
+};
+
 int first_world_rank_of(std::span<const int> sides, int side) {
   return static_cast<int>(std::find(sides.begin(), sides.end(), side) - sides.begin());
 }
@@ -70,14 +81,11 @@ GroupPair GroupPair::from_intercomm(MPI_Comm inter) {
   check(MPI_Intercomm_merge(pair.intercomm_.get(), 0, &merged), "MPI_Intercomm_merge");
   pair.both_ = Comm(merged);
   // The group holding merged rank 0 is side 0: translate our local rank 0 into the merge.
-  MPI_Group local = MPI_GROUP_NULL, both = MPI_GROUP_NULL;
-  check(MPI_Comm_group(pair.intercomm_.get(), &local), "MPI_Comm_group");
-  check(MPI_Comm_group(merged, &both), "MPI_Comm_group");
+  Group local, both;
+  check(MPI_Comm_group(pair.intercomm_.get(), &local.handle), "MPI_Comm_group");
+  check(MPI_Comm_group(merged, &both.handle), "MPI_Comm_group");
   int first = 0, first_in_both = MPI_UNDEFINED;
-  const int rc = MPI_Group_translate_ranks(local, 1, &first, both, &first_in_both);
-  MPI_Group_free(&local);
-  MPI_Group_free(&both);
-  check(rc, "MPI_Group_translate_ranks");
+  check(MPI_Group_translate_ranks(local.handle, 1, &first, both.handle, &first_in_both), "MPI_Group_translate_ranks");
   pair.side_ = first_in_both == 0 ? 0 : 1;
   check(MPI_Comm_rank(pair.intercomm_.get(), &pair.local_rank_), "MPI_Comm_rank");
   pair.local_ = Comm::split(merged, pair.side_, pair.local_rank_);
