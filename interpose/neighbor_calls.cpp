@@ -112,19 +112,21 @@ IsoState& iso_state(MPI_Comm comm) {
   return *ctx.iso;
 }
 
-// Serves one call: `native` is the MPI library's call with the user's arguments.
-template <class Native>
-int serve(Collective c, MPI_Comm comm, const void* sbuf, std::vector<Block> send_blocks, void* rbuf,
-          std::vector<Block> recv_blocks, Native native) {
+// Serves one call: `native` is the MPI library's call with the user's arguments; send_blocks(s)
+// and recv_blocks(s) list the blocks of a call with s neighbours (asked only once the topology
+// is known isomorphic: in-degree = out-degree = s).
+template <class SendBlocks, class RecvBlocks, class Native>
+int serve(Collective c, MPI_Comm comm, const void* sbuf, SendBlocks send_blocks, void* rbuf, RecvBlocks recv_blocks,
+          Native native) {
   IsoState& st = iso_state(comm);
   if (!st.topology) {
     count_served(c, nullptr);
     return native();
   }
   Context& ctx = context_of(comm);
-  Staged send(bytes(sbuf), std::move(send_blocks), ctx.send_scratch, Staged::Side::Send);
-  Staged recv(bytes(rbuf), in_algorithm_order(recv_blocks, *st.topology), ctx.recv_scratch,
-              Staged::Side::Recv);
+  const int s = static_cast<int>(st.topology->neighborhood.size());
+  Staged send(bytes(sbuf), send_blocks(s), ctx.send_scratch, Staged::Side::Send);
+  Staged recv(bytes(rbuf), in_algorithm_order(recv_blocks(s), *st.topology), ctx.recv_scratch, Staged::Side::Recv);
   Plan<iso::Args>& plan = plan_for(st, c, send, recv);
   count_served(c, plan.algorithm);
   if (!plan.algorithm) return native();
@@ -132,19 +134,6 @@ int serve(Collective c, MPI_Comm comm, const void* sbuf, std::vector<Block> send
   plan.runner->run();
   recv.unpack();
   return MPI_SUCCESS;
-}
-
-int degree(MPI_Comm comm) {
-  int kind = MPI_UNDEFINED;
-  check(PMPI_Topo_test(comm, &kind), "MPI_Topo_test");
-  if (kind == MPI_CART) {
-    int nd = 0;
-    check(PMPI_Cartdim_get(comm, &nd), "MPI_Cartdim_get");
-    return 2 * nd;
-  }
-  int in = 0, out = 0, weighted = 0;
-  check(PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted), "MPI_Dist_graph_neighbors_count");
-  return std::max(in, out);
 }
 
 }  // namespace
@@ -158,9 +147,9 @@ extern "C" int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype 
   auto native = [&] { return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
   if (!intercepting() || !has_topology(comm)) return native();
   return guarded("MPI_Neighbor_alltoall", comm, [&] {
-    const int s = degree(comm);
-    return serve(Collective::NeighborAlltoall, comm, sbuf, regular_blocks(sbuf, s, scount, stype), rbuf,
-                 regular_blocks(rbuf, s, rcount, rtype), native);
+    return serve(
+        Collective::NeighborAlltoall, comm, sbuf, [&](int s) { return regular_blocks(sbuf, s, scount, stype); }, rbuf,
+        [&](int s) { return regular_blocks(rbuf, s, rcount, rtype); }, native);
   });
 }
 
@@ -169,8 +158,9 @@ extern "C" int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype
   auto native = [&] { return PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
   if (!intercepting() || !has_topology(comm)) return native();
   return guarded("MPI_Neighbor_allgather", comm, [&] {
-    return serve(Collective::NeighborAllgather, comm, sbuf, regular_blocks(sbuf, 1, scount, stype), rbuf,
-                 regular_blocks(rbuf, degree(comm), rcount, rtype), native);
+    return serve(
+        Collective::NeighborAllgather, comm, sbuf, [&](int) { return regular_blocks(sbuf, 1, scount, stype); }, rbuf,
+        [&](int s) { return regular_blocks(rbuf, s, rcount, rtype); }, native);
   });
 }
 
@@ -181,13 +171,14 @@ extern "C" int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[], con
     return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   };
   if (!intercepting() || !has_topology(comm)) return native();
+  auto blocks = [](const void* buf, const int* counts, const MPI_Aint* displs, const MPI_Datatype* types, int s) {
+    std::vector<Block> out;
+    for (int j = 0; j < s; ++j) out.push_back({bytes(buf) + displs[j], counts[j], types[j]});
+    return out;
+  };
   return guarded("MPI_Neighbor_alltoallw", comm, [&] {
-    const int s = degree(comm);
-    std::vector<Block> send, recv;
-    for (int j = 0; j < s; ++j) {
-      send.push_back({bytes(sbuf) + sdispls[j], scounts[j], stypes[j]});
-      recv.push_back({bytes(rbuf) + rdispls[j], rcounts[j], rtypes[j]});
-    }
-    return serve(Collective::NeighborAlltoallw, comm, sbuf, std::move(send), rbuf, std::move(recv), native);
+    return serve(
+        Collective::NeighborAlltoallw, comm, sbuf, [&](int s) { return blocks(sbuf, scounts, sdispls, stypes, s); },
+        rbuf, [&](int s) { return blocks(rbuf, rcounts, rdispls, rtypes, s); }, native);
   });
 }

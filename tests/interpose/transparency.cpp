@@ -212,6 +212,24 @@ void ring_graph(const std::vector<int>& offsets, const std::string& name) {
   MPI_Comm_free(&graph);
 }
 
+// Not isomorphic (rank 0 has an extra out-edge to rank 2): every call passes through.
+void irregular_graph() {
+  const int n = world_size;
+  std::vector<int> dst{(world_rank + 1) % n}, src{(world_rank - 1 + n) % n};
+  if (world_rank == 0) dst.push_back(2);
+  if (world_rank == 2) src.push_back(0);
+  MPI_Comm graph;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(src.size()), src.data(), MPI_UNWEIGHTED,
+                                 static_cast<int>(dst.size()), dst.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
+  const Bytes send = pattern(16, world_rank);
+  compare("Neighbor_allgather irregular graph", 16 * src.size(),
+          [&](unsigned char* r, bool native) {
+            (native ? PMPI_Neighbor_allgather : MPI_Neighbor_allgather)(send.data(), 16, MPI_BYTE, r, 16, MPI_BYTE, graph);
+          },
+          graph);
+  MPI_Comm_free(&graph);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -224,6 +242,7 @@ int main(int argc, char** argv) {
   if (world_size == 9) cartesian({3, 3}, 1, "3x3 torus");
   if (world_size >= 5) ring_graph({1, 2, -1}, "graph {+1,+2,-1}");
   if (world_size >= 3) ring_graph({0, 1}, "graph {0,+1}");
+  if (world_size >= 3) irregular_graph();
   if (world_rank == 0) std::printf("transparency: %ld calls equal\n", checked);
   MPI_Finalize();
   return 0;
