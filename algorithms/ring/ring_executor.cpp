@@ -136,10 +136,10 @@ class MessagePlaces {
 
 // ---- the runner ---------------------------------------------------------------------------
 
-// One round of this process: MPI_PROC_NULL (and no buffer) where it only sends or receives.
-// One round: which message goes out and which comes in (-1: none). The addresses are resolved
-// in every run, so the runner follows new buffers in `args` (the interposition library reuses
-// one prepared runner for every call of the same shape).
+// One round of this process: which message goes out and which comes in (-1 and MPI_PROC_NULL
+// where it only sends or receives). The addresses are resolved in every run, so the runner
+// follows new buffers in `args` (the interposition library reuses one prepared runner for
+// every call of the same shape).
 struct Exchange {
   int send_message = -1;
   int dest = MPI_PROC_NULL;
