@@ -143,7 +143,10 @@ def run_one(binary, np, collective, forced, report):
 
 
 def main():
-    tree = debian_source.fetch("mpich", debian_source.machine_codename())
+    try:
+        tree = debian_source.fetch("mpich", debian_source.machine_codename())
+    except debian_source.SourceError as e:
+        raise Failure(f"cannot fetch Debian's mpich source (needed once, then cached): {e}")
     version = os.path.basename(os.path.dirname(tree))
     programs = build(tree, version)
     counts = testlist_counts(tree)
