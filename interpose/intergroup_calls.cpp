@@ -96,29 +96,31 @@ inter::Args layout(std::size_t send_bytes, std::vector<std::size_t> counts, std:
   return args;
 }
 
+// The layout of an Allgather is fixed by the two block sizes: remote block j at j * theirs,
+// whether the algorithm writes into the user's buffer or into scratch. So the plan is found
+// (and the native choice taken) before any datatype is looked at.
 int serve_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                     MPI_Comm comm) {
   Context& ctx = inter_context(comm);
   const GroupPair& pair = ctx.inter->pair;
-  const Staged send = send_side(ctx, sbuf, scount, stype);
-  Staged recv(static_cast<std::byte*>(rbuf),
-              recv_blocks(rbuf, nullptr, nullptr, pair.remote_size(), rcount, rtype), ctx.recv_scratch,
-              Staged::Side::Recv);
-  const std::size_t mine = send.counts()[0], theirs = block_bytes(rcount, rtype);
-  const std::size_t origin = recv.displs()[0];  // blocks at j * theirs from here
-  std::vector<std::size_t> displs;
-  for (std::size_t d : recv.displs()) displs.push_back(d - origin);
-  InterKey key{Collective::Allgather, mine, recv.counts(), displs};
+  const std::size_t mine = block_bytes(scount, stype), theirs = block_bytes(rcount, rtype);
+  InterKey key{Collective::Allgather, mine, {theirs}, {}};
   Plan<inter::Args>* plan = ctx.inter->allgather.find(key);
   if (!plan) {
     const bool a = pair.side() == 0;
     const auto shape = inter::Shape::uniform(pair.size_of(0), pair.size_of(1), a ? mine : theirs, a ? theirs : mine);
+    const auto n = static_cast<std::size_t>(pair.remote_size());
+    std::vector<std::size_t> displs(n);
+    for (std::size_t j = 0; j < n; ++j) displs[j] = j * theirs;
     plan = &ctx.inter->allgather.insert(
-        std::move(key), make_plan(Collective::Allgather, shape, pair, layout(mine, recv.counts(), displs)));
+        std::move(key), make_plan(Collective::Allgather, shape, pair, layout(mine, std::vector(n, theirs), displs)));
   }
   count_served(Collective::Allgather, plan->algorithm);
   if (!plan->algorithm) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  run(*plan, send, recv, origin);
+  const Staged send = send_side(ctx, sbuf, scount, stype);
+  const Staged recv(static_cast<std::byte*>(rbuf), recv_blocks(rbuf, nullptr, nullptr, pair.remote_size(), rcount, rtype),
+                    ctx.recv_scratch, Staged::Side::Recv, theirs);
+  run(*plan, send, recv, recv.displs()[0]);  // the blocks lie at j * theirs from the first
   return MPI_SUCCESS;
 }
 

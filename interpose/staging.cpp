@@ -26,7 +26,8 @@ std::size_t block_bytes(int count, MPI_Datatype type) {
   return static_cast<std::size_t>(count) * static_cast<std::size_t>(size);
 }
 
-Staged::Staged(std::byte* buffer, std::vector<Block> blocks, std::vector<std::byte>& scratch, Side)
+Staged::Staged(std::byte* buffer, std::vector<Block> blocks, std::vector<std::byte>& scratch, Side,
+               std::size_t stride)
     : blocks_(std::move(blocks)), base_(buffer) {
   std::size_t total = 0;
   for (const Block& b : blocks_) {
@@ -37,6 +38,8 @@ Staged::Staged(std::byte* buffer, std::vector<Block> blocks, std::vector<std::by
     displs_.push_back(at < 0 ? 0 : static_cast<std::size_t>(at));
     total += bytes;
   }
+  for (std::size_t i = 0; stride > 0 && !copied_ && i < displs_.size(); ++i)
+    if (displs_[i] != displs_[0] + i * stride) copied_ = true;
   if (!copied_) return;
   scratch.resize(total + 1);
   base_ = scratch.data();

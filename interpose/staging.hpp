@@ -27,8 +27,10 @@ std::size_t block_bytes(int count, MPI_Datatype type);
 class Staged {
  public:
   enum class Side { Send, Recv };
-  // `scratch` must outlive this object and is resized only here.
-  Staged(std::byte* buffer, std::vector<Block> blocks, std::vector<std::byte>& scratch, Side side);
+  // `scratch` must outlive this object and is resized only here. `stride` > 0 asks for block j
+  // at j * stride from the first (staged when the user's blocks do not lie so).
+  Staged(std::byte* buffer, std::vector<Block> blocks, std::vector<std::byte>& scratch, Side side,
+         std::size_t stride = 0);
 
   std::byte* base() const { return base_; }
   const std::vector<std::size_t>& counts() const { return counts_; }

@@ -3,7 +3,7 @@
 // result of each call (MPI_*: the library when preloaded) byte for byte with the MPI library's
 // own call (PMPI_*) on the same input, including the bytes around the blocks.
 //   inter-group: MPI_Allgather and MPI_Allgatherv on every split of the processes, blocks of
-//     0, 1, 7 and 70000 bytes, half duplex both ways, a non-contiguous datatype, Allgatherv with
+//     0, 1, 7 and 70000 bytes, half duplex both ways, a vector and a resized datatype, Allgatherv with
 //     zeros and reversed, gapped displacements;
 //   isomorphic: a periodic ring and a line (Cartesian), a 2-d torus when the size allows it, and
 //     distributed graphs with offsets {+1, +2, -1} and {0, +1}, for MPI_Neighbor_alltoall,
@@ -91,6 +91,18 @@ void intergroup(int p) {
             },
             inter);
     MPI_Type_free(&every_other);
+  }
+  {  // an int resized to 8 bytes: one element per block, the blocks 8 bytes apart
+    MPI_Datatype spaced;
+    MPI_Type_create_resized(MPI_INT, 0, 8, &spaced);
+    MPI_Type_commit(&spaced);
+    const Bytes send = pattern(8, world_rank + 5);
+    compare("Allgather resized datatype " + shape, 8 * static_cast<std::size_t>(remote),
+            [&](unsigned char* r, bool native) {
+              (native ? PMPI_Allgather : MPI_Allgather)(send.data(), 1, spaced, r, 1, spaced, inter);
+            },
+            inter);
+    MPI_Type_free(&spaced);
   }
   for (int variant = 0; variant < 2; ++variant) {  // sizes with zeros; reversed gapped displacements
     auto size_of = [&](int group_side, int r) { return variant == 0 ? (r % 3 == 1 ? 0 : 3 * r + group_side + 1) : 1000 * (r + 1); };
