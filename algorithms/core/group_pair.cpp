@@ -21,6 +21,17 @@ void validate_sides(std::span<const int> sides, int world_size) {
     throw std::invalid_argument("GroupPair: a side must be 0, 1 or -1");
 }
 
+// An owned group handle, freed on scope exit.
+struct Group {
+  MPI_Group handle = MPI_GROUP_NULL;
+  Group() = default;
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+  ~Group() {
+    if (handle != MPI_GROUP_NULL) MPI_Group_free(&handle);
+  }
+};
+
 int first_world_rank_of(std::span<const int> sides, int side) {
   return static_cast<int>(std::find(sides.begin(), sides.end(), side) - sides.begin());
 }
@@ -59,12 +70,35 @@ std::optional<GroupPair> GroupPair::create(MPI_Comm world, std::span<const int> 
     pair.both_ = std::move(participants);
   }
 
-  // members_[s][r]: rank in both() of local rank r of side s (world order within a side).
-  const int n = pair.both_.size();
-  std::vector<int> side_of(static_cast<std::size_t>(n));
-  check(MPI_Allgather(&my_side, 1, MPI_INT, side_of.data(), 1, MPI_INT, pair.both_.get()), "MPI_Allgather");
-  for (int r = 0; r < n; ++r) pair.members_[side_of[static_cast<std::size_t>(r)]].push_back(r);
+  pair.number_members();
   return pair;
+}
+
+GroupPair GroupPair::from_intercomm(MPI_Comm inter) {
+  GroupPair pair;
+  pair.intercomm_ = Comm::dup(inter);
+  MPI_Comm merged = MPI_COMM_NULL;
+  check(MPI_Intercomm_merge(pair.intercomm_.get(), 0, &merged), "MPI_Intercomm_merge");
+  pair.both_ = Comm(merged);
+  // The group holding merged rank 0 is side 0: translate our local rank 0 into the merge.
+  Group local, both;
+  check(MPI_Comm_group(pair.intercomm_.get(), &local.handle), "MPI_Comm_group");
+  check(MPI_Comm_group(merged, &both.handle), "MPI_Comm_group");
+  int first = 0, first_in_both = MPI_UNDEFINED;
+  check(MPI_Group_translate_ranks(local.handle, 1, &first, both.handle, &first_in_both), "MPI_Group_translate_ranks");
+  pair.side_ = first_in_both == 0 ? 0 : 1;
+  check(MPI_Comm_rank(pair.intercomm_.get(), &pair.local_rank_), "MPI_Comm_rank");
+  pair.local_ = Comm::split(merged, pair.side_, pair.local_rank_);
+  pair.number_members();
+  return pair;
+}
+
+void GroupPair::number_members() {
+  // members_[s][r]: rank in both() of local rank r of side s (world order within a side).
+  const int n = both_.size();
+  std::vector<int> side_of(static_cast<std::size_t>(n));
+  check(MPI_Allgather(&side_, 1, MPI_INT, side_of.data(), 1, MPI_INT, both_.get()), "MPI_Allgather");
+  for (int r = 0; r < n; ++r) members_[side_of[static_cast<std::size_t>(r)]].push_back(r);
 }
 
 MPI_Comm GroupPair::intercomm() const {

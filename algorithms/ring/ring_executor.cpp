@@ -136,11 +136,15 @@ class MessagePlaces {
 
 // ---- the runner ---------------------------------------------------------------------------
 
-// One round of this process: MPI_PROC_NULL (and no buffer) where it only sends or receives.
+// One round of this process: which message goes out and which comes in (-1 and MPI_PROC_NULL
+// where it only sends or receives). The addresses are resolved in every run, so the runner
+// follows new buffers in `args` (the interposition library reuses one prepared runner for
+// every call of the same shape).
 struct Exchange {
-  const std::byte* send = nullptr;
+  int send_message = -1;
   int dest = MPI_PROC_NULL;
-  std::byte* recv = nullptr;
+  int recv_message = -1;
+  bool discard = false;  // the message is already held: receive it into the discard block
   int source = MPI_PROC_NULL;
 };
 
@@ -153,10 +157,14 @@ class RingRunner final : public Runner {
         exchanges_(std::move(exchanges)) {}
 
   void run() override {
-    for (const Exchange& e : exchanges_)
-      check(MPI_Sendrecv(e.send, e.send ? count_ : 0, MPI_BYTE, e.dest, kRingTag, e.recv, e.recv ? count_ : 0,
-                         MPI_BYTE, e.source, kRingTag, comm_, MPI_STATUS_IGNORE),
+    for (const Exchange& e : exchanges_) {
+      const bool sends = e.send_message >= 0, receives = e.recv_message >= 0;
+      const std::byte* send = sends ? places_.source(e.send_message) : nullptr;
+      std::byte* recv = !receives ? nullptr : e.discard ? places_.discard() : places_.destination(e.recv_message);
+      check(MPI_Sendrecv(send, sends ? count_ : 0, MPI_BYTE, e.dest, kRingTag, recv, receives ? count_ : 0, MPI_BYTE,
+                         e.source, kRingTag, comm_, MPI_STATUS_IGNORE),
             "MPI_Sendrecv (ring round)");
+    }
   }
 
  private:
@@ -187,12 +195,15 @@ std::vector<Exchange> exchanges_for(const GroupPair& pair, const LocalRole& me, 
         throw std::logic_error("ring plan: position " + std::to_string(me.position) + " sends m" +
                                std::to_string(s.send_message) + " in round " + std::to_string(t) +
                                " before holding it");
-      e.send = places.source(s.send_message);
+      places.source(s.send_message);  // throws when the message has no place
+      e.send_message = s.send_message;
       e.dest = rank_of_position(pair, me, s.send_to);
     }
     if (s.receives()) {
       const bool duplicate = held[static_cast<std::size_t>(s.recv_message)];
-      e.recv = duplicate ? places.discard() : places.destination(s.recv_message);
+      if (!duplicate) places.destination(s.recv_message);  // throws when the message has no place
+      e.recv_message = s.recv_message;
+      e.discard = duplicate;
       e.source = rank_of_position(pair, me, s.recv_from);
       held[static_cast<std::size_t>(s.recv_message)] = true;
     }

@@ -176,12 +176,19 @@ def fetch(package, suite, root=None, log=None):
             raise SourceError(f"apt-get source {package}: expected one .dsc, found {len(dsc)}")
         _run(["dpkg-source", "-x", dsc[0], os.path.basename(tree)], f"dpkg-source -x {os.path.basename(dsc[0])}",
              cwd=work, log=log)
-        open(os.path.join(work, ".complete"), "w").close()
-        shutil.rmtree(dest, ignore_errors=True)
-        os.rename(work, dest)
+        publish(work, dest)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return tree
+
+
+def publish(work, dest):
+    """Stamps the finished tree `work` complete and moves it to `dest` (replacing a stale one).
+
+    Readers trust only a tree with its `.complete` stamp, so an interrupted build never counts."""
+    open(os.path.join(work, ".complete"), "w").close()
+    shutil.rmtree(dest, ignore_errors=True)
+    os.rename(work, dest)
 
 
 def main(argv=None):

@@ -34,6 +34,10 @@ class GroupPair {
   // for every rank r of `world`; both groups must be non-empty. Returns nullopt on ranks
   // with side -1. Local ranks follow world rank order within each side.
   static std::optional<GroupPair> create(MPI_Comm world, std::span<const int> sides, PairMode mode);
+  // Collective over an existing intercommunicator (the interposition library's case): private
+  // duplicates of it, of its merge and of the local group. Side 0 is the group MPI_Intercomm_merge
+  // puts first, so both groups agree on it; local and remote ranks are those of `inter`.
+  static GroupPair from_intercomm(MPI_Comm inter);
 
   int side() const { return side_; }
   int local_rank() const { return local_rank_; }
@@ -61,6 +65,7 @@ class GroupPair {
 
  private:
   GroupPair() = default;
+  void number_members();  // fills members_ from both_ and side_ (collective over both_)
   MPI_Comm p2p_comm() const { return intercomm_ ? intercomm_.get() : both_.get(); }
 
   int side_ = 0;

@@ -1,0 +1,69 @@
+// Everything the library keeps for one communicator, attached to it with an attribute keyval
+// and freed by the keyval's delete callback when the application frees the communicator (or
+// at MPI_Finalize, for those it never frees). Created at the first intercepted call on the
+// communicator; the expensive, collective parts (the GroupPair of an intercommunicator, the
+// isomorphic detection) are built once, inside it, and only when a call needs them.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "collrepro/group_pair.hpp"
+#include "collrepro/intergroup.hpp"
+#include "iso_topology.hpp"
+#include "plan_cache.hpp"
+
+namespace collrepro::pmpi {
+
+// Allgather plans are keyed by what every process of both groups derives alike (its send and
+// receive block), so any number may be kept. Allgatherv keys differ between processes: its
+// single plan is reused only when every process agrees (one MPI_Allreduce per call).
+struct InterKey {
+  Collective collective;
+  std::size_t send_bytes;
+  std::vector<std::size_t> recv_counts, recv_displs;
+  bool operator==(const InterKey&) const = default;
+};
+
+struct InterState {
+  explicit InterState(MPI_Comm inter) : pair(GroupPair::from_intercomm(inter)) {}
+  GroupPair pair;
+  PlanCache<InterKey, inter::Args> allgather{8};
+  PlanCache<InterKey, inter::Args> allgatherv{1};
+};
+
+// Isomorphic plans are local (no collective set-up) and bound to buffer addresses.
+struct IsoKey {
+  Collective collective;
+  const std::byte* send;
+  const std::byte* recv;
+  std::vector<std::size_t> send_counts, send_displs, recv_counts, recv_displs;
+  bool operator==(const IsoKey&) const = default;
+};
+
+struct IsoState {
+  std::optional<IsoTopology> topology;  // nullopt: not isomorphic, every call goes native
+  PlanCache<IsoKey, iso::Args> plans{16};
+};
+
+struct Context {
+  std::unique_ptr<InterState> inter;    // built by the first inter-group call
+  std::unique_ptr<IsoState> iso;        // built by the first neighbourhood call
+  std::vector<std::byte> send_scratch;  // staging of non-contiguous datatypes (staging.hpp)
+  std::vector<std::byte> recv_scratch;
+};
+
+// The context of `comm`, created (and attached) on first use.
+Context& context_of(MPI_Comm comm);
+
+// Deletes every context still attached (MPI_Finalize, before the MPI library finalizes).
+void release_contexts();
+
+// Contexts alive in this process.
+long live_contexts();
+
+}  // namespace collrepro::pmpi

@@ -1,0 +1,184 @@
+// MPI_Neighbor_alltoall, MPI_Neighbor_allgather and MPI_Neighbor_alltoallw on isomorphic
+// neighbourhoods (iso_topology.hpp), served by the isomorphic algorithms
+// (algorithms/isomorphic). Other topologies pass through.
+//
+// An isomorphic algorithm needs block i to have the same size on every process. MPI asks
+// only that each sender and its receiver agree; a process therefore checks that its own send
+// and receive blocks agree (block k sent towards C^k, and the block received from the
+// process at -C^k), which holds on every process of a consistent isomorphic call, and stops
+// the job with one line when not, rather than risk wrong data.
+#include <algorithm>
+
+#include "collrepro/capabilities.hpp"
+#include "context.hpp"
+#include "intercept.hpp"
+#include "selection.hpp"
+#include "served.hpp"
+#include "staging.hpp"
+
+namespace collrepro::pmpi {
+namespace {
+
+bool has_topology(MPI_Comm comm) {
+  int kind = MPI_UNDEFINED;
+  return comm != MPI_COMM_NULL && PMPI_Topo_test(comm, &kind) == MPI_SUCCESS &&
+         (kind == MPI_CART || kind == MPI_DIST_GRAPH);
+}
+
+MPI_Aint extent_of(MPI_Datatype t) {
+  MPI_Aint lb = 0, extent = 0;
+  check(PMPI_Type_get_extent(t, &lb, &extent), "MPI_Type_get_extent");
+  return extent;
+}
+
+std::byte* bytes(const void* p) { return const_cast<std::byte*>(static_cast<const std::byte*>(p)); }
+
+// Blocks of a regular call: n blocks of `count` elements, block j at j * count * extent.
+std::vector<Block> regular_blocks(const void* buf, int n, int count, MPI_Datatype type) {
+  const MPI_Aint step = static_cast<MPI_Aint>(count) * extent_of(type);
+  std::vector<Block> out;
+  for (int j = 0; j < n; ++j) out.push_back({bytes(buf) + j * step, count, type});
+  return out;
+}
+
+// MPI's receive blocks in the algorithms' order; those from MPI_PROC_NULL marked to be dropped.
+std::vector<Block> in_algorithm_order(const std::vector<Block>& mpi, const IsoTopology& topo) {
+  std::vector<Block> out;
+  for (int p : topo.recv_position) {
+    out.push_back(mpi[static_cast<std::size_t>(p)]);
+    out.back().discard = topo.discard[static_cast<std::size_t>(p)];
+  }
+  return out;
+}
+
+const Algorithm* choose(Collective c, const iso::Shape& shape) {
+  std::vector<Candidate> candidates;
+  for (const auto* a : Registry::global().family<iso::IsoAlgorithm>(c)) {
+    Candidate k{a, a->supports(shape, mpi_capabilities()), {}};
+    if (k.support) k.cost = a->cost(shape);
+    candidates.push_back(std::move(k));
+  }
+  Query q;
+  q.collective = c;
+  q.offsets = sorted_offsets(shape.neighborhood.offsets());
+  q.msg_size = shape.block;
+  return select(settings(), q, candidates, shape.describe());
+}
+
+void require_isomorphic(Collective c, const iso::Args& args) {
+  const bool gather = c == Collective::NeighborAllgather;
+  for (std::size_t k = 0; k < args.recv_counts.size(); ++k) {
+    const std::size_t sent = args.send_counts[gather ? 0 : k];
+    if (sent != args.recv_counts[k])
+      throw std::invalid_argument(std::string(to_string(c)) + ": block " + std::to_string(k) + " is sent with " +
+                                  std::to_string(sent) + " bytes but received with " +
+                                  std::to_string(args.recv_counts[k]) +
+                                  " (an isomorphic call has the same block sizes on every process)");
+  }
+}
+
+// The plan for this call, from the cache or made now (prepare() of the isomorphic algorithms
+// is local: schedules and datatypes on these buffers).
+Plan<iso::Args>& plan_for(IsoState& st, Collective c, const Staged& send, const Staged& recv) {
+  IsoKey key{c, send.base(), recv.base(), send.counts(), send.displs(), recv.counts(), recv.displs()};
+  if (Plan<iso::Args>* hit = st.plans.find(key)) return *hit;
+  auto args = std::make_unique<iso::Args>();
+  args->send = send.base();
+  args->recv = recv.base();
+  args->send_counts = send.counts();
+  args->send_displs = send.displs();
+  args->recv_counts = recv.counts();
+  args->recv_displs = recv.displs();
+  require_isomorphic(c, *args);
+  const IsoTopology& topo = *st.topology;
+  const std::size_t largest = *std::max_element(args->recv_counts.begin(), args->recv_counts.end());
+  const auto shape = iso::Shape::regular(topo.neighborhood, largest, topo.dims);
+  auto plan = std::make_unique<Plan<iso::Args>>();
+  plan->algorithm = choose(c, shape);
+  if (plan->algorithm) {
+    plan->args = std::move(args);
+    plan->runner = static_cast<const iso::IsoAlgorithm*>(plan->algorithm)->prepare(topo.comm, *plan->args);
+  }
+  return st.plans.insert(std::move(key), std::move(plan));
+}
+
+// Detects the topology once; nullptr when the communicator's topology is not isomorphic.
+IsoState& iso_state(MPI_Comm comm) {
+  Context& ctx = context_of(comm);
+  if (!ctx.iso) {
+    ctx.iso = std::make_unique<IsoState>();
+    ctx.iso->topology = detect_isomorphic(comm);
+  }
+  return *ctx.iso;
+}
+
+// Serves one call: `native` is the MPI library's call with the user's arguments; send_blocks(s)
+// and recv_blocks(s) list the blocks of a call with s neighbours (asked only once the topology
+// is known isomorphic: in-degree = out-degree = s).
+template <class SendBlocks, class RecvBlocks, class Native>
+int serve(Collective c, MPI_Comm comm, const void* sbuf, SendBlocks send_blocks, void* rbuf, RecvBlocks recv_blocks,
+          Native native) {
+  IsoState& st = iso_state(comm);
+  if (!st.topology) {
+    count_served(c, nullptr);
+    return native();
+  }
+  Context& ctx = context_of(comm);
+  const int s = static_cast<int>(st.topology->neighborhood.size());
+  Staged send(bytes(sbuf), send_blocks(s), ctx.send_scratch, Staged::Side::Send);
+  Staged recv(bytes(rbuf), in_algorithm_order(recv_blocks(s), *st.topology), ctx.recv_scratch, Staged::Side::Recv);
+  Plan<iso::Args>& plan = plan_for(st, c, send, recv);
+  count_served(c, plan.algorithm);
+  if (!plan.algorithm) return native();
+  send.pack();
+  plan.runner->run();
+  recv.unpack();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace collrepro::pmpi
+
+using namespace collrepro::pmpi;
+using collrepro::Collective;
+
+extern "C" int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                                     MPI_Datatype rtype, MPI_Comm comm) {
+  auto native = [&] { return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
+  if (!intercepting() || !has_topology(comm)) return native();
+  return guarded("MPI_Neighbor_alltoall", comm, [&] {
+    return serve(
+        Collective::NeighborAlltoall, comm, sbuf, [&](int s) { return regular_blocks(sbuf, s, scount, stype); }, rbuf,
+        [&](int s) { return regular_blocks(rbuf, s, rcount, rtype); }, native);
+  });
+}
+
+extern "C" int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                                      MPI_Datatype rtype, MPI_Comm comm) {
+  auto native = [&] { return PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
+  if (!intercepting() || !has_topology(comm)) return native();
+  return guarded("MPI_Neighbor_allgather", comm, [&] {
+    return serve(
+        Collective::NeighborAllgather, comm, sbuf, [&](int) { return regular_blocks(sbuf, 1, scount, stype); }, rbuf,
+        [&](int s) { return regular_blocks(rbuf, s, rcount, rtype); }, native);
+  });
+}
+
+extern "C" int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
+                                      const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
+                                      const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
+  auto native = [&] {
+    return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+  };
+  if (!intercepting() || !has_topology(comm)) return native();
+  auto blocks = [](const void* buf, const int* counts, const MPI_Aint* displs, const MPI_Datatype* types, int s) {
+    std::vector<Block> out;
+    for (int j = 0; j < s; ++j) out.push_back({bytes(buf) + displs[j], counts[j], types[j]});
+    return out;
+  };
+  return guarded("MPI_Neighbor_alltoallw", comm, [&] {
+    return serve(
+        Collective::NeighborAlltoallw, comm, sbuf, [&](int s) { return blocks(sbuf, scounts, sdispls, stypes, s); },
+        rbuf, [&](int s) { return blocks(rbuf, rcounts, rdispls, rtypes, s); }, native);
+  });
+}

@@ -1,0 +1,20 @@
+// How many calls each algorithm served in this process, and the report COLLREPRO_PMPI_REPORT
+// asks for at MPI_Finalize: the counts summed over MPI_COMM_WORLD, one line per (collective,
+// algorithm) that served a call, written by world rank 0:
+//   collrepro-pmpi: served allgather fullduplex-allgather 1234
+//   collrepro-pmpi: served neighbor-alltoall native 10
+#pragma once
+
+#include <string>
+
+#include "collrepro/registry.hpp"
+
+namespace collrepro::pmpi {
+
+// nullptr: the native call.
+void count_served(Collective c, const Algorithm* algorithm);
+
+// Collective over MPI_COMM_WORLD (before PMPI_Finalize). `where` is "-" (stderr) or a file.
+void write_report(const std::string& where);
+
+}  // namespace collrepro::pmpi

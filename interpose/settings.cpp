@@ -1,0 +1,61 @@
+#include "settings.hpp"
+
+#include <cstdlib>
+
+namespace collrepro::pmpi {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+bool forced_name_known(const std::string& name) {
+  if (name == "native") return true;
+  for (Collective c : all_collectives()) {
+    const Algorithm* a = Registry::global().find(c, name);
+    if (a && a->info().kind != Kind::Native) return true;
+  }
+  return false;
+}
+
+Settings& current() {
+  static Settings s = [] {
+    Settings off;
+    off.enabled = false;  // until MPI_Init has read the environment
+    return off;
+  }();
+  return s;
+}
+
+}  // namespace
+
+Settings settings_from_environment() {
+  Settings s;
+  const std::string disable = env("COLLREPRO_PMPI_DISABLE");
+  s.enabled = disable.empty() || disable == "0";
+  s.forced = env("COLLREPRO_PMPI_FORCE");
+  s.report = env("COLLREPRO_PMPI_REPORT");
+  if (s.report == "1") s.report = "-";
+  if (s.report == "0") s.report.clear();
+  if (!s.forced.empty() && !forced_name_known(s.forced)) {
+    s.error = "COLLREPRO_PMPI_FORCE=" + s.forced +
+              ": no such algorithm (collbench --list-algorithms lists them; 'native' is the MPI library's call)";
+  } else if (const std::string path = env("COLLREPRO_PMPI_RULES"); !path.empty()) {
+    try {
+      s.rules = Rules::load(path);
+    } catch (const RulesError& e) {
+      s.error = std::string("COLLREPRO_PMPI_RULES: ") + e.what();
+    }
+  }
+  if (!s.error.empty()) {
+    s.enabled = false;
+    s.rules.reset();
+  }
+  return s;
+}
+
+const Settings& settings() { return current(); }
+void install_settings(Settings s) { current() = std::move(s); }
+
+}  // namespace collrepro::pmpi

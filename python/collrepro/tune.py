@@ -1,0 +1,163 @@
+"""Selection rules for the interposition library from a measured sweep (interpose/colltune).
+
+    interpose/colltune RESULT_DIR [RESULT_DIR ...] -o rules.json [--alpha 0.05] [--threshold 0.05]
+
+For every measured situation the library can tell apart (collective; inter-group: the group
+sizes and whether one direction is empty; isomorphic: the neighbourhood) and every message
+size, the per-launch medians (the analysis loader, Tukey-filtered as everywhere) of each
+algorithm are compared with the native call's (the fastest native kind measured there) by a
+two-sided Mann-Whitney test on the launches (collrepro.analysis.stats). An algorithm qualifies
+when it is significantly faster (p < alpha and at least `threshold` faster); the fastest
+qualifying one is chosen, and the native call where none qualifies or no native call was
+measured. With fewer launches than the test can resolve (4 per side at alpha 0.05) everything
+stays native. Points that differ only in what the library cannot see (process count,
+placement, torus dims, Allgatherv distribution) must agree; where they do not, native.
+
+The rules (interpose/rules.hpp) list the sizes in increasing order: `msg_size<=S` takes the
+sizes above the previous boundary up to S (runs of the same choice merged); sizes beyond the
+largest measured one fall to `any`: native. msg_size is the block of one process: max(ka, kb)
+for the inter-group collectives (Allgatherv: the configured block), the largest block for the
+isomorphic ones.
+"""
+
+import argparse
+import json
+import os
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+from .analysis import stats
+from .analysis.aggregate import algorithm_kinds
+from .analysis.compare import launch_medians
+from .analysis.loader import load
+from .analysis.schema import InputError
+
+NATIVE = "native"
+
+
+def situation(row):
+    """The rule path of a point, without its size: a tuple of condition keys."""
+    if row["family"] == "inter-group":
+        p, q = int(row["p"]), int(row["q"])
+        half = int(row["ka"]) == 0 or int(row["kb"]) == 0
+        return (f"collective={row['collective']}", f"groups={max(p, q)}:{min(p, q)}",
+                f"duplex={'half' if half else 'full'}")
+    if row["family"] == "isomorphic":
+        return (f"collective={row['collective']}", f"neighborhood={row['neighborhood']}")
+    return None
+
+
+def msg_size(row):
+    if row["family"] == "inter-group":
+        return max(int(row["ka"]), int(row["kb"]))
+    return int(row["block_max"])
+
+
+def choose(medians, kinds, alpha, threshold, need):
+    """The algorithm significantly fastest against the best native call, or NATIVE.
+
+    medians: {algorithm: per-launch medians} of one point."""
+    natives = [a for a in medians if kinds.get(a) == "native"]
+    if not natives:
+        return NATIVE
+    reference = min(natives, key=lambda a: np.median(medians[a]))
+    best, best_median = NATIVE, float(np.median(medians[reference]))
+    for a, values in medians.items():
+        if kinds.get(a) == "native":
+            continue
+        verdict = stats.compare_point(medians[reference], values, alpha, threshold, need)["verdict"]
+        if verdict == "faster" and np.median(values) < best_median:
+            best, best_median = a, float(np.median(values))
+    return best
+
+
+def decisions(per, kinds, alpha, threshold, need):
+    """{situation: {size: algorithm}}; conflicting points of one situation and size -> NATIVE."""
+    per = per.copy()
+    per["situation"] = [situation(r) for _, r in per.iterrows()]
+    per = per[per["situation"].notna()]
+    per["size"] = [msg_size(r) for _, r in per.iterrows()]
+    point_columns = [c for c in per.columns
+                     if c not in ("algorithm", "topology", "source", "launch", "median", "point", "mpi_impl",
+                                  "mpi_version")]
+    found = defaultdict(lambda: defaultdict(set))
+    for _, point in per.groupby(point_columns, dropna=False, sort=False):
+        medians = {a: g["median"].to_numpy() for a, g in point.groupby("algorithm")}
+        first = point.iloc[0]
+        found[first["situation"]][int(first["size"])].add(choose(medians, kinds, alpha, threshold, need))
+    return {s: {size: (next(iter(c)) if len(c) == 1 else NATIVE) for size, c in sizes.items()}
+            for s, sizes in found.items()}
+
+
+def size_rules(by_size):
+    """{msg_size<=S: leaf} in increasing S with equal neighbours merged, then any: native."""
+    rules, sizes = {}, sorted(by_size)
+    for i, size in enumerate(sizes):
+        if i + 1 < len(sizes) and by_size[sizes[i + 1]] == by_size[size]:
+            continue
+        rules[f"msg_size<={size}"] = {f"algorithm={by_size[size]}": {}}
+    rules["any"] = {f"algorithm={NATIVE}": {}}
+    return rules
+
+
+def rules_tree(decided):
+    tree = {}
+    for path, by_size in sorted(decided.items()):
+        node = tree
+        for key in path:
+            node = node.setdefault(key, {})
+        node.update(size_rules(by_size))
+    return tree
+
+
+def tune(directories, alpha=0.05, threshold=0.05):
+    rs = load(directories)
+    need = stats.min_launches(alpha)
+    return rules_tree(decisions(launch_medians(rs), algorithm_kinds(rs.metas), alpha, threshold, need))
+
+
+def write_atomically(path, text):
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="colltune", description=__doc__.split("\n\n")[0])
+    ap.add_argument("directories", nargs="+", help="collbench result directories (one MPI library)")
+    ap.add_argument("-o", "--output", required=True, help="the rules file to write (COLLREPRO_PMPI_RULES)")
+    ap.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    ap.add_argument("--threshold", type=float, default=0.05,
+                    help="least relative speed-up that counts (default 0.05: 5%%)")
+    args = ap.parse_args(argv)
+    if not 0 < args.alpha < 1:
+        ap.error(f"--alpha must be between 0 and 1 (got {args.alpha})")
+    if args.threshold < 0:
+        ap.error(f"--threshold must be >= 0 (got {args.threshold})")
+    try:
+        tree = tune(args.directories, args.alpha, args.threshold)
+    except InputError as e:
+        print(f"colltune: {e}", file=sys.stderr)
+        return 2
+    if not tree:
+        print("colltune: no inter-group or isomorphic points in the results; nothing to tune", file=sys.stderr)
+        return 2
+    write_atomically(args.output, json.dumps(tree, indent=2) + "\n")
+    chosen = sum(1 for leaf in _leaves(tree) if leaf != NATIVE)
+    print(f"colltune: wrote {args.output}: {chosen} size ranges served by an algorithm, the rest native")
+    return 0
+
+
+def _leaves(node):
+    for key, child in node.items():
+        if key.startswith("algorithm="):
+            yield key.split("=", 1)[1]
+        else:
+            yield from _leaves(child)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

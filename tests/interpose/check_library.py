@@ -1,0 +1,271 @@
+#!/usr/bin/python3
+"""The interposition library's tests (ctest label `interpose`), one subcommand each:
+
+  transparency  tests/interpose/transparency.cpp, preloaded, once per algorithm forced, once
+                with the default choice: every call equals the native call byte for byte, and
+                the report shows the forced algorithm served calls
+  settings      bad rules files and names (one line at MPI_Init, every call native, results
+                right), a good rules file, a forced algorithm that does not support the shape
+                (native, warned once per process), COLLREPRO_PMPI_DISABLE
+  comm_cycle    communicators freed and re-created in a loop (the program links -lcollrepro_pmpi,
+                once through CMake and once with `pkg-config --libs collrepro-pmpi`)
+  tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun), interpose/colltune, and the
+                library accepts the rules and serves every call by the algorithm they name
+  mpich_suite   MPICH's own coll tests through the library (mpich_suite.py)
+
+The build passes its paths in the environment (tests/interpose/CMakeLists.txt).
+"""
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SERVED = ("allgather", "allgatherv", "neighbor-alltoall", "neighbor-allgather", "neighbor-alltoallw")
+TIMEOUT = 600
+
+
+class Failure(Exception):
+    pass
+
+
+def env(name):
+    value = os.environ.get(name)
+    if not value:
+        raise Failure(f"{name} is not set: run this through ctest (tests/interpose/CMakeLists.txt)")
+    return value
+
+
+def launch_env_flags(variables):
+    """Launcher flags that set `variables` in the MPI processes only (never in the launcher)."""
+    flags = []
+    for k, v in variables.items():
+        flags += ["-x", f"{k}={v}"] if env("MPI_FLAVOR") == "openmpi" else ["-genv", k, v]
+    return flags
+
+
+def mpirun(np, argv, variables=None, preload=True):
+    """Runs argv on np processes; (returncode, stdout, stderr)."""
+    variables = dict(variables or {})
+    if preload:
+        variables["LD_PRELOAD"] = env("PMPI_LIBRARY")
+    cmd = [env("MPIEXEC"), "-n", str(np), *os.environ.get("MPIEXEC_EXTRA", "").split(), *launch_env_flags(variables),
+           *argv]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"timed out after {TIMEOUT} s: {' '.join(cmd)}")
+    return p.returncode, p.stdout, p.stderr
+
+
+def work_dir(name):
+    d = os.path.join(env("WORK"), name)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def read_report(path):
+    """{(collective, algorithm): calls} from a COLLREPRO_PMPI_REPORT file."""
+    served = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"collrepro-pmpi: served (\S+) (\S+) (\d+)$", line.strip())
+            if m:
+                served[(m.group(1), m.group(2))] = int(m.group(3))
+    return served
+
+
+def servable_algorithms():
+    """{name: [collectives]} of the registered, non-native algorithms of the served collectives."""
+    out = subprocess.run([env("COLLBENCH"), "--list-algorithms"], capture_output=True, text=True, check=True).stdout
+    names = {}
+    for row in csv.DictReader(io.StringIO(out)):
+        if row["collective"] in SERVED and row["kind"] != "native":
+            names.setdefault(row["algorithm"], []).append(row["collective"])
+    return names
+
+
+def run_transparency(np, variables, report):
+    if os.path.exists(report):
+        os.remove(report)
+    rc, out, err = mpirun(np, [env("TRANSPARENCY")], {**variables, "COLLREPRO_PMPI_REPORT": report})
+    if rc != 0 or "calls equal" not in out:
+        raise Failure(f"transparency with {variables or 'the defaults'} failed (exit {rc}):\n{out}\n{err}")
+    return out, err, read_report(report)
+
+
+def busy_polling():
+    """MPICH busy-polls: oversubscribed runs cost many times more, so its checks run smaller."""
+    return env("MPI_FLAVOR") == "mpich"
+
+
+def check_transparency():
+    np = 3 if busy_polling() else 5  # 3: every split, the ring, the line and the {0, +1} graph
+    names = servable_algorithms()
+    report = os.path.join(work_dir("transparency"), "report.txt")
+    for name, collectives in sorted(names.items()):
+        out, _, served = run_transparency(np, {"COLLREPRO_PMPI_FORCE": name}, report)
+        for c in collectives:
+            if served.get((c, name), 0) == 0:
+                raise Failure(f"COLLREPRO_PMPI_FORCE={name}: the report shows no {c} call served by it: {served}")
+        print(f"{name}: {out.strip()}; served {', '.join(f'{c} {served[(c, name)]}' for c in collectives)}")
+    if not busy_polling():  # a 3x3 torus: the isomorphic algorithms on two dimensions
+        for name, collectives in sorted(names.items()):
+            if collectives[0].startswith("neighbor-"):
+                out, _, served = run_transparency(9, {"COLLREPRO_PMPI_FORCE": name}, report)
+                print(f"{name} at 9 processes (3x3 torus): {out.strip()}")
+    out, _, served = run_transparency(np, {}, report)
+    ours = sum(n for (c, a), n in served.items() if a != "native")
+    if ours == 0:
+        raise Failure(f"with the cost-model default no call was served by an algorithm: {served}")
+    print(f"default: {out.strip()}; {ours} process-calls served by the algorithms")
+
+
+def expect_one_line(variables, pattern, what):
+    """The library disables itself with one line naming the problem; results stay right."""
+    report = os.path.join(work_dir("settings"), "report.txt")
+    _, err, served = run_transparency(2, variables, report)
+    lines = [l for l in err.splitlines() if l.startswith("collrepro-pmpi:")]
+    if len(lines) != 1 or not re.search(pattern, lines[0]):
+        raise Failure(f"{what}: expected one line matching /{pattern}/ on stderr, got {lines}")
+    if any(a != "native" for (_, a) in served):
+        raise Failure(f"{what}: the library served calls although its settings were rejected: {served}")
+    print(f"{what}: {lines[0]}")
+
+
+def write_rules(name, text):
+    path = os.path.join(work_dir("settings"), name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def check_settings():
+    bad = [
+        ("invalid JSON", "{\"collective=allgather\": ", r"not valid JSON"),
+        ("empty rules", "[]", r"non-empty JSON object"),
+        ("unknown condition", json.dumps({"colective=allgather": {"algorithm=native": {}}}), r"unknown condition"),
+        ("unknown collective", json.dumps({"collective=alltoall": {"algorithm=native": {}}}), r"unknown collective"),
+        ("unknown algorithm", json.dumps({"collective=allgather": {"algorithm=no-such": {}}}),
+         r"unknown algorithm 'no-such' for allgather"),
+        ("algorithm of another collective", json.dumps({"collective=allgather": {"algorithm=torus": {}}}),
+         r"unknown algorithm 'torus'"),
+        ("native kind by name", json.dumps({"collective=neighbor-alltoall": {"algorithm=mpi-neighbor": {}}}),
+         r"native kinds are written 'native'"),
+        ("bad size", json.dumps({"collective=allgather": {"msg_size<=4k": {"algorithm=native": {}}}}),
+         r"'4k' is not a byte count"),
+        ("leaf with a value", json.dumps({"collective=allgather": {"algorithm=native": {"any": {}}}}),
+         r"a leaf's value must be \{\}"),
+    ]
+    for what, text, pattern in bad:
+        expect_one_line({"COLLREPRO_PMPI_RULES": write_rules("bad.json", text)}, pattern, what)
+    expect_one_line({"COLLREPRO_PMPI_RULES": os.path.join(work_dir("settings"), "missing.json")}, r"cannot read",
+                    "missing rules file")
+    expect_one_line({"COLLREPRO_PMPI_FORCE": "no-such"}, r"COLLREPRO_PMPI_FORCE=no-such: no such algorithm",
+                    "unknown forced name")
+
+    report = os.path.join(work_dir("settings"), "report.txt")
+    good = {"collective=allgather": {"groups=1:1": {"msg_size<=1": {"algorithm=root-gathering": {}},
+                                                    "any": {"algorithm=fullduplex-allgather": {}}}},
+            "collective=allgatherv": {"any": {"algorithm=native": {}}}}
+    _, err, served = run_transparency(2, {"COLLREPRO_PMPI_RULES": write_rules("good.json", json.dumps(good))}, report)
+    for key in (("allgather", "root-gathering"), ("allgather", "fullduplex-allgather"), ("allgatherv", "native")):
+        if served.get(key, 0) == 0:
+            raise Failure(f"rules {good}: expected {key} to serve calls, report {served}")
+    if ("allgatherv", "fullduplex-allgatherv") in served or "collrepro-pmpi" in err:
+        raise Failure(f"rules {good}: unexpected report {served} or messages {err}")
+    print(f"good rules: {sorted(served.items())}")
+
+    _, err, served = run_transparency(2, {"COLLREPRO_PMPI_FORCE": "halfduplex-ring"}, report)
+    warnings = [l for l in err.splitlines() if "does not support" in l]
+    if not 1 <= len(warnings) <= 2 or not all("(said once)" in w for w in warnings):
+        raise Failure(f"forced halfduplex-ring on full-duplex shapes: expected one warning per process, got {warnings}")
+    if not served.get(("allgather", "halfduplex-ring")) or not served.get(("allgather", "native")):
+        raise Failure(f"forced halfduplex-ring: expected it on half-duplex and native on full-duplex calls: {served}")
+    print(f"forced, unsupported: {warnings[0]}")
+
+    _, err, served = run_transparency(2, {"COLLREPRO_PMPI_DISABLE": "1"}, report)
+    if served or "collrepro-pmpi" in err:
+        raise Failure(f"COLLREPRO_PMPI_DISABLE=1: the library still acted: {served} {err}")
+    print("disabled: no call intercepted")
+
+
+def pkg_config_build(source, target):
+    """Builds `source` the way a user would: the MPI wrapper compiler and pkg-config's flags."""
+    pc_dir = os.path.dirname(env("PMPI_LIBRARY"))
+    flags = subprocess.run(["pkg-config", "--libs", "collrepro-pmpi"], capture_output=True, text=True,
+                           env={**os.environ, "PKG_CONFIG_PATH": pc_dir})
+    if flags.returncode != 0:
+        raise Failure(f"pkg-config --libs collrepro-pmpi failed: {flags.stderr}")
+    cmd = [env("MPICC"), source, *flags.stdout.split(), "-o", target]
+    built = subprocess.run(cmd, capture_output=True, text=True)
+    if built.returncode != 0:
+        raise Failure(f"building with pkg-config's flags failed: {' '.join(cmd)}\n{built.stderr}")
+
+
+def check_comm_cycle():
+    linked = os.path.join(work_dir("comm_cycle"), "comm_cycle_pkg_config")
+    pkg_config_build(os.path.join(os.path.dirname(os.path.abspath(__file__)), "comm_cycle.cpp"), linked)
+    rounds = "20" if busy_polling() else "100"
+    for program in (env("COMM_CYCLE"), linked):  # linked by CMake (-l), and through pkg-config
+        rc, out, err = mpirun(4, [program, rounds], preload=False)
+        if rc != 0 or "0 left" not in out:
+            raise Failure(f"{program} failed (exit {rc}):\n{out}\n{err}")
+        print(f"{os.path.basename(program)}: {out.strip()}")
+
+
+def check_tune():
+    repo = env("REPO")
+    out_dir = os.path.join(work_dir("tune"), "sweep")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    sweep = subprocess.run([os.path.join(repo, "bench", "collrun"), "--mpi", env("MPI_FLAVOR"), "--np", "2",
+                            "--out", out_dir, "--build-dir", env("BUILD_DIR"),
+                            os.path.join(repo, "tests", "interpose", "tune-sweep.yaml")],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    if sweep.returncode != 0:
+        raise Failure(f"the sweep failed (exit {sweep.returncode}):\n{sweep.stdout[-2000:]}\n{sweep.stderr[-2000:]}")
+    rules = os.path.join(work_dir("tune"), "rules.json")
+    tuned = subprocess.run([os.path.join(repo, "interpose", "colltune"), out_dir, "-o", rules],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    if tuned.returncode != 0:
+        raise Failure(f"colltune failed (exit {tuned.returncode}): {tuned.stderr}")
+    with open(rules, encoding="utf-8") as f:
+        tree = json.load(f)
+    sizes = tree["collective=allgather"]["groups=1:1"]["duplex=full"]
+    _, err, served = run_transparency(2, {"COLLREPRO_PMPI_RULES": rules}, os.path.join(work_dir("tune"), "report.txt"))
+    if "collrepro-pmpi" in err:
+        raise Failure(f"the library rejected colltune's rules: {err}")
+    named = {k.split("=", 1)[1] for leaves in sizes.values() for k in leaves}
+    unexpected = {a for (c, a) in served if c == "allgather" and a not in named and a != "native"}
+    if unexpected:
+        raise Failure(f"allgather calls served by {unexpected}, which the rules {sizes} do not name")
+    print(f"colltune: {tuned.stdout.strip()}; rules for 1:1 full duplex: {json.dumps(sizes)}; served {served}")
+
+
+def main():
+    checks = {"transparency": check_transparency, "settings": check_settings, "comm_cycle": check_comm_cycle,
+              "tune": check_tune}
+    try:
+        if sys.argv[1:] == ["mpich_suite"]:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import mpich_suite
+            mpich_suite.main()
+        elif len(sys.argv) == 2 and sys.argv[1] in checks:
+            checks[sys.argv[1]]()
+        else:
+            print(f"usage: check_library.py {'|'.join([*checks, 'mpich_suite'])}", file=sys.stderr)
+            return 2
+    except Exception as e:  # mpich_suite raises check_library.Failure, a twin of __main__.Failure
+        if type(e).__name__ != "Failure":
+            raise
+        print(f"FAILED: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
