@@ -225,12 +225,15 @@ def _figure(study, path):
     markers = {"allgather": "o", "intra-allgather": "s"}
     for ax, size in zip(axes[0], sizes):
         part = study[study["msg_bytes"] == size]
-        for np_ in sorted(part["nprocs"].unique()):
+        nps = sorted(part["nprocs"].unique())
+        for np_ in nps:
+            over = bool(part[part["nprocs"] == np_]["oversubscribed"].max())
             for coll, marker in markers.items():
                 g = part[(part["nprocs"] == np_) & (part["collective"] == coll)].set_index("method").reindex(methods)
+                # one rank per core drawn bold; oversubscribed (scheduler-bound) runs faded
                 ax.plot(range(len(methods)), g["spread"], marker=marker, linestyle="-" if coll == "allgather" else ":",
-                        color=f"C{sorted(part['nprocs'].unique()).index(np_)}",
-                        label=f"{np_} ranks, {'inter' if coll == 'allgather' else 'intra'}")
+                        color=f"C{nps.index(np_)}", alpha=0.45 if over else 1.0, linewidth=1.0 if over else 2.2,
+                        label=f"{np_} ranks, {'inter' if coll == 'allgather' else 'intra'}{' (oversub.)' if over else ''}")
         ax.set_xticks(range(len(methods)))
         ax.set_xticklabels(methods, rotation=30, ha="right")
         ax.set_title(f"{size // 1024} KiB" if size < 1 << 20 else f"{size >> 20} MiB")
