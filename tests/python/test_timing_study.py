@@ -1,0 +1,63 @@
+"""The synchronization-method study's report: spread, invalid rate, oversubscription, residuals."""
+
+import json
+
+import pandas as pd
+
+from collrepro import timing_study as ts
+
+
+def write_block(root, method, np_, medians, invalid, oversubscribed, sync_s=0.001):
+    d = root / method / f"np{np_}"
+    d.mkdir(parents=True)
+    for launch, (med, bad) in enumerate(zip(medians, invalid)):
+        pd.DataFrame([{"collective": "allgather", "msg_bytes": 1024, "median": med, "n": 40 - bad, "n_invalid": bad}]
+                     ).to_csv(d / f"summary-L{launch}.csv", index=False)
+        meta = {"sync": {"sync_cost": {"seconds": sync_s * (launch + 1)}},
+                "oversubscription": {"oversubscribed": oversubscribed}}
+        (d / f"meta-L{launch}.json").write_text(json.dumps(meta))
+
+
+def check_json(kind, np_, seconds):
+    c = {"max_abs_offset_s": 1e-6, "max_error_s": 2e-6, "measured_ranks": np_ - 1, "max_sync_bound_s": 3e-6}
+    return {"clock": "mpi-wtime", "clock_sync": kind, "nprocs": np_, "nodes": 1, "simulated": False,
+            "sync_cost": {"seconds": seconds, "messages": 162 * (np_ - 1), "rounds": np_ - 1},
+            "zero_residual_reason": None, "after_sync": c, "later": c, "later_s": 10.0,
+            "drift_residual": None, "drift_resolution": 4e-7}
+
+
+def test_report_spread_invalid_and_oversubscription(tmp_path):
+    write_block(tmp_path, "barrier", 2, [1e-5, 1.2e-5, 1.1e-5], [0, 0, 0], False)
+    write_block(tmp_path, "round-time", 8, [2e-5, 8e-5], [4, 0], True)
+    (tmp_path / "residual").mkdir()
+    (tmp_path / "residual" / "linear-np2.json").write_text(json.dumps(check_json("linear", 2, 1e-4)))
+    assert ts.report(str(tmp_path), str(tmp_path / "out")) == 0
+    study = pd.read_csv(tmp_path / "out" / "study.csv").set_index("method")
+    assert study.loc["barrier", "spread"] == 1.2
+    assert study.loc["barrier", "launches"] == 3
+    assert study.loc["barrier", "oversubscribed"] == 0
+    assert study.loc["barrier", "sync_s"] == 0.002  # the median of the launches' sync times
+    assert study.loc["round-time", "spread"] == 4.0
+    assert study.loc["round-time", "invalid_rate"] == 4 / 80
+    assert study.loc["round-time", "oversubscribed"] == 1
+    md = (tmp_path / "out" / "study.md").read_text()
+    assert "| round-time | 8 (oversubscribed) |" in md
+    assert "drift residual" in md and "| linear | 2 |" in md
+    assert (tmp_path / "out" / "spread.png").stat().st_size > 10000
+
+
+def test_sim_table_ratio(tmp_path):
+    (tmp_path / "sim").mkdir(parents=True)
+    for kind, secs in (("linear", 0.25), ("hierarchical", 0.0025)):
+        j = check_json(kind, 1024, secs)
+        j.update(platform="configs/platforms/x.xml", ppn=1, wall_s=100.0)
+        (tmp_path / "sim" / f"{kind}-np1024.json").write_text(json.dumps(j))
+    write_block(tmp_path, "barrier", 2, [1e-5], [0], False)
+    assert ts.report(str(tmp_path), str(tmp_path)) == 0
+    sim = (tmp_path / "sim.md").read_text()
+    assert "| linear | 1024 x 1 ppn | configs/platforms/x.xml | 250.000 ms | 165726 | 1023 | 100.0 |" in sim
+
+
+def test_report_without_results_is_one_error(tmp_path, capsys):
+    assert ts.report(str(tmp_path), str(tmp_path / "out")) == 2
+    assert "no study results" in capsys.readouterr().err
