@@ -175,11 +175,16 @@ def _block_rows(directory, method, np_):
     return rows
 
 
+def _check_files(directory, sub):
+    """The --clock-check records of DIR/sub/*.json, in name order."""
+    for path in sorted(glob.glob(os.path.join(directory, sub, "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            yield json.load(f)
+
+
 def _residual_rows(directory):
     rows = []
-    for path in sorted(glob.glob(os.path.join(directory, "residual", "*.json"))):
-        with open(path, encoding="utf-8") as f:
-            j = json.load(f)
+    for j in _check_files(directory, "residual"):
         rows.append({"clock_sync": j["clock_sync"], "nprocs": j["nprocs"], "clock": j["clock"],
                      "sync_s": j["sync_cost"]["seconds"], "sync_messages": j["sync_cost"]["messages"],
                      "sync_rounds": j["sync_cost"]["rounds"],
@@ -193,9 +198,7 @@ def _residual_rows(directory):
 
 def _sim_rows(directory):
     rows = []
-    for path in sorted(glob.glob(os.path.join(directory, "sim", "*.json"))):
-        with open(path, encoding="utf-8") as f:
-            j = json.load(f)
+    for j in _check_files(directory, "sim"):
         rows.append({"clock_sync": j["clock_sync"], "nprocs": j["nprocs"], "ppn": j["ppn"], "platform": j["platform"],
                      "simulated_sync_s": j["sync_cost"]["seconds"], "messages": j["sync_cost"]["messages"],
                      "rounds": j["sync_cost"]["rounds"], "wall_s": j["wall_s"]})
