@@ -185,3 +185,28 @@ def test_an_interrupted_build_is_not_used(dirs):
     r = collmpi("list")
     assert r.returncode == 0 and "mpich-3.4.1" not in r.stdout
     assert (dirs / "cache" / "mpi" / ".build-mpich-3.4.1").exists()  # left for the next build to remove
+
+
+def test_only_a_finished_make_with_the_same_options_is_reused(tmp_path):
+    work, src = tmp_path / "work", tmp_path / "work" / "src" / "mpich-3.4.1"
+    src.mkdir(parents=True)
+    options = recipes.parse_spec("mpich@3.4.1").configure_options("/p")
+    assert builder._compiled_tree(str(work), options) is None  # no record: make did not finish
+    builder.write_json_atomically(str(work / builder.MAKE_DONE), {"options": options, "src": str(src)})
+    assert builder._compiled_tree(str(work), options) == str(src)
+    assert builder._compiled_tree(str(work), options + ["--enable-debug"]) is None
+    (work / builder.MAKE_DONE).write_text("{trunc")
+    assert builder._compiled_tree(str(work), options) is None
+
+
+def test_copied_macros_are_dated_as_old_as_their_neighbours(tmp_path):
+    top, sub = tmp_path / "confdb", tmp_path / "sub" / "confdb"
+    top.mkdir()
+    sub.mkdir(parents=True)
+    (top / "a.m4").write_text("new")
+    (top / "b.m4").write_text("top's b")
+    (sub / "b.m4").write_text("sub's own b")
+    os.utime(sub / "b.m4", (1000, 1000))
+    builder._fill_confdb(str(top), str(sub))
+    assert (sub / "a.m4").read_text() == "new" and os.path.getmtime(sub / "a.m4") == 1000
+    assert (sub / "b.m4").read_text() == "sub's own b"  # never overwritten

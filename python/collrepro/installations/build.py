@@ -9,6 +9,8 @@
 2. configure with the recipe's minimal options and `--prefix=<cache>/mpi/<name>`, then
    `make -j` with one progress line, everything logged to `<cache>/mpi/logs/<name>.log`;
 3. `make install` into a staging directory (DESTDIR), never into the prefix itself;
+   (a build stopped after a finished `make` resumes here: the work directory keeps the
+   compiled tree and a `.make-done` record of its configure options)
 4. smoke test in the staging directory: the probe program compiled against the staged headers
    and library, started on 2 processes with the staged launcher;
 5. rename the staged tree into place, probe it once more through its own wrapper, and write
@@ -151,16 +153,34 @@ def _unpack(tarball, into):
     return os.path.join(into, tops[0])
 
 
+def _fill_confdb(top, sub):
+    """Copy the macros `sub` lacks from `top`, dated as old as `sub`'s oldest file, so that make
+    does not take the generated files built from them for stale."""
+    present = [os.path.join(sub, e) for e in os.listdir(sub)]
+    oldest = min((os.path.getmtime(p) for p in present), default=None)
+    for entry in os.listdir(top):
+        source, dest = os.path.join(top, entry), os.path.join(sub, entry)
+        if os.path.isfile(source) and not os.path.exists(dest):
+            shutil.copy2(source, dest)
+            if oldest is not None:
+                os.utime(dest, (oldest, oldest))
+
+
 def _prepare(recipe, src, log):
     """The recipe's steps before configure (recipes.py says why MPICH 3.4.1 needs them)."""
     if recipe.sync_confdb:
         top = os.path.join(src, "confdb")
         for dirpath, dirnames, _ in os.walk(src):
             if "confdb" in dirnames and os.path.join(dirpath, "confdb") != top:
-                sub = os.path.join(dirpath, "confdb")
-                for entry in os.listdir(top):
-                    if not os.path.exists(os.path.join(sub, entry)) and os.path.isfile(os.path.join(top, entry)):
-                        shutil.copy2(os.path.join(top, entry), sub)
+                _fill_confdb(top, os.path.join(dirpath, "confdb"))
+    for relative in recipe.placeholders:
+        path = os.path.join(src, relative)
+        if not os.path.exists(path) and os.path.isdir(os.path.dirname(path)):
+            neighbours = [os.path.join(os.path.dirname(path), e) for e in os.listdir(os.path.dirname(path))]
+            open(path, "w").close()
+            oldest = min((os.path.getmtime(n) for n in neighbours), default=None)
+            if oldest is not None:
+                os.utime(path, (oldest, oldest))
     for subdir, cmd in recipe.prepare_steps:
         where = os.path.join(src, subdir)
         if os.path.isdir(where) and not os.path.exists(os.path.join(where, "configure")):
@@ -213,20 +233,22 @@ def build(recipe: Recipe, jobs=2):
         os.close(fd)
 
 
-def _build_locked(recipe, prefix, jobs):
-    done = read_stamp(prefix)  # a concurrent build may have finished meanwhile
-    if done is not None:
-        return done, 0
-    start, cpu_start = time.monotonic(), _children_cpu_seconds()
-    log, work = log_of(recipe.name), os.path.join(installs_root(), f".build-{recipe.name}")
-    os.makedirs(os.path.dirname(log), exist_ok=True)
-    for stale in (prefix, work):
-        if os.path.exists(stale):
-            _say(f"{recipe.name}: removing the unfinished {stale}")
-            shutil.rmtree(stale)
-    with open(log, "w", encoding="utf-8") as f:
-        f.write(f"collmpi build {recipe.kind}@{recipe.version} (Debian suite {recipe.suite}); "
-                f"load at start {os.getloadavg()[0]:.2f}\n")
+MAKE_DONE = ".make-done"  # in the work directory: the compiled tree, with the configure options
+
+
+def _compiled_tree(work, options):
+    """The source tree of an earlier build whose `make` finished with these options, or None."""
+    try:
+        with open(os.path.join(work, MAKE_DONE), encoding="utf-8") as f:
+            done = json.load(f)
+    except (OSError, ValueError):
+        return None
+    src = done.get("src") if isinstance(done, dict) else None
+    return src if done.get("options") == options and src and os.path.isdir(src) else None
+
+
+def _compile(recipe, prefix, work, log, jobs):
+    """Fetch, unpack, prepare, configure and make; returns the compiled source tree."""
     _say(f"{recipe.name}: fetching the Debian source package ({recipe.suite}); log {log}")
     tree = debian_source.fetch(recipe.kind, recipe.suite, log=log)
     src = _unpack(_upstream_tarball(tree, recipe), os.path.join(work, "src"))
@@ -234,7 +256,34 @@ def _build_locked(recipe, prefix, jobs):
     options = recipe.configure_options(prefix)
     _run_logged(["./configure"] + options, log, "configure", recipe.name, cwd=src)
     _run_logged(["make", f"-j{jobs}"], log, "make", recipe.name, cwd=src)
+    write_json_atomically(os.path.join(work, MAKE_DONE), {"options": options, "src": src})
+    return src
+
+
+def _build_locked(recipe, prefix, jobs):
+    done = read_stamp(prefix)  # a concurrent build may have finished meanwhile
+    if done is not None:
+        return done, 0
+    start, cpu_start = time.monotonic(), _children_cpu_seconds()
+    log, work = log_of(recipe.name), os.path.join(installs_root(), f".build-{recipe.name}")
+    os.makedirs(os.path.dirname(log), exist_ok=True)
+    options = recipe.configure_options(prefix)
+    src = _compiled_tree(work, options)  # an earlier build stopped after its make finished
+    if os.path.exists(prefix):
+        _say(f"{recipe.name}: removing the unfinished {prefix}")
+        shutil.rmtree(prefix)
+    if src is None and os.path.exists(work):
+        _say(f"{recipe.name}: removing the unfinished {work}")
+        shutil.rmtree(work)
+    with open(log, "a" if src else "w", encoding="utf-8") as f:
+        f.write(f"collmpi build {recipe.kind}@{recipe.version} (Debian suite {recipe.suite}); "
+                f"load at start {os.getloadavg()[0]:.2f}" + (f"; make already done in {src}" if src else "") + "\n")
+    if src is None:
+        src = _compile(recipe, prefix, work, log, jobs)
+    else:
+        _say(f"{recipe.name}: reusing the compiled tree of an earlier build ({src})")
     destdir = os.path.join(work, "destdir")
+    shutil.rmtree(destdir, ignore_errors=True)
     _run_logged(["make", "install", f"DESTDIR={destdir}"], log, "make install", recipe.name, cwd=src)
     stage = destdir + prefix
     _say(f"{recipe.name}: smoke test (2 processes, staged)")

@@ -30,19 +30,24 @@ int main(int argc, char **argv) {
 }
 """
 
-PROBE_TIMEOUT_S = 120
+PROBE_TIMEOUT_S = 300
 
 
 class ProbeError(RuntimeError):
     """One line: what is wrong with the installation, and what to do."""
 
 
-def _output(cmd, env=None, timeout=60):
+QUERY_TIMEOUT_S = 300  # generous: a loaded machine and a cold page cache make the first call slow
+
+
+def _output(cmd, env=None, timeout=QUERY_TIMEOUT_S):
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                            timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return 1, str(e)
+    except subprocess.TimeoutExpired:
+        return 124, f"{cmd[0]} timed out after {timeout} s"
+    except OSError as e:
+        return 127, str(e)
     return r.returncode, r.stdout
 
 
@@ -60,18 +65,19 @@ _QUERIES = {
 
 
 def _ask(kind, tool, what):
-    """(exit code, the answer or None) of `tool` for `what` (version, configure)."""
+    """(exit code, the answer or None, the output) of `tool` for `what` (version, configure)."""
     args, pattern = _QUERIES[(kind, what)]
     rc, out = _output([tool] + args)
     m = pattern.search(out)
-    return rc, (m.group(1).strip() if rc == 0 and m else None)
+    return rc, (m.group(1).strip() if rc == 0 and m else None), out
 
 
 def tool_version(kind, tool):
     """The version `tool` (ompi_info or mpichversion) reports; raises ProbeError."""
-    rc, version = _ask(kind, tool, "version")
+    rc, version, out = _ask(kind, tool, "version")
     if version is None:
-        raise ProbeError(f"{tool} does not report a version (exit {rc}): is the installation complete?")
+        raise ProbeError(f"{tool} does not report a version (exit {rc}: {_last_line(out)}): "
+                         "is the installation complete?")
     return version
 
 

@@ -19,7 +19,8 @@ configure scripts of the two modules that configure always enters, json-c and ya
 two levels of nested pack functions, the smallest set that compiles; fewer levels generate
 calls to functions that are not generated). This needs autoconf, automake and libtool. The
 test suite (test/mpi), whose generated files are missing too, is not configured
-(`--no-recursion`).
+(`--no-recursion`), and an empty stand-in for hydra's missing `netloc.m4` keeps make from
+regenerating hydra's build system.
 """
 
 from dataclasses import dataclass
@@ -58,6 +59,12 @@ _MPICH_PREPARE = [
 ]
 
 
+# Files the tarball lacks that make's rules for regenerating the build system name as inputs: an
+# empty one, as old as its neighbours, keeps make from trying to rerun automake (whose version
+# differs from the one the release was made with).
+_MPICH_PLACEHOLDERS = ["src/pm/hydra/tools/topo/hwloc/hwloc/config/netloc.m4"]
+
+
 class RecipeError(ValueError):
     """One line naming the bad input and the fix."""
 
@@ -80,6 +87,10 @@ class Recipe:
     def sync_confdb(self):
         """Copy the top confdb/ macros into the subpackages' confdb/ before configure."""
         return self.kind == "mpich"
+
+    @property
+    def placeholders(self):
+        return list(_MPICH_PLACEHOLDERS) if self.kind == "mpich" else []
 
     @property
     def prepare_steps(self):
