@@ -94,7 +94,7 @@ def test_slurm_batch_script_loads_the_installation(installations, tmp_path):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert r.returncode == 0, r.stdout
     script = (out / built.name / "collslurm.sbatch").read_text()
-    assert "MPI=mpich " in script and f"MPIEXEC={built.launcher}" in script
+    assert f"MPI={built.kind} " in script and f"MPIEXEC={built.launcher}" in script
     assert f"export PATH={built.prefix}/bin${{PATH:+:$PATH}}" in script
     assert "export COLLREPRO_MPI_INSTALLATION=" in script and f'"name": "{built.name}"' in script
     assert f"COLLBENCH={collbench.executable(built)}" in script

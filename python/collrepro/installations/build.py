@@ -153,38 +153,44 @@ def _unpack(tarball, into):
     return os.path.join(into, tops[0])
 
 
-def _fill_confdb(top, sub):
-    """Copy the macros `sub` lacks from `top`, dated as old as `sub`'s oldest file, so that make
-    does not take the generated files built from them for stale."""
-    present = [os.path.join(sub, e) for e in os.listdir(sub)]
-    oldest = min((os.path.getmtime(p) for p in present), default=None)
-    for entry in os.listdir(top):
-        source, dest = os.path.join(top, entry), os.path.join(sub, entry)
-        if os.path.isfile(source) and not os.path.exists(dest):
-            shutil.copy2(source, dest)
-            if oldest is not None:
+def _fill_missing(source, copy):
+    """Copy into `copy` the files of `source` it lacks (recursively, never overwriting), dated as
+    old as `copy`'s oldest file, so that make does not take files generated from them for stale."""
+    present = [os.path.join(d, f) for d, _, files in os.walk(copy) for f in files]
+    oldest = min((os.path.getmtime(p) for p in present if not os.path.islink(p)), default=None)
+    for dirpath, _, files in os.walk(source):
+        target_dir = os.path.join(copy, os.path.relpath(dirpath, source))
+        for name in files:
+            dest = os.path.join(target_dir, name)
+            if os.path.lexists(dest):
+                continue
+            os.makedirs(target_dir, exist_ok=True)
+            shutil.copy2(os.path.join(dirpath, name), dest, follow_symlinks=False)
+            if oldest is not None and not os.path.islink(dest):
                 os.utime(dest, (oldest, oldest))
+
+
+def _sync_pairs(src, pairs):
+    """The (source, copy) directory pairs of a recipe, with */confdb expanded."""
+    for source, copy in pairs:
+        if copy == "*/confdb":
+            top = os.path.join(src, source)
+            for dirpath, dirnames, _ in os.walk(src):
+                if "confdb" in dirnames and os.path.join(dirpath, "confdb") != top:
+                    yield top, os.path.join(dirpath, "confdb")
+        elif os.path.isdir(os.path.join(src, source)) and os.path.isdir(os.path.join(src, copy)):
+            yield os.path.join(src, source), os.path.join(src, copy)
 
 
 def _prepare(recipe, src, log):
     """The recipe's steps before configure (recipes.py says why MPICH 3.4.1 needs them)."""
-    if recipe.sync_confdb:
-        top = os.path.join(src, "confdb")
-        for dirpath, dirnames, _ in os.walk(src):
-            if "confdb" in dirnames and os.path.join(dirpath, "confdb") != top:
-                _fill_confdb(top, os.path.join(dirpath, "confdb"))
-    for relative in recipe.placeholders:
-        path = os.path.join(src, relative)
-        if not os.path.exists(path) and os.path.isdir(os.path.dirname(path)):
-            neighbours = [os.path.join(os.path.dirname(path), e) for e in os.listdir(os.path.dirname(path))]
-            open(path, "w").close()
-            oldest = min((os.path.getmtime(n) for n in neighbours), default=None)
-            if oldest is not None:
-                os.utime(path, (oldest, oldest))
-    for subdir, cmd in recipe.prepare_steps:
+    for source, copy in list(_sync_pairs(src, recipe.sync_dirs)):
+        _fill_missing(source, copy)
+    for subdir, cmd, creates in recipe.prepare_steps:
         where = os.path.join(src, subdir)
-        if os.path.isdir(where) and not os.path.exists(os.path.join(where, "configure")):
-            _run_logged(cmd, log, f"generate {subdir}/configure", recipe.name, cwd=where)
+        if os.path.isdir(where) and not os.path.exists(os.path.join(where, creates)):
+            _run_logged(cmd, log, f"generate {os.path.normpath(os.path.join(subdir, creates))}", recipe.name,
+                        cwd=where)
 
 
 def staged_smoke_test(kind, stage):

@@ -13,14 +13,15 @@ device and the dataloop datatype engine (ch4 would need libfabric or UCX).
 
 Debian's upstream tarball of MPICH 3.4.1 leaves out what MPICH's autogen.sh generates for the
 embedded modules (Debian's own build runs autogen.sh in full). The build therefore does the
-two parts of it that a ch3 build needs first (`prepare_steps`): it copies the shared autoconf
-macros (`confdb/`) into the subpackages' copies, as autogen.sh does, and generates the
+two parts of it that a ch3 build needs first: it completes the subpackages' copies of shared
+directories (`sync_dirs`: the autoconf macros, MPL and hwloc in hydra), as autogen.sh does,
+and (`prepare_steps`) generates the
 configure scripts of the two modules that configure always enters, json-c and yaksa (yaksa with
 two levels of nested pack functions, the smallest set that compiles; fewer levels generate
-calls to functions that are not generated). This needs autoconf, automake and libtool. The
+calls to functions that are not generated), and the C file holding the collective-selection
+tables. This needs autoconf, automake and libtool. The
 test suite (test/mpi), whose generated files are missing too, is not configured
-(`--no-recursion`), and an empty stand-in for hydra's missing `netloc.m4` keeps make from
-regenerating hydra's build system.
+(`--no-recursion`).
 """
 
 from dataclasses import dataclass
@@ -51,18 +52,25 @@ _MPICH = [
 ]
 
 
-# (directory, command) run in the unpacked source before configure, when the directory has no
-# configure script yet.
+# (directory, command, the file it creates) run in the unpacked source before configure, when
+# that file is missing.
 _MPICH_PREPARE = [
-    ("modules/json-c", ["autoreconf", "-fi"]),
-    ("modules/yaksa", ["./autogen.sh", "--pup-max-nesting=2"]),
+    ("modules/json-c", ["autoreconf", "-fi"], "configure"),
+    ("modules/yaksa", ["./autogen.sh", "--pup-max-nesting=2"], "configure"),
+    (".", ["./maint/tuning/coll/json_gen.sh"], "src/mpi/coll/src/csel_json_autogen.c"),
 ]
 
 
-# Files the tarball lacks that make's rules for regenerating the build system name as inputs: an
-# empty one, as old as its neighbours, keeps make from trying to rerun automake (whose version
-# differs from the one the release was made with).
-_MPICH_PLACEHOLDERS = ["src/pm/hydra/tools/topo/hwloc/hwloc/config/netloc.m4"]
+# (source, copy) directory pairs: MPICH keeps copies of some directories in its subpackages and
+# autogen.sh fills them; Debian's tarball has the copies only in part. The build adds the files
+# a copy lacks (never overwriting one), dated as old as the copy's files, so that make does not
+# take the generated build system for stale and try to rerun automake. `*/confdb` stands for
+# every confdb/ directory below the top one.
+_MPICH_SYNC = [
+    ("confdb", "*/confdb"),
+    ("src/mpl", "src/pm/hydra/mpl"),
+    ("modules/hwloc", "src/pm/hydra/tools/topo/hwloc/hwloc"),
+]
 
 
 class RecipeError(ValueError):
@@ -84,13 +92,9 @@ class Recipe:
         return [f"--prefix={prefix}"] + _COMMON + extra
 
     @property
-    def sync_confdb(self):
-        """Copy the top confdb/ macros into the subpackages' confdb/ before configure."""
-        return self.kind == "mpich"
-
-    @property
-    def placeholders(self):
-        return list(_MPICH_PLACEHOLDERS) if self.kind == "mpich" else []
+    def sync_dirs(self):
+        """(source, copy) directories whose copy gets the files it lacks before configure."""
+        return list(_MPICH_SYNC) if self.kind == "mpich" else []
 
     @property
     def prepare_steps(self):
