@@ -100,3 +100,22 @@ def test_slurm_batch_script_loads_the_installation(installations, tmp_path):
     assert f"COLLBENCH={collbench.executable(built)}" in script
     debian = (out / debian_mpich.name / "collslurm.sbatch").read_text()
     assert f'"name": "{debian_mpich.name}"' in debian and "export PATH=" not in debian
+
+
+def test_add_probes_a_real_prefix(installations, tmp_path):
+    """`add` on the source build's real prefix: the right kind registers with the probed version;
+    the other kind is refused in one line."""
+    built = installations[2]
+    other = "mpich" if built.kind == "openmpi" else "openmpi"
+    env = dict(os.environ, COLLREPRO_CONFIG_DIR=str(tmp_path / "config"))
+    collmpi = str(REPO / "bench" / "collmpi")
+    r = subprocess.run([collmpi, "add", f"{other}-{built.version}", "--prefix", built.prefix], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 2 and f"holds {built.kind} {built.version}, not {other}" in r.stderr, r.stderr
+    r = subprocess.run([collmpi, "add", f"{built.name}-again", "--prefix", built.prefix], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 0, r.stderr
+    shown = json.loads(subprocess.run([collmpi, "show", f"{built.name}-again"], env=env, stdout=subprocess.PIPE,
+                                      text=True).stdout)
+    assert (shown["kind"], shown["version"], shown["origin"]) == (built.kind, built.version, "added")
+    assert shown["configure"]  # the library reports its configure options

@@ -210,3 +210,16 @@ def test_copied_macros_are_dated_as_old_as_their_neighbours(tmp_path):
     builder._fill_missing(str(top), str(sub))
     assert (sub / "a.m4").read_text() == "new" and os.path.getmtime(sub / "a.m4") == 1000
     assert (sub / "b.m4").read_text() == "sub's own b"  # never overwritten
+
+
+def test_a_build_with_other_options_than_the_recipe_is_not_current(dirs):
+    recipe = recipes.parse_spec("mpich@3.4.1")
+    prefix = fake_prefix(dirs / "cache" / "mpi" / recipe.name, "mpich", "3.4.1")
+    record = registry.Installation(name=recipe.name, kind="mpich", version="3.4.1", prefix=str(prefix),
+                                   mpicc="", mpicxx="", launcher="", origin="built").to_json()
+    builder.write_json_atomically(str(prefix / builder.STAMP),
+                                  dict(record, recipe_options=recipe.configure_options(str(prefix))))
+    assert builder._current(recipe, str(prefix)).name == recipe.name
+    builder.write_json_atomically(str(prefix / builder.STAMP), dict(record, recipe_options=["--old"]))
+    assert builder._current(recipe, str(prefix)) is None  # `build` makes it again
+    assert [i.name for i in registry.built_installations()] == [recipe.name]  # still usable meanwhile

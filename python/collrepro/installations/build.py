@@ -18,7 +18,8 @@
 
 Only a prefix with a stamp is an installation: the registry lists nothing else, and a build
 that finds a prefix without one (a build interrupted between steps 5's rename and the stamp)
-removes it and starts again. A complete build is not repeated. One build per name at a time
+removes it and starts again. A complete build is not repeated, unless the recipe's configure
+options changed since (the stamp records them). One build per name at a time
 (a lock file); the caller decides niceness and CPU sharing.
 """
 
@@ -58,13 +59,32 @@ def log_of(name):
     return os.path.join(installs_root(), "logs", f"{name}.log")
 
 
-def read_stamp(prefix):
-    """The Installation recorded in a complete prefix, or None (no stamp, or unreadable)."""
+def _stamp_data(prefix):
     try:
         with open(os.path.join(prefix, STAMP), encoding="utf-8") as f:
-            return Installation.from_json(json.load(f))
-    except (OSError, ValueError, TypeError):
+            data = json.load(f)
+        return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
         return None
+
+
+def read_stamp(prefix):
+    """The Installation recorded in a complete prefix, or None (no stamp, or unreadable)."""
+    data = _stamp_data(prefix)
+    try:
+        return Installation.from_json(data) if data is not None else None
+    except TypeError:
+        return None
+
+
+def _current(recipe, prefix):
+    """The complete installation of `recipe` at `prefix`, built with the recipe's present options."""
+    inst, data = read_stamp(prefix), _stamp_data(prefix)
+    if inst is not None and data.get("recipe_options") == recipe.configure_options(prefix):
+        return inst
+    if inst is not None:
+        _say(f"{recipe.name}: built with other configure options than the recipe's now: building it again")
+    return None
 
 
 def write_json_atomically(path, data):
@@ -229,7 +249,7 @@ def _lock(name):
 def build(recipe: Recipe, jobs=2):
     """Build `recipe` unless complete; returns (Installation, seconds spent, or 0 when reused)."""
     prefix = prefix_of(recipe.name)
-    done = read_stamp(prefix)
+    done = _current(recipe, prefix)
     if done is not None:
         return done, 0
     fd = _lock(recipe.name)
@@ -267,9 +287,9 @@ def _compile(recipe, prefix, work, log, jobs):
 
 
 def _build_locked(recipe, prefix, jobs):
-    done = read_stamp(prefix)  # a concurrent build may have finished meanwhile
-    if done is not None:
-        return done, 0
+    if read_stamp(prefix) is not None and _stamp_data(prefix).get("recipe_options") == \
+            recipe.configure_options(prefix):  # a concurrent build finished meanwhile
+        return read_stamp(prefix), 0
     start, cpu_start = time.monotonic(), _children_cpu_seconds()
     log, work = log_of(recipe.name), os.path.join(installs_root(), f".build-{recipe.name}")
     os.makedirs(os.path.dirname(log), exist_ok=True)
@@ -324,7 +344,7 @@ def _finish(recipe, prefix, options):
     except probe.ProbeError as e:
         shutil.rmtree(prefix, ignore_errors=True)
         raise BuildError(f"{recipe.name}: the installed prefix fails its probe: {e}")
-    write_json_atomically(os.path.join(prefix, STAMP), inst.to_json())
+    write_json_atomically(os.path.join(prefix, STAMP), dict(inst.to_json(), recipe_options=options))
     return inst
 
 

@@ -46,6 +46,8 @@ def cmake_configure_command(inst: Installation, repo=REPO):
 def build(inst: Installation, env, repo=REPO, jobs=2):
     """Configure and build collbench for `inst`; returns its path. Output goes to
     build/<name>/collmpi-build.log."""
+    if not os.access(inst.mpicxx, os.X_OK):
+        raise CollbenchError(f"{inst.name}: {inst.mpicxx} is missing: collbench needs the installation's C++ wrapper")
     os.makedirs(build_dir(inst, repo), exist_ok=True)
     log = os.path.join(build_dir(inst, repo), "collmpi-build.log")
     with open(log, "w", encoding="utf-8") as f:
