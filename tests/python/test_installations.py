@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from collrepro.installations import build as builder
-from collrepro.installations import recipes, registry
+from collrepro.installations import recipes, registry, sourcetree
 
 REPO = Path(__file__).resolve().parents[2]
 COLLMPI = REPO / "bench" / "collmpi"
@@ -207,7 +207,7 @@ def test_copied_macros_are_dated_as_old_as_their_neighbours(tmp_path):
     (top / "b.m4").write_text("top's b")
     (sub / "b.m4").write_text("sub's own b")
     os.utime(sub / "b.m4", (1000, 1000))
-    builder._fill_missing(str(top), str(sub))
+    sourcetree.fill_missing(str(top), str(sub))
     assert (sub / "a.m4").read_text() == "new" and os.path.getmtime(sub / "a.m4") == 1000
     assert (sub / "b.m4").read_text() == "sub's own b"  # never overwritten
 

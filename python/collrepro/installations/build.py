@@ -24,7 +24,6 @@ options changed since (the stamp records them). One build per name at a time
 """
 
 import fcntl
-import glob
 import json
 import os
 import resource
@@ -32,11 +31,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import tarfile
 import time
 
 from .. import debian_source
-from . import probe
+from . import probe, sourcetree
 from .model import Installation, prefix_layout
 from .recipes import Recipe
 
@@ -155,64 +153,6 @@ def _run_logged(cmd, log, what, name, cwd=None, env=None):
         raise BuildError(f"{name}: {what} failed (exit {rc}); see {log}")
 
 
-def _upstream_tarball(tree, recipe):
-    """The release's upstream tarball beside the unpacked Debian source (checked by dpkg-source)."""
-    found = glob.glob(os.path.join(os.path.dirname(tree), f"{recipe.kind}_{recipe.version}.orig.tar.*"))
-    if len(found) != 1:
-        raise BuildError(f"{recipe.name}: the Debian source in {os.path.dirname(tree)} has no "
-                         f"{recipe.kind}_{recipe.version}.orig tarball (the suite packages another version?)")
-    return found[0]
-
-
-def _unpack(tarball, into):
-    with tarfile.open(tarball) as tar:
-        tar.extractall(into, filter="tar") if hasattr(tarfile, "data_filter") else tar.extractall(into)
-    tops = [d for d in os.listdir(into) if os.path.isdir(os.path.join(into, d))]
-    if len(tops) != 1:
-        raise BuildError(f"{tarball}: expected one top directory, found {len(tops)}")
-    return os.path.join(into, tops[0])
-
-
-def _fill_missing(source, copy):
-    """Copy into `copy` the files of `source` it lacks (recursively, never overwriting), dated as
-    old as `copy`'s oldest file, so that make does not take files generated from them for stale."""
-    present = [os.path.join(d, f) for d, _, files in os.walk(copy) for f in files]
-    oldest = min((os.path.getmtime(p) for p in present if not os.path.islink(p)), default=None)
-    for dirpath, _, files in os.walk(source):
-        target_dir = os.path.join(copy, os.path.relpath(dirpath, source))
-        for name in files:
-            dest = os.path.join(target_dir, name)
-            if os.path.lexists(dest):
-                continue
-            os.makedirs(target_dir, exist_ok=True)
-            shutil.copy2(os.path.join(dirpath, name), dest, follow_symlinks=False)
-            if oldest is not None and not os.path.islink(dest):
-                os.utime(dest, (oldest, oldest))
-
-
-def _sync_pairs(src, pairs):
-    """The (source, copy) directory pairs of a recipe, with */confdb expanded."""
-    for source, copy in pairs:
-        if copy == "*/confdb":
-            top = os.path.join(src, source)
-            for dirpath, dirnames, _ in os.walk(src):
-                if "confdb" in dirnames and os.path.join(dirpath, "confdb") != top:
-                    yield top, os.path.join(dirpath, "confdb")
-        elif os.path.isdir(os.path.join(src, source)) and os.path.isdir(os.path.join(src, copy)):
-            yield os.path.join(src, source), os.path.join(src, copy)
-
-
-def _prepare(recipe, src, log):
-    """The recipe's steps before configure (recipes.py says why MPICH 3.4.1 needs them)."""
-    for source, copy in list(_sync_pairs(src, recipe.sync_dirs)):
-        _fill_missing(source, copy)
-    for subdir, cmd, creates in recipe.prepare_steps:
-        where = os.path.join(src, subdir)
-        if os.path.isdir(where) and not os.path.exists(os.path.join(where, creates)):
-            _run_logged(cmd, log, f"generate {os.path.normpath(os.path.join(subdir, creates))}", recipe.name,
-                        cwd=where)
-
-
 def staged_smoke_test(kind, stage):
     """The probe compiled against the staged tree and run on 2 processes by its launcher."""
     inc, lib, bindir = (os.path.join(stage, d) for d in ("include", "lib", "bin"))
@@ -277,8 +217,8 @@ def _compile(recipe, prefix, work, log, jobs):
     """Fetch, unpack, prepare, configure and make; returns the compiled source tree."""
     _say(f"{recipe.name}: fetching the Debian source package ({recipe.suite}); log {log}")
     tree = debian_source.fetch(recipe.kind, recipe.suite, log=log)
-    src = _unpack(_upstream_tarball(tree, recipe), os.path.join(work, "src"))
-    _prepare(recipe, src, log)
+    src = sourcetree.unpack(sourcetree.upstream_tarball(tree, recipe), os.path.join(work, "src"))
+    sourcetree.prepare(recipe, src, lambda cmd, what, cwd: _run_logged(cmd, log, what, recipe.name, cwd=cwd))
     options = recipe.configure_options(prefix)
     _run_logged(["./configure"] + options, log, "configure", recipe.name, cwd=src)
     _run_logged(["make", f"-j{jobs}"], log, "make", recipe.name, cwd=src)

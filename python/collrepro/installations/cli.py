@@ -8,7 +8,8 @@ import signal
 import sys
 
 from . import build as builder
-from . import collbench, probe, registry
+from .. import debian_source
+from . import collbench, probe, registry, sourcetree
 from .recipes import RecipeError, buildable, parse_spec
 
 EPILOG = """\
@@ -133,7 +134,7 @@ def main(argv):
     try:
         return args.func(args)
     except (RecipeError, builder.BuildError, registry.RegistryError, collbench.CollbenchError,
-            probe.ProbeError) as e:
+            probe.ProbeError, sourcetree.SourceTreeError, debian_source.SourceError) as e:
         print(f"collmpi: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
