@@ -225,3 +225,15 @@ def test_a_build_with_other_options_than_the_recipe_is_not_current(dirs):
     builder.write_json_atomically(str(prefix / builder.STAMP), dict(record, recipe_options=["--old"]))
     assert builder._current(recipe, str(prefix)) is None  # `build` makes it again
     assert [i.name for i in registry.built_installations()] == [recipe.name]  # still usable meanwhile
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--installations", "openmpi-9.9"], "no MPI installation named 'openmpi-9.9'"),
+    (["--installations", "openmpi-4.1.4,openmpi-4.1.4"], "give distinct names"),
+    (["--installations", "openmpi-4.1.4", "--build-dir", "build/x"], "--build-dir goes with --mpi only"),
+    (["--mpi", "mpich-9.9"], "no MPI installation named 'mpich-9.9'"),
+])
+def test_collrun_refuses_bad_installations_in_one_line(dirs, args, needle):
+    r = subprocess.run([str(REPO / "bench" / "collrun"), *args, str(REPO / "configs" / "quick.yaml")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
