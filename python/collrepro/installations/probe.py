@@ -97,7 +97,7 @@ def configure_options(kind, tool):
     return _ask(kind, tool, "configure")[1] or ""
 
 
-def run_probe(compile_cmd, launch_cmd, env):
+def run_probe(compile_cmd, launch_cmd, env, timeout=PROBE_TIMEOUT_S):
     """Compile PROBE_C with compile_cmd (a list; the source and -o are appended) and run it with
     launch_cmd + [binary]. Returns the library version string; raises ProbeError."""
     with tempfile.TemporaryDirectory(prefix="collrepro-probe-") as tmp:
@@ -107,7 +107,7 @@ def run_probe(compile_cmd, launch_cmd, env):
         rc, out = _output(list(compile_cmd) + [src, "-o", exe], env=env)
         if rc != 0:
             raise ProbeError(f"compiling the probe with {compile_cmd[0]} failed: {_last_line(out)}")
-        rc, out = _output(list(launch_cmd) + [exe], env=env, timeout=PROBE_TIMEOUT_S)
+        rc, out = _output(list(launch_cmd) + [exe], env=env, timeout=timeout)
         m = re.search(r"collrepro-probe size=(\d+) sum=(\d+)\n(.*)", out, re.S)
         if rc != 0 or not m:
             raise ProbeError(f"the probe failed under {launch_cmd[0]} (exit {rc}): {_last_line(out)}")

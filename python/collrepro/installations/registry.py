@@ -196,7 +196,8 @@ def identity(inst, refresh=False):
     entry = cache.get(inst.name)
     if not refresh and isinstance(entry, dict) and entry.get("key") == key:
         return entry["identity"]
-    text = probe.run_probe([inst.mpicc], [inst.launcher, "-n", "2"], builder.build_env(inst))
+    # short: a launcher that waits for an allocation (a cluster's login node) should not stall `list`
+    text = probe.run_probe([inst.mpicc], [inst.launcher, "-n", "2"], builder.build_env(inst), timeout=60)
     cache[inst.name] = {"key": key, "identity": text}
     os.makedirs(builder.installs_root(), exist_ok=True)
     builder.write_json_atomically(_identity_file(), cache)
