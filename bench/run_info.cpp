@@ -2,9 +2,12 @@
 
 #include "build_info.hpp"  // generated at build time: kBuildGitRevision, ...
 
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <chrono>
+#include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <memory>
@@ -72,6 +75,29 @@ bool add_metadata_hook(MetadataHook hook) {
   hooks().push_back(hook);
   return true;
 }
+
+namespace {
+// The MPI installation of this run (metadata key `mpi_installation`): `library_file`, the libmpi
+// the dynamic loader picked (the file that defines MPI_Get_library_version), and the installation
+// record the launcher passes in COLLREPRO_MPI_INSTALLATION (a JSON object: name, kind, version,
+// prefix, origin, configure; python/collrepro/installations). Null when neither is known.
+nlohmann::json mpi_installation_metadata() {
+  nlohmann::json j = nlohmann::json::object();
+  if (const char* text = std::getenv("COLLREPRO_MPI_INSTALLATION")) {
+    const auto record = nlohmann::json::parse(text, nullptr, false);
+    if (record.is_object()) j = record;
+    else j["error"] = "COLLREPRO_MPI_INSTALLATION is not a JSON object";
+  }
+  Dl_info info{};
+  void* symbol = dlsym(RTLD_DEFAULT, "MPI_Get_library_version");
+  if (symbol != nullptr && dladdr(symbol, &info) != 0 && info.dli_fname != nullptr) {
+    char resolved[PATH_MAX];
+    j["library_file"] = realpath(info.dli_fname, resolved) ? std::string(resolved) : std::string(info.dli_fname);
+  }
+  return {{"mpi_installation", j.empty() ? nlohmann::json(nullptr) : j}};
+}
+[[maybe_unused]] const bool installation_hook = add_metadata_hook(&mpi_installation_metadata);
+}  // namespace
 
 nlohmann::json hooked_metadata() {
   nlohmann::json out = nlohmann::json::object();

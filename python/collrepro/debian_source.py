@@ -35,12 +35,17 @@ class SourceError(RuntimeError):
     """One line that says what failed and what to do."""
 
 
+def user_dir(override, xdg, default):
+    """A per-user directory outside every clone: $override, else ${xdg:-~/default}/collrepro."""
+    if os.environ.get(override):
+        return os.environ[override]
+    base = os.environ.get(xdg) or os.path.join(os.path.expanduser("~"), default)
+    return os.path.join(base, "collrepro")
+
+
 def cache_root():
     """Outside every clone: ${XDG_CACHE_HOME:-~/.cache}/collrepro (COLLREPRO_CACHE overrides)."""
-    if os.environ.get("COLLREPRO_CACHE"):
-        return os.environ["COLLREPRO_CACHE"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "collrepro")
+    return user_dir("COLLREPRO_CACHE", "XDG_CACHE_HOME", ".cache")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ messages, so it stays the caller's choice (./collrepro and the tests export it).
 experiment into one results directory.
 """
 
+import json
 import os
 import re
 import shutil
@@ -26,6 +27,9 @@ import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
+
+from collrepro.installations import collbench as installed_collbench
+from collrepro.installations import registry
 
 MPIS = ("openmpi", "mpich")
 PROGRAMS = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich", "smpi": "smpirun"}
@@ -66,6 +70,16 @@ def mpi_environment(mpi, oversubscribed=False, base=None):
         _openmpi_settings(env, oversubscribed)
     elif mpi == "mpich":
         _mpich_settings(env, oversubscribed)
+    return env
+
+
+def installation_environment(inst, oversubscribed=False, base=None):
+    """mpi_environment for an installation (collrepro.installations): its own variables (PATH,
+    LD_LIBRARY_PATH of a non-system prefix), its kind's settings, and COLLREPRO_MPI_INSTALLATION,
+    the record collbench copies into the metadata (`mpi_installation`)."""
+    env = mpi_environment(inst.kind, oversubscribed, inst.environment(base))
+    env["COLLREPRO_MPI_INSTALLATION"] = json.dumps(
+        {k: getattr(inst, k) for k in ("name", "kind", "version", "prefix", "origin", "configure")})
     return env
 
 
@@ -181,11 +195,18 @@ collrun: run a collbench experiment as L separate launches (separate mpirun invo
 on this machine, into one results directory. Resumable: a re-run completes only what is
 missing (collbench skips complete launches and finished points).
 
-  bench/collrun [--mpi openmpi|mpich] [--np N] [--launches L] [--out DIR] [--build-dir DIR]
+  bench/collrun [--mpi openmpi|mpich|NAME] [--np N] [--launches L] [--out DIR] [--build-dir DIR]
+                CONFIG.yaml [-- collbench args...]
+  bench/collrun --installations NAME[,NAME...] [--np N] [--launches L] [--out DIR]
                 CONFIG.yaml [-- collbench args...]
 
   --mpi        MPI library (default openmpi): picks the launcher (mpirun.openmpi with
-               --oversubscribe, or mpiexec.mpich) and the default build dir build/<mpi>
+               --oversubscribe, or mpiexec.mpich) and the default build dir build/<mpi>;
+               or an installation name (bench/collmpi list): its launcher, environment and
+               build/<name>
+  --installations  run the experiment against each installation in turn, into
+               <out>/<name>/ (default out: results/<experiment>); collbench must be built
+               for each (bench/collmpi collbench NAME)
   --np         processes per launch (default 8)
   --launches   number of launches (default: the config's `launches`, after --set overrides)
   --out        result directory (default: collbench's results/<experiment>/<impl>-<version>)
@@ -210,8 +231,9 @@ class Usage(Exception):
 def _collrun_options(argv):
     """collrun's command line -> dict of options; raises Usage. Help returns {'help': True}."""
     opts = {"mpi": "openmpi", "np": "8", "launches": "", "out": "", "build_dir": "", "config": "",
-            "passthrough": []}
-    valued = {"--mpi": "mpi", "--np": "np", "--launches": "launches", "--out": "out", "--build-dir": "build_dir"}
+            "installations": "", "passthrough": []}
+    valued = {"--mpi": "mpi", "--np": "np", "--launches": "launches", "--out": "out", "--build-dir": "build_dir",
+              "--installations": "installations"}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -252,57 +274,104 @@ def _set_overrides(passthrough):
     return sets
 
 
-def _config_launches(exe, config, passthrough, env):
-    """The config's `launches` as collbench reads it (after --set); exits with collbench's code."""
-    proc = subprocess.run([exe, config, "--get", "launches"] + _set_overrides(passthrough), env=env,
-                          stdout=subprocess.PIPE, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(proc.returncode)
-    return proc.stdout.strip()
+@dataclass
+class _Run:
+    """One installation's part of a collrun: how to launch collbench, and where it writes."""
+
+    label: str
+    launcher: Launcher
+    exe: str
+    env: dict
+    out: str
 
 
-def _collrun_setup(opts):
-    """Check the options; returns (launcher, collbench path, processes, environment)."""
-    if not opts["config"]:
-        raise Usage("a CONFIG.yaml is required", usage=True)
-    if not os.path.isfile(opts["config"]):
-        raise Usage(f"{opts['config']}: no such file")
-    np = _positive(opts["np"], "--np")
-    mpi = opts["mpi"]
-    if mpi not in MPIS:
-        raise Usage(f"--mpi {mpi}: use openmpi or mpich")
+def _debian_run(mpi, opts, np):
+    """--mpi openmpi|mpich: the Debian library through its launcher on PATH and build/<mpi>."""
     launcher = Launcher(mpi, oversubscribe=True, flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     if shutil.which(PROGRAMS[mpi]) is None:
         raise Usage(f"{PROGRAMS[mpi]} not found (install the {mpi} launcher)")
     exe = os.path.join(opts["build_dir"] or os.path.join(REPO, "build", mpi), "bench", "collbench")
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         raise Usage(f"{exe} not found: build first (cmake --preset {mpi} && cmake --build --preset {mpi})")
-    env = mpi_environment(mpi, oversubscribed=np > len(os.sched_getaffinity(0)))
-    return launcher, exe, np, env
+    oversubscribed = np > len(os.sched_getaffinity(0))
+    env = mpi_environment(mpi, oversubscribed=oversubscribed)
+    try:
+        env = installation_environment(registry.resolve(mpi), oversubscribed)
+    except (registry.RegistryError, OSError):
+        pass  # the run works without the record; its metadata then lacks the installation's name
+    return _Run(mpi, launcher, exe, env, opts["out"])
+
+
+def _installation_run(name, opts, np, out):
+    """An installation from the registry: its launcher, environment and build/<name>."""
+    try:
+        inst = registry.resolve(name)
+    except registry.RegistryError as e:
+        raise Usage(str(e))
+    exe = (os.path.join(opts["build_dir"], "bench", "collbench") if opts["build_dir"]
+           else installed_collbench.executable(inst))
+    if not exe or not os.access(exe, os.X_OK):
+        raise Usage(f"collbench is not built for {name}: bench/collmpi collbench {name}")
+    launcher = Launcher(inst.kind, program=inst.launcher, oversubscribe=True,
+                        flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
+    env = installation_environment(inst, oversubscribed=np > len(os.sched_getaffinity(0)))
+    return _Run(inst.name, launcher, exe, env, out)
+
+
+def _collrun_setup(opts):
+    """Check the options; returns (the runs, one per installation, and the process count)."""
+    if not opts["config"]:
+        raise Usage("a CONFIG.yaml is required", usage=True)
+    if not os.path.isfile(opts["config"]):
+        raise Usage(f"{opts['config']}: no such file")
+    np = _positive(opts["np"], "--np")
+    if opts["installations"]:
+        names = [n for n in opts["installations"].split(",") if n]
+        if not names or len(set(names)) != len(names):
+            raise Usage(f"--installations {opts['installations']}: give distinct names, comma-separated")
+        if opts["build_dir"]:
+            raise Usage("--build-dir goes with --mpi only (--installations uses build/<name> of each)")
+        runs = [_installation_run(n, opts, np, "") for n in names]
+        root = opts["out"] or os.path.join("results", _config_value(runs[0], opts, "experiment"))
+        for run in runs:
+            run.out = os.path.join(root, run.label)
+        return runs, np
+    mpi = opts["mpi"]
+    if mpi in MPIS:
+        return [_debian_run(mpi, opts, np)], np
+    return [_installation_run(mpi, opts, np, opts["out"])], np
+
+
+def _config_value(run, opts, key):
+    """One effective config value (after --set), as collbench reads it; exits with its code."""
+    proc = subprocess.run([run.exe, opts["config"], "--get", key] + _set_overrides(opts["passthrough"]),
+                          env=run.env, stdout=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(proc.returncode)
+    return proc.stdout.strip()
 
 
 def _say(message):
     print(f"collrun: {message}", file=sys.stderr, flush=True)
 
 
-def _run_launches(launcher, exe, np, env, opts, launches):
-    """The launch loop of collrun; returns its exit code."""
-    out = ["--out", opts["out"]] if opts["out"] else []
-    with Forwarder() as fwd:
-        for launch in range(launches):
-            if fwd.received is not None:
-                _say(f"interrupted before launch {launch}; finished points are kept, re-run to complete")
-                return fwd.interrupt_code()
-            cmd = launcher.command(np, [exe, opts["config"], "--launch", launch] + out + opts["passthrough"])
-            _say(f"launch {launch} of {launches}: {' '.join(cmd)}")
-            rc = fwd.run(cmd, env)
-            if fwd.received is not None:
-                _say(f"interrupted during launch {launch}; finished points are kept, re-run to complete")
-                return fwd.interrupt_code()
-            if rc != 0:
-                _say(f"launch {launch} failed with exit code {rc}; re-run to resume")
-                return rc
-    _say(f"{launches} launch(es) complete")
+def _run_launches(run, np, opts, launches, fwd):
+    """The launch loop of one installation; returns its exit code."""
+    out = ["--out", run.out] if run.out else []
+    for launch in range(launches):
+        if fwd.received is not None:
+            _say(f"interrupted before launch {launch}; finished points are kept, re-run to complete")
+            return fwd.interrupt_code()
+        cmd = run.launcher.command(np, [run.exe, opts["config"], "--launch", launch] + out + opts["passthrough"])
+        _say(f"[{run.label}] launch {launch} of {launches}: {' '.join(cmd)}")
+        rc = fwd.run(cmd, run.env)
+        if fwd.received is not None:
+            _say(f"interrupted during launch {launch}; finished points are kept, re-run to complete")
+            return fwd.interrupt_code()
+        if rc != 0:
+            _say(f"[{run.label}] launch {launch} failed with exit code {rc}; re-run to resume")
+            return rc
+    _say(f"[{run.label}] {launches} launch(es) complete" + (f" in {run.out}" if run.out else ""))
     return 0
 
 
@@ -313,15 +382,19 @@ def collrun(argv):
         if opts.get("help"):
             print(COLLRUN_USAGE, end="")
             return 0
-        launcher, exe, np, env = _collrun_setup(opts)
-        launches = opts["launches"] or _config_launches(exe, opts["config"], opts["passthrough"], env)
-        launches = _positive(launches, "--launches")
+        runs, np = _collrun_setup(opts)
+        launches = _positive(opts["launches"] or _config_value(runs[0], opts, "launches"), "--launches")
     except Usage as err:
         _say(str(err))
         if err.usage:
             print(COLLRUN_USAGE, end="")
         return 2
-    return _run_launches(launcher, exe, np, env, opts, launches)
+    with Forwarder() as fwd:
+        for run in runs:
+            rc = _run_launches(run, np, opts, launches, fwd)
+            if rc != 0:
+                return rc
+    return 0
 
 
 if __name__ == "__main__":

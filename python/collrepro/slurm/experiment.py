@@ -11,8 +11,10 @@ from pathlib import Path
 
 import yaml
 
-from collrepro.launch import SRUN_MPI, installed_program, mpi_environment
-from collrepro.slurm.plan import Fail, array_spec, mapping, resolve_slurm, split_sets, build_dir_for
+from collrepro.installations import collbench as installed_collbench
+from collrepro.installations import registry
+from collrepro.launch import SRUN_MPI, installation_environment, installed_program, mpi_environment
+from collrepro.slurm.plan import LIBRARIES, Fail, array_spec, mapping, resolve_slurm, split_sets, build_dir_for
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -69,7 +71,8 @@ class Setup:
             section = {**(section or {}), **slurm_sets}
         self.doc = doc  # the config without its slurm: section: what collbench reads
         self.s = resolve_slurm(section, _cli_settings(args, mpi_override))
-        self.mpi = self.s["mpi"]
+        self.mpi = self.s["mpi"]  # the label: the results go to --out/<mpi>
+        self._installation()
         cli_build = build_dir_for(args.build_dir, self.mpi, single)
         if cli_build:
             self.s["build_dir"] = cli_build
@@ -95,26 +98,58 @@ class Setup:
             raise Fail("the number of processes is not set: add slurm: {ntasks_per_node: N} to the config or pass --np N")
         self.np = s["nodes"] * s["ntasks_per_node"]
         if s["srun_mpi"] is None:
-            s["srun_mpi"] = SRUN_MPI[self.mpi]
+            s["srun_mpi"] = SRUN_MPI[self.kind]
+
+    def _installation(self):
+        """--mpi openmpi|mpich: the library of that kind on PATH; an installation name: its kind, and
+        its environment (exported by the batch script and given to collbench here)."""
+        self.installation = None
+        self.kind = self.mpi
+        if self.mpi not in LIBRARIES:
+            try:
+                self.installation = registry.resolve(self.mpi)
+            except registry.RegistryError as err:
+                raise Fail(str(err)) from None
+            self.kind = self.installation.kind
+
+    def environment(self):
+        """The environment collbench runs in for this setup (dry runs here, the tasks' launches)."""
+        if self.installation is None:
+            return mpi_environment(self.kind)
+        return installation_environment(self.installation)
+
+    def exported_environment(self):
+        """What the batch script exports so that the tasks find the installation: {} for openmpi/mpich."""
+        if self.installation is None:
+            return {}
+        env = installation_environment(self.installation, base={})
+        return {k: v for k, v in env.items() if k in self.installation.env or k == "COLLREPRO_MPI_INSTALLATION"}
 
     def _build(self, collbench, single):
         """The build directory, collbench in it, and the build's own mpiexec."""
         if collbench and not single:
             raise Fail("--collbench names one build: submit each library separately (one --mpi per call)")
         build = Path(self.s["build_dir"]) if self.s["build_dir"] else REPO / "build" / self.mpi
+        built = installed_collbench.executable(self.installation) if self.installation else None
+        if built and not self.s["build_dir"]:
+            build = Path(built).parent.parent  # build/<name>, or a Debian library's preset build
         if not build.is_absolute():
             build = Path.cwd() / build
         self.build_dir = build.resolve()
         self.collbench = Path(collbench).resolve() if collbench else self.build_dir / "bench" / "collbench"
         if not (self.collbench.is_file() and os.access(self.collbench, os.X_OK)):
-            raise Fail(f"collbench not found at {self.collbench}: build it (cmake --preset {self.mpi} && cmake --build "
-                       f"--preset {self.mpi}) or pass --build-dir / --collbench")
+            how = (f"bench/collmpi collbench {self.mpi}" if self.installation is not None
+                   else f"cmake --preset {self.mpi} && cmake --build --preset {self.mpi}")
+            raise Fail(f"collbench not found at {self.collbench}: build it ({how}) or pass --build-dir / --collbench")
         cache = cmake_cache(self.build_dir)
         flavor = cache.get("COLLREPRO_MPI_FLAVOR")
-        if flavor and flavor != self.mpi:
-            raise Fail(f"{self.build_dir} is a {flavor} build but --mpi is {self.mpi}: pass --build-dir of a {self.mpi} "
+        if flavor and flavor != self.kind:
+            raise Fail(f"{self.build_dir} is a {flavor} build but --mpi is {self.mpi}: pass --build-dir of a {self.kind} "
                        f"build (e.g. build/{self.mpi})")
-        self.mpiexec = cache.get("MPIEXEC_EXECUTABLE") or installed_program(self.mpi)
+        if self.installation is not None:
+            self.mpiexec = self.installation.launcher
+        else:
+            self.mpiexec = cache.get("MPIEXEC_EXECUTABLE") or installed_program(self.mpi)
 
     def _plan(self, config):
         """collbench's own point list at np processes, the launches, slices and task mapping."""
@@ -147,7 +182,7 @@ class Setup:
             tmp = f.name
         try:
             proc = subprocess.run([str(self.collbench), tmp] + extra + [a for s in self.sets for a in ("--set", s)],
-                                  capture_output=True, text=True, env=mpi_environment(self.mpi), timeout=300)
+                                  capture_output=True, text=True, env=self.environment(), timeout=300)
         finally:
             os.unlink(tmp)
         err = proc.stderr.replace(tmp, str(self.config_path)).strip()

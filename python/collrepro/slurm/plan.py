@@ -12,9 +12,10 @@ import shlex
 import yaml
 
 from collrepro import contract
+from collrepro.installations.model import NAME_RE
 from collrepro.launch import MPIS
 
-LIBRARIES = MPIS
+LIBRARIES = MPIS  # the Debian libraries by kind; installation names (openmpi-5.0.7) are accepted too
 TIME_RE = re.compile(r"^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2}"
                      r"|UNLIMITED|INFINITE)$", re.IGNORECASE)
 
@@ -34,7 +35,7 @@ SCHEMA = {
     "slices": ("posint", 1, "slices per launch (contiguous chunks of the point list)"),
     "launches": ("posint", None, "launches; default: the config's top-level `launches`"),
     "overcommit": ("bool", False, "more processes than CPUs: sbatch --overcommit, mpirun --oversubscribe"),
-    "mpi": (LIBRARIES, "openmpi", "default MPI library (--mpi)"),
+    "mpi": ("mpi", "openmpi", "default MPI library (--mpi): openmpi, mpich or an installation name (bench/collmpi list)"),
     "build_dir": ("str", None, "CMake build holding bench/collbench; default build/<mpi>"),
     "job_name": ("str", None, "sbatch --job-name; default collrepro-<experiment>-<mpi>"),
     "env": ("env", {}, "environment variables exported in every task"),
@@ -188,7 +189,18 @@ def _environment(name, value):
     return out
 
 
-_CHECKS = {"time": _slurm_time, "str": _single_text, "words": _shell_words, "bool": _boolean, "env": _environment}
+def is_mpi_name(text):
+    """openmpi, mpich, or the shape of an installation name (<kind>-<version>)."""
+    return text in LIBRARIES or bool(NAME_RE.fullmatch(text))
+
+
+def _mpi(name, value):
+    if not is_mpi_name(str(value)):
+        raise Fail(f"{name} = {value!r}: use openmpi, mpich or an installation name (bench/collmpi list)")
+    return str(value)
+
+
+_CHECKS = {"mpi": _mpi, "time": _slurm_time, "str": _single_text, "words": _shell_words, "bool": _boolean, "env": _environment}
 
 
 def check_value(key, kind, value, where):
@@ -259,13 +271,15 @@ def split_sets(sets):
 
 
 def parse_mpis(text):
-    """--mpi 'openmpi,mpich' -> ['openmpi', 'mpich']; None (not given) -> [None]."""
+    """--mpi 'openmpi,mpich' -> ['openmpi', 'mpich'] (installation names too: 'openmpi-4.1.4,openmpi-5.0.7');
+    None (not given) -> [None]."""
     if text is None:
         return [None]
     mpis = [m.strip() for m in text.split(",") if m.strip()]
     for m in mpis:
-        if m not in LIBRARIES:
-            raise Fail(f"--mpi {m}: use openmpi or mpich (or openmpi,mpich for one array per library)")
+        if not is_mpi_name(m):
+            raise Fail(f"--mpi {m}: use openmpi or mpich (or openmpi,mpich for one array per library), or "
+                       "installation names such as openmpi-5.0.7 (bench/collmpi list)")
     if len(set(mpis)) != len(mpis) or not mpis:
         raise Fail(f"--mpi {text}: name each library once")
     return mpis
@@ -276,8 +290,8 @@ def build_dir_for(values, mpi, single):
     plain = [v for v in values or [] if "=" not in v]
     keyed = dict(v.split("=", 1) for v in values or [] if "=" in v)
     for lib in keyed:
-        if lib not in LIBRARIES:
-            raise Fail(f"--build-dir {lib}=...: use openmpi=DIR or mpich=DIR")
+        if not is_mpi_name(lib):
+            raise Fail(f"--build-dir {lib}=...: use openmpi=DIR, mpich=DIR or INSTALLATION=DIR")
     if plain and not single:
         raise Fail("--build-dir DIR names one build: with several libraries use --build-dir openmpi=DIR "
                    "--build-dir mpich=DIR")

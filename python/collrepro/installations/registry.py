@@ -1,0 +1,204 @@
+"""The installation registry: every MPI installation the tools know by name.
+
+Three sources, in this order:
+- the Debian-packaged libraries, found on the machine (Open MPI and MPICH from bookworm's
+  packages: wrappers `mpicxx.openmpi` / `mpicxx.mpich`, launchers `mpirun.openmpi` /
+  `mpiexec.mpich`), known out of the box and never written down;
+- source builds in the per-user cache (`<cache>/mpi/<name>/`, build.py), listed only when
+  their stamp says they are complete;
+- prefixes registered with `add`, kept in `installations.json` of the per-user configuration
+  directory (`$COLLREPRO_CONFIG_DIR`, else `${XDG_CONFIG_HOME:-~/.config}/collrepro`), outside
+  every clone. The file is replaced atomically (a temporary file, fsync, rename).
+
+Identity strings (MPI_Get_library_version) cost a compile and a 2-process run, so `list`
+keeps them in `<cache>/mpi/identity.json`, keyed by the installation's wrapper and its
+modification time.
+"""
+
+import json
+import os
+
+from .. import debian_source
+from . import build as builder
+from . import probe
+from .model import NAME_RE, Installation, prefix_layout
+
+MULTIARCH_LIB = "/usr/lib/x86_64-linux-gnu"
+
+# How Debian installs its two MPI libraries: (kind, version tool, C and C++ wrappers, launcher,
+# prefix holding include/ and lib/).
+DEBIAN = {
+    "openmpi": ("/usr/bin/ompi_info", "/usr/bin/mpicc.openmpi", "/usr/bin/mpicxx.openmpi",
+                "/usr/bin/mpirun.openmpi", os.path.join(MULTIARCH_LIB, "openmpi")),
+    "mpich": ("/usr/bin/mpichversion", "/usr/bin/mpicc.mpich", "/usr/bin/mpicxx.mpich",
+              "/usr/bin/mpiexec.mpich", os.path.join(MULTIARCH_LIB, "mpich")),
+}
+
+
+class RegistryError(RuntimeError):
+    """One line naming the input at fault and the fix."""
+
+
+def config_dir():
+    return debian_source.user_dir("COLLREPRO_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
+
+
+def registry_file():
+    return os.path.join(config_dir(), "installations.json")
+
+
+# ------------------------------------------------------------------ the three sources
+
+def debian_installations():
+    """The Debian-packaged MPI libraries present on this machine."""
+    found = []
+    for kind, (tool, mpicc, mpicxx, launcher, prefix) in DEBIAN.items():
+        if not all(os.access(p, os.X_OK) for p in (tool, mpicxx, launcher)):
+            continue
+        try:
+            version = probe.tool_version(kind, tool)
+            configure = probe.configure_options(kind, tool)
+        except probe.ProbeError:
+            continue
+        found.append(Installation(name=f"{kind}-{version}", kind=kind, version=version, prefix=prefix,
+                                  mpicc=mpicc, mpicxx=mpicxx, launcher=launcher, env={}, origin="debian",
+                                  configure=configure))
+    return found
+
+
+def built_installations():
+    """Complete source builds in the cache (a prefix without its stamp is not one)."""
+    root = builder.installs_root()
+    if not os.path.isdir(root):
+        return []
+    found = []
+    for entry in sorted(os.listdir(root)):
+        if entry.startswith(".") or entry == "logs":
+            continue
+        inst = builder.read_stamp(os.path.join(root, entry))
+        if inst is not None:
+            found.append(inst)
+    return found
+
+
+def added_installations():
+    path = registry_file()
+    if not os.path.exists(path):
+        return []
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        return [Installation.from_json(d) for d in data.get("installations", [])]
+    except (OSError, ValueError, TypeError, AttributeError) as e:
+        raise RegistryError(f"{path} is unreadable ({e}): fix or delete it (it only holds `add`ed prefixes)")
+
+
+def _save_added(installations):
+    os.makedirs(config_dir(), exist_ok=True)
+    builder.write_json_atomically(registry_file(), {"version": 1,
+                                                    "installations": [i.to_json() for i in installations]})
+
+
+def all_installations():
+    """Every known installation, Debian first, then source builds, then added ones; a name
+    appears once (the first source wins)."""
+    seen, out = set(), []
+    for inst in debian_installations() + built_installations() + added_installations():
+        if inst.name not in seen:
+            seen.add(inst.name)
+            out.append(inst)
+    return out
+
+
+ALIASES = ("openmpi", "mpich")  # the Debian library of that kind, as the presets name it
+
+
+def resolve(name):
+    """The installation called `name` (or `openmpi` / `mpich`: the Debian one of that kind)."""
+    known = all_installations()
+    for inst in known:
+        if inst.name == name or (name in ALIASES and inst.origin == "debian" and inst.kind == name):
+            return inst
+    names = ", ".join(i.name for i in known) or "none"
+    raise RegistryError(f"no MPI installation named '{name}' (known: {names}; add one with "
+                        f"`bench/collmpi add NAME --prefix PATH` or build one with `bench/collmpi build KIND@VERSION`)")
+
+
+# ------------------------------------------------------------------ add / remove
+
+def add(name, prefix, kind=None):
+    """Register the installation at `prefix` as `name`; the kind and version are probed.
+
+    Raises RegistryError with one line for a bad name, a prefix that is no MPI installation,
+    or one of another kind than the name (or `kind`) says."""
+    if not NAME_RE.fullmatch(name):
+        raise RegistryError(f"add {name}: a name is <kind>-<version> in lower case, e.g. openmpi-4.1.6 or mpich-4.2.0")
+    prefix = os.path.abspath(prefix)
+    if not os.path.isdir(prefix):
+        raise RegistryError(f"add {name}: --prefix {prefix} is not a directory")
+    if not os.path.isdir(os.path.join(prefix, "bin")):
+        raise RegistryError(f"add {name}: --prefix {prefix} has no bin/: give the installation prefix "
+                            "(the directory holding bin/, include/ and lib/)")
+    try:
+        found_kind, version = probe.kind_and_version(os.path.join(prefix, "bin"))
+    except probe.ProbeError as e:
+        raise RegistryError(f"add {name}: {e}")
+    wanted = kind or name.split("-", 1)[0]
+    if wanted in ALIASES and found_kind != wanted:
+        raise RegistryError(f"add {name}: {prefix} holds {found_kind} {version}, not {wanted}: "
+                            f"name it {found_kind}-{version} or give a {wanted} prefix")
+    layout = prefix_layout(found_kind, prefix)
+    for role in ("mpicc", "mpicxx", "launcher"):
+        if not os.access(layout[role], os.X_OK):
+            raise RegistryError(f"add {name}: {layout[role]} is missing: {prefix} is not a complete {found_kind} installation")
+    tool = os.path.join(prefix, "bin", "ompi_info" if found_kind == "openmpi" else "mpichversion")
+    inst = Installation(name=name, kind=found_kind, version=version, prefix=prefix, origin="added",
+                        configure=probe.configure_options(found_kind, tool), **layout)
+    taken = {i.name for i in debian_installations() + built_installations()}
+    if name in taken:
+        raise RegistryError(f"add {name}: the name is taken by a Debian package or a source build; choose another")
+    added = [i for i in added_installations() if i.name != name] + [inst]
+    _save_added(added)
+    return inst
+
+
+def remove(name):
+    added = added_installations()
+    if name not in {i.name for i in added}:
+        raise RegistryError(f"remove {name}: only added installations can be removed (see `bench/collmpi list`)")
+    _save_added([i for i in added if i.name != name])
+
+
+# ------------------------------------------------------------------ identity
+
+def _identity_file():
+    return os.path.join(builder.installs_root(), "identity.json")
+
+
+def _identity_key(inst):
+    try:
+        return f"{inst.mpicc}:{os.stat(inst.mpicc).st_mtime_ns}:{inst.prefix}"
+    except OSError:
+        return None
+
+
+def identity(inst, refresh=False):
+    """MPI_Get_library_version of `inst` (compiled and run once, then cached); raises ProbeError."""
+    key = _identity_key(inst)
+    if key is None:
+        raise probe.ProbeError(f"{inst.mpicc} is missing")
+    cache = {}
+    try:
+        with open(_identity_file(), encoding="utf-8") as f:
+            cache = json.load(f)
+    except (OSError, ValueError):
+        pass
+    entry = cache.get(inst.name)
+    if not refresh and isinstance(entry, dict) and entry.get("key") == key:
+        return entry["identity"]
+    # short: a launcher that waits for an allocation (a cluster's login node) should not stall `list`
+    text = probe.run_probe([inst.mpicc], [inst.launcher, "-n", "2"], builder.build_env(inst), timeout=60)
+    cache[inst.name] = {"key": key, "identity": text}
+    os.makedirs(builder.installs_root(), exist_ok=True)
+    builder.write_json_atomically(_identity_file(), cache)
+    return text

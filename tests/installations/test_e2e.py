@@ -1,0 +1,121 @@
+"""End to end across three MPI installations: the two Debian libraries and a source build
+(default mpich-3.4.1, the one CI builds; COLLREPRO_E2E_BUILT names another). One small
+experiment runs against each through `bench/collrun --installations` into one results tree, and
+each run's metadata names the installation it was launched for and the library it loaded.
+
+Run by tests/run-all after the source build (it needs collbench built for each installation:
+the Debian ones use build/openmpi and build/mpich when present).
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
+
+from collrepro.installations import build as builder  # noqa: E402
+from collrepro.installations import collbench, registry  # noqa: E402
+
+BUILT = os.environ.get("COLLREPRO_E2E_BUILT", "mpich-3.4.1")
+
+
+@pytest.fixture(scope="module")
+def installations():
+    debian = {i.kind: i for i in registry.debian_installations()}
+    assert set(debian) == {"openmpi", "mpich"}, "both Debian MPI libraries must be installed"
+    built = registry.resolve(BUILT)
+    assert built.origin == "built", f"{BUILT} must be a source build (bench/collmpi build)"
+    insts = [debian["openmpi"], debian["mpich"], built]
+    for inst in insts:
+        if collbench.executable(inst) is None or inst.origin != "debian":
+            r = subprocess.run([str(REPO / "bench" / "collmpi"), "collbench", inst.name], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            assert r.returncode == 0, r.stdout
+    return insts
+
+
+def test_collbench_loads_the_installations_own_library(installations):
+    _, debian_mpich, built = installations
+    exe = collbench.executable(built)
+    lib = collbench.linked_library(exe, builder.build_env(built))
+    assert lib.startswith(os.path.realpath(built.prefix) + "/"), lib
+    other = collbench.linked_library(collbench.executable(debian_mpich))
+    assert other and not other.startswith(os.path.realpath(built.prefix) + "/")
+
+
+def test_one_experiment_across_three_installations(installations, tmp_path):
+    out = tmp_path / "results"
+    names = [i.name for i in installations]
+    cmd = [str(REPO / "bench" / "collrun"), "--installations", ",".join(names), "--np", "2", "--launches", "1",
+           "--out", str(out), str(REPO / "configs" / "quick.yaml"), "--", "--quiet",
+           "--set", "algorithms=[native, root-gathering]", "--set", "sizes=[1KiB, 16KiB]",
+           "--set", "blocks=[1:1]", "--set", "groups.ratios=[1/1]", "--set", "timing.reps=5"]
+    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stdout
+    assert sorted(os.listdir(out)) == sorted(names)  # one tree, one directory per installation
+    rows = {}
+    for inst in installations:
+        meta = json.loads((out / inst.name / "meta-L0.json").read_text())
+        record = meta["mpi_installation"]
+        assert record["name"] == inst.name and record["kind"] == inst.kind and record["prefix"] == inst.prefix
+        assert meta["mpi_impl"] == inst.kind and meta["mpi_version"] == inst.version
+        assert meta["complete"] is True
+        library = record["library_file"]
+        if inst.origin == "built":
+            assert library.startswith(os.path.realpath(inst.prefix) + "/"), library
+        else:
+            assert not library.startswith(os.path.realpath(builder.installs_root())), library
+        if inst.kind == "openmpi":
+            assert f"Open MPI v{inst.version}" in meta["mpi_library"]
+        else:
+            assert f"{inst.version}" in meta["mpi_library"].split("\n")[0]
+        with open(out / inst.name / "summary-L0.csv", newline="") as f:
+            rows[inst.name] = [(row["algorithm"], row["msg_bytes"]) for row in csv.DictReader(f)]
+    counts = {name: len(r) for name, r in rows.items()}
+    assert len(set(map(tuple, rows.values()))) == 1 and min(counts.values()) == 4, counts
+
+
+def test_slurm_batch_script_loads_the_installation(installations, tmp_path):
+    """collslurm submit --dry-run with installation names: one array per installation, each
+    script exporting that installation's environment and record."""
+    _, debian_mpich, built = installations
+    out = tmp_path / "runs"
+    cmd = [str(REPO / "slurm" / "collslurm"), "submit", str(REPO / "configs" / "quick.yaml"), "--out", str(out),
+           "--mpi", f"{debian_mpich.name},{built.name}", "--np", "2", "--dry-run",
+           "--set", "algorithms=[native]", "--set", "sizes=[1KiB]", "--set", "blocks=[1:1]",
+           "--set", "groups.ratios=[1/1]"]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout
+    script = (out / built.name / "collslurm.sbatch").read_text()
+    assert f"MPI={built.kind} " in script and f"MPIEXEC={built.launcher}" in script
+    assert f"export PATH={built.prefix}/bin${{PATH:+:$PATH}}" in script
+    assert "export COLLREPRO_MPI_INSTALLATION=" in script and f'"name": "{built.name}"' in script
+    assert f"COLLBENCH={collbench.executable(built)}" in script
+    debian = (out / debian_mpich.name / "collslurm.sbatch").read_text()
+    assert f'"name": "{debian_mpich.name}"' in debian and "export PATH=" not in debian
+
+
+def test_add_probes_a_real_prefix(installations, tmp_path):
+    """`add` on the source build's real prefix: the right kind registers with the probed version;
+    the other kind is refused in one line."""
+    built = installations[2]
+    other = "mpich" if built.kind == "openmpi" else "openmpi"
+    env = dict(os.environ, COLLREPRO_CONFIG_DIR=str(tmp_path / "config"))
+    collmpi = str(REPO / "bench" / "collmpi")
+    r = subprocess.run([collmpi, "add", f"{other}-{built.version}", "--prefix", built.prefix], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 2 and f"holds {built.kind} {built.version}, not {other}" in r.stderr, r.stderr
+    r = subprocess.run([collmpi, "add", f"{built.name}-again", "--prefix", built.prefix], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 0, r.stderr
+    shown = json.loads(subprocess.run([collmpi, "show", f"{built.name}-again"], env=env, stdout=subprocess.PIPE,
+                                      text=True).stdout)
+    assert (shown["kind"], shown["version"], shown["origin"]) == (built.kind, built.version, "added")
+    assert shown["configure"]  # the library reports its configure options

@@ -1,0 +1,239 @@
+"""The installation registry (bench/collmpi): add, list, bad and wrong-kind prefixes, and
+interrupted builds that must never be used. Fake prefixes are made in tmp dirs (tiny scripts
+that answer like ompi_info / mpichversion); the Debian libraries are the real ones. Each test
+has its own configuration and cache directories."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from collrepro import debian_source
+from collrepro.installations import build as builder
+from collrepro.installations import recipes, registry, sourcetree
+
+REPO = Path(__file__).resolve().parents[2]
+COLLMPI = REPO / "bench" / "collmpi"
+REAL_CACHE = Path(debian_source.cache_root())  # before any test points COLLREPRO_CACHE elsewhere
+
+
+@pytest.fixture
+def dirs(tmp_path, monkeypatch):
+    config, cache = tmp_path / "config", tmp_path / "cache"
+    monkeypatch.setenv("COLLREPRO_CONFIG_DIR", str(config))
+    monkeypatch.setenv("COLLREPRO_CACHE", str(cache))
+    return tmp_path
+
+
+def collmpi(*args, timeout=120):
+    return subprocess.run([str(COLLMPI), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=timeout)
+
+
+def _script(path, text):
+    path.write_text("#!/bin/sh\n" + text)
+    path.chmod(0o755)
+
+
+def fake_prefix(root, kind, version):
+    """A prefix whose version tool answers like the real one; wrappers and launcher exist."""
+    bindir = root / "bin"
+    bindir.mkdir(parents=True)
+    if kind == "openmpi":
+        _script(bindir / "ompi_info", f'echo "ompi:version:full:{version}"\necho "config:cli: \'--prefix={root}\'"\n')
+        launcher = "mpirun"
+    else:
+        _script(bindir / "mpichversion",
+                f'case "$1" in -c) echo "MPICH configure: --prefix={root}";; *) echo "MPICH Version:  {version}";; esac\n')
+        launcher = "mpiexec"
+    for name in ("mpicc", "mpicxx", launcher):
+        _script(bindir / name, "exit 1\n")
+    (root / "lib").mkdir()
+    return root
+
+
+def test_add_then_list_and_show(dirs):
+    prefix = fake_prefix(dirs / "ompi", "openmpi", "4.1.6")
+    r = collmpi("add", "openmpi-4.1.6", "--prefix", str(prefix))
+    assert r.returncode == 0, r.stderr
+    saved = json.loads((dirs / "config" / "installations.json").read_text())
+    [entry] = saved["installations"]
+    assert (entry["kind"], entry["version"], entry["prefix"]) == ("openmpi", "4.1.6", str(prefix))
+    assert entry["launcher"] == str(prefix / "bin" / "mpirun")
+    assert entry["configure"] == f"'--prefix={prefix}'"
+    assert not [p for p in os.listdir(dirs / "config") if ".tmp" in p]  # written atomically, nothing left over
+    listing = collmpi("list")
+    assert listing.returncode == 0, listing.stderr
+    row = [l for l in listing.stdout.splitlines() if l.startswith("openmpi-4.1.6 ")]
+    assert row and "added" in row[0] and "probe failed" in row[0]  # its wrapper is a stub: said, not hidden
+    shown = json.loads(collmpi("show", "openmpi-4.1.6").stdout)
+    assert shown["origin"] == "added" and shown["collbench"] == ""
+    assert collmpi("remove", "openmpi-4.1.6").returncode == 0
+    assert "openmpi-4.1.6" not in collmpi("list").stdout
+
+
+def test_debian_libraries_are_known_out_of_the_box(dirs):
+    known = {i.name: i for i in registry.debian_installations()}
+    ompi = subprocess.run(["/usr/bin/ompi_info", "--parsable"], stdout=subprocess.PIPE, text=True).stdout
+    ompi_version = [l.split(":")[-1] for l in ompi.splitlines() if l.startswith("ompi:version:full:")][0]
+    assert known[f"openmpi-{ompi_version}"].launcher == "/usr/bin/mpirun.openmpi"
+    mpich = [i for i in known.values() if i.kind == "mpich"][0]
+    assert mpich.mpicxx == "/usr/bin/mpicxx.mpich"
+    listing = collmpi("list", timeout=300)
+    assert listing.returncode == 0, listing.stderr
+    line = [l for l in listing.stdout.splitlines() if l.startswith(f"openmpi-{ompi_version} ")][0]
+    assert f"Open MPI v{ompi_version}" in line  # the identity string, from the compiled probe
+    line = [l for l in listing.stdout.splitlines() if l.startswith(f"{mpich.name} ")][0]
+    assert f"MPICH Version:\t{mpich.version}" in line or f"MPICH Version: {mpich.version}" in " ".join(line.split())
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda d: d / "nowhere", "is not a directory"),
+    (lambda d: (d / "empty").mkdir() or d / "empty", "has no bin/"),
+    (lambda d: (d / "nompi" / "bin").mkdir(parents=True) or d / "nompi", "neither ompi_info"),
+])
+def test_bad_prefix_is_one_line(dirs, make, needle):
+    r = collmpi("add", "openmpi-9.9", "--prefix", str(make(dirs)))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
+    assert not (dirs / "config" / "installations.json").exists()
+
+
+def test_prefix_of_the_wrong_kind(dirs):
+    prefix = fake_prefix(dirs / "mpich", "mpich", "4.2.0")
+    r = collmpi("add", "openmpi-4.2.0", "--prefix", str(prefix))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "holds mpich 4.2.0, not openmpi" in r.stderr
+    r = collmpi("add", "mine-1", "--prefix", str(prefix), "--kind", "openmpi")
+    assert r.returncode == 2 and "not openmpi" in r.stderr
+    assert collmpi("add", "mpich-4.2.0", "--prefix", str(prefix)).returncode == 0
+
+
+def test_bad_names_and_specs(dirs):
+    prefix = fake_prefix(dirs / "ompi", "openmpi", "4.1.6")
+    r = collmpi("add", "Open MPI", "--prefix", str(prefix))
+    assert r.returncode == 2 and "a name is <kind>-<version>" in r.stderr
+    r = collmpi("add", "openmpi-4.1.4", "--prefix", str(prefix))  # the Debian library's name
+    assert r.returncode == 2 and "taken" in r.stderr
+    for spec, needle in (("openmpi", "KIND@VERSION"), ("lam@7.1", "not one of"), ("mpich@9.9", "no Debian suite")):
+        r = collmpi("build", spec)
+        assert r.returncode == 2 and needle in r.stderr, r.stderr
+
+
+def test_a_prefix_without_its_stamp_is_never_listed(dirs):
+    """A build interrupted after its install was renamed into place but before the stamp."""
+    half = fake_prefix(dirs / "cache" / "mpi" / "openmpi-5.0.7", "openmpi", "5.0.7")
+    (dirs / "cache" / "mpi" / ".build-mpich-3.4.1" / "src").mkdir(parents=True)
+    assert "openmpi-5.0.7" not in [i.name for i in registry.built_installations()]
+    with pytest.raises(registry.RegistryError):
+        registry.resolve("openmpi-5.0.7")
+    (half / builder.STAMP).write_text("{not json")  # a damaged stamp does not count either
+    assert registry.built_installations() == []
+    assert "openmpi-5.0.7" not in collmpi("list").stdout
+
+
+def test_recipes_are_minimal():
+    ompi = recipes.parse_spec("openmpi@5.0.7").configure_options("/p")
+    assert "--disable-mpi-fortran" in ompi and "--with-hwloc=external" in ompi and "--with-libevent=external" in ompi
+    mpich = recipes.parse_spec("mpich@3.4.1").configure_options("/p")
+    assert "--disable-fortran" in mpich and "--with-hwloc-prefix=/usr" in mpich and mpich[0] == "--prefix=/p"
+
+
+def _seed_sources(cache):
+    """Share the real cache's fetched sources and apt state, so the test does not download."""
+    real = REAL_CACHE
+    if not list(real.glob("src/mpich-3.4.1-*/.complete")) or not (real / "apt").is_dir():
+        pytest.skip(f"MPICH 3.4.1's Debian source is not fetched in {real} yet (bench/collmpi build mpich@3.4.1)")
+    cache.mkdir(parents=True)
+    for part in ("src", "apt"):
+        (cache / part).symlink_to(real / part)
+
+
+def _processes_working_in(root):
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/cwd").startswith(str(root)):
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def test_an_interrupted_build_is_not_used(dirs):
+    """SIGTERM during the first build step: exit 130, nothing listed, no step left running."""
+    _seed_sources(dirs / "cache")
+    env = dict(os.environ)
+    proc = subprocess.Popen([str(COLLMPI), "build", "mpich@3.4.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    log = dirs / "cache" / "mpi" / "logs" / "mpich-3.4.1.log"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not (log.exists() and "\n$ " in log.read_text(errors="replace")):
+        time.sleep(0.2)
+    time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "never used" in err
+    time.sleep(1)
+    assert not _processes_working_in(dirs / "cache"), "a build step survived the interrupt"
+    assert not (dirs / "cache" / "mpi" / "mpich-3.4.1").exists()
+    assert registry.built_installations() == []
+    r = collmpi("list")
+    assert r.returncode == 0 and "mpich-3.4.1" not in r.stdout
+    assert (dirs / "cache" / "mpi" / ".build-mpich-3.4.1").exists()  # left for the next build to remove
+
+
+def test_only_a_finished_make_with_the_same_options_is_reused(tmp_path):
+    work, src = tmp_path / "work", tmp_path / "work" / "src" / "mpich-3.4.1"
+    src.mkdir(parents=True)
+    options = recipes.parse_spec("mpich@3.4.1").configure_options("/p")
+    assert builder._compiled_tree(str(work), options) is None  # no record: make did not finish
+    builder.write_json_atomically(str(work / builder.MAKE_DONE), {"options": options, "src": str(src)})
+    assert builder._compiled_tree(str(work), options) == str(src)
+    assert builder._compiled_tree(str(work), options + ["--enable-debug"]) is None
+    (work / builder.MAKE_DONE).write_text("{trunc")
+    assert builder._compiled_tree(str(work), options) is None
+
+
+def test_copied_macros_are_dated_as_old_as_their_neighbours(tmp_path):
+    top, sub = tmp_path / "confdb", tmp_path / "sub" / "confdb"
+    top.mkdir()
+    sub.mkdir(parents=True)
+    (top / "a.m4").write_text("new")
+    (top / "b.m4").write_text("top's b")
+    (sub / "b.m4").write_text("sub's own b")
+    os.utime(sub / "b.m4", (1000, 1000))
+    sourcetree.fill_missing(str(top), str(sub))
+    assert (sub / "a.m4").read_text() == "new" and os.path.getmtime(sub / "a.m4") == 1000
+    assert (sub / "b.m4").read_text() == "sub's own b"  # never overwritten
+
+
+def test_a_build_with_other_options_than_the_recipe_is_not_current(dirs):
+    recipe = recipes.parse_spec("mpich@3.4.1")
+    prefix = fake_prefix(dirs / "cache" / "mpi" / recipe.name, "mpich", "3.4.1")
+    record = registry.Installation(name=recipe.name, kind="mpich", version="3.4.1", prefix=str(prefix),
+                                   mpicc="", mpicxx="", launcher="", origin="built").to_json()
+    builder.write_json_atomically(str(prefix / builder.STAMP),
+                                  dict(record, recipe_options=recipe.configure_options(str(prefix))))
+    assert builder._current(recipe, str(prefix)).name == recipe.name
+    builder.write_json_atomically(str(prefix / builder.STAMP), dict(record, recipe_options=["--old"]))
+    assert builder._current(recipe, str(prefix)) is None  # `build` makes it again
+    assert [i.name for i in registry.built_installations()] == [recipe.name]  # still usable meanwhile
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--installations", "openmpi-9.9"], "no MPI installation named 'openmpi-9.9'"),
+    (["--installations", "openmpi-4.1.4,openmpi-4.1.4"], "give distinct names"),
+    (["--installations", "openmpi-4.1.4", "--build-dir", "build/x"], "--build-dir goes with --mpi only"),
+    (["--mpi", "mpich-9.9"], "no MPI installation named 'mpich-9.9'"),
+])
+def test_collrun_refuses_bad_installations_in_one_line(dirs, args, needle):
+    r = subprocess.run([str(REPO / "bench" / "collrun"), *args, str(REPO / "configs" / "quick.yaml")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
