@@ -3,8 +3,9 @@
 A results tree has the form `<root>/<experiment>/<installation>/` (any depth works: every
 directory holding collbench files is one result directory). The installation of a directory
 is named by its metadata, never by its path:
-- the meta key `installation` when a launcher recorded one (a name, or an object with `name` and
-  optionally `identity`);
+- the meta key `mpi_installation` that collbench writes when it ran on a registered installation
+  (`python/collrepro/installations`: an object with `name`, `version`, `prefix`, ...), or
+  `installation` (a name, or an object with `name` and optionally `identity`) from other tools;
 - else `<mpi_impl>-<mpi_version>`;
 - two directories of one experiment with the same name but different library identity strings
   (`mpi_library`, MPI_Get_library_version) get a short fingerprint of the identity appended.
@@ -59,10 +60,15 @@ def _one(metas, key, directory):
     return values[0]
 
 
+def _record(meta):
+    """The installation record of one launch's metadata, or None."""
+    return meta.get("mpi_installation") or meta.get("installation")
+
+
 def _identity(meta):
     """The library identity: the installation record's `identity` when the launcher wrote one,
     else the first line of MPI_Get_library_version."""
-    record = meta.get("installation")
+    record = _record(meta)
     text = str(record.get("identity") or "") if isinstance(record, dict) else ""
     text = text.strip() or str(meta.get("mpi_library", "")).strip()
     return text.splitlines()[0].strip() if text else ""
@@ -74,7 +80,7 @@ def installation_of(metas, directory):
         raise InputError(f"{directory}: no meta-*.json file; the installation is unknown: "
                          "copy the launch's metadata beside its CSV files")
     impl, version = _one(metas, "mpi_impl", directory), _one(metas, "mpi_version", directory)
-    named = metas[0].get("installation")
+    named = _record(metas[0])
     if isinstance(named, dict):
         named = named.get("name")
     name = str(named) if named else f"{impl}-{version}"
