@@ -131,6 +131,17 @@ double ClockSync::drift_residual(const ResidualCheck& later) const {
   return worst;
 }
 
+double ClockSync::drift_resolution(const ResidualCheck& later) const {
+  const double dt = later.when_s - baseline_.when_s;
+  if (baseline_.errors_s.size() != later.errors_s.size() || !(dt >= kMinDriftSpan))
+    return std::numeric_limits<double>::quiet_NaN();
+  double worst = 0;
+  for (std::size_t r = 0; r < later.errors_s.size(); ++r)
+    if (later.was_measured[r] && baseline_.was_measured[r])
+      worst = std::max(worst, (later.errors_s[r] + baseline_.errors_s[r]) / dt);
+  return worst;
+}
+
 double measure_barrier_skew(MPI_Comm world, const ClockSync& sync, int samples) {
   std::vector<double> exits(static_cast<std::size_t>(samples)), hi(exits.size()), lo(exits.size());
   for (int i = 0; i < samples; ++i) {

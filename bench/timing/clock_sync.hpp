@@ -75,6 +75,9 @@ class ClockSync {
   // rank 0: max over ranks of |offset change| / time between `later` and the first check
   // after the latest synchronize(); NaN when there is none or less than 1 s between them.
   double drift_residual(const ResidualCheck& later) const;
+  // rank 0: max over ranks of (the two checks' errors) / time between them: a drift residual
+  // below it is within the checks' own error; NaN when drift_residual is.
+  double drift_resolution(const ResidualCheck& later) const;
 
  private:
   LevelResult run_level(const SyncLevel& level, std::vector<FitPoint>& history, MessageCount& count) const;

@@ -70,7 +70,9 @@ for when in ("after_sync", "later"):
     # one node: the true offset is 0, so what is measured is the check's and the fit's error
     assert c["max_abs_offset_s"] <= c["max_sync_bound_s"] + c["max_error_s"] + 5e-6, f"{when}: {c}"
 assert 1.9 <= j["later_s"] <= 10, j["later_s"]
-assert j["drift_residual"] is not None and 0 <= j["drift_residual"] < 1e-4, j["drift_residual"]
+# one hardware clock: any change of offset over the 2 s is the checks' own error
+assert j["drift_residual"] is not None and 0 <= j["drift_residual"] <= j["drift_resolution"] + 1e-6, \
+    (j["drift_residual"], j["drift_resolution"])
 print(f"--clock-check {kind}: after {j['after_sync']['max_abs_offset_s']:.2e} s, "
       f"{j['later_s']:.1f} s later {j['later']['max_abs_offset_s']:.2e} s, drift {j['drift_residual']:.2e}")
 PY
