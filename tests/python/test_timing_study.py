@@ -50,12 +50,12 @@ def test_sim_table_ratio(tmp_path):
     (tmp_path / "sim").mkdir(parents=True)
     for kind, secs in (("linear", 0.25), ("hierarchical", 0.0025)):
         j = check_json(kind, 1024, secs)
-        j.update(platform="configs/platforms/x.xml", ppn=1, wall_s=100.0)
+        j.update(platform="fake-platform.xml", ppn=1, wall_s=100.0)
         (tmp_path / "sim" / f"{kind}-np1024.json").write_text(json.dumps(j))
     write_block(tmp_path, "barrier", 2, [1e-5], [0], False)
     assert ts.report(str(tmp_path), str(tmp_path)) == 0
     sim = (tmp_path / "sim.md").read_text()
-    assert "| linear | 1024 x 1 ppn | configs/platforms/x.xml | 250.000 ms | 165726 | 1023 | 100.0 |" in sim
+    assert "| linear | 1024 x 1 ppn | fake-platform.xml | 250.000 ms | 165726 | 1023 | 100.0 |" in sim
 
 
 def test_report_without_results_is_one_error(tmp_path, capsys):
