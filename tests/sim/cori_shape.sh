@@ -9,8 +9,8 @@
 set -euo pipefail
 src=${1:?source dir}
 build=${2:?build dir}
-command -v smpicxx >/dev/null && command -v smpirun >/dev/null ||
-  { echo "sim.cori-shape: smpicxx/smpirun not found: install libsimgrid-dev (./collrepro deps)" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
+require_smpi sim.cori-shape
 cd "$src"
 out=$(mktemp -d "${TMPDIR:-/tmp}/sim-cori-shape-XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -19,8 +19,7 @@ cmp -s "$out/cori-adaptive.xml" configs/platforms/cori-adaptive.xml ||
   { echo "sim.cori-shape: configs/platforms/cori-adaptive.xml differs from its generator's output:" \
          "run python3 -m collrepro.cori_platform (PYTHONPATH=python) and commit the result" >&2; exit 1; }
 echo "sim.cori-shape: configs/platforms/cori-adaptive.xml is the generator's output"
-cmake --preset smpi -B "$build" >/dev/null
-cmake --build "$build" --target collbench -j "${COLLREPRO_TEST_JOBS:-2}"
+build_sim_variant "$build"
 for platform in flat-crossbar cori-adaptive; do
   bench/sim/simrun --build-dir "$build" --platform "configs/platforms/$platform.xml" --np 64 --order block \
     --out "$out/$platform" tests/sim/cori_shape.yaml -- --quiet
