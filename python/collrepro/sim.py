@@ -11,7 +11,7 @@ platform, the SimGrid version and the network model.
   --ppn        processes per node (default 1); rank r runs on the (r // ppn)-th node
   --order      how nodes are taken from the platform: block (default: node-0, node-1, ...;
                on the dragonfly a contiguous allocation, group by group, like Slurm on an idle
-               machine) or spread (dragonfly only: node j in group j mod G, a job scattered over
+               machine) or spread (dragonfly models only: node j in group j mod G, a job scattered over
                a busy machine; consecutive ranks then sit in different groups, the worst case
                for ring-based collectives under SimGrid's minimal routing)
   --launches   separate simulations (default 1: a simulation is deterministic, so more
@@ -80,31 +80,62 @@ def parse_bytes(text):
     raise SystemExit(f"simrun: --fold {text}: use bytes like 4MiB, 65536 or 0")
 
 
-def _dragonfly_shape(cluster):
-    """(groups, nodes per group) of a dragonfly <cluster>'s topo_parameters."""
+def _dragonfly_layout(cluster):
+    """(groups, chassis, routers, nodes) of a dragonfly <cluster>'s topo_parameters."""
     levels = [p.strip() for p in cluster.get("topo_parameters").split(";")]
-    groups = int(levels[0].split(",")[0])
-    chassis, routers, nodes = int(levels[1].split(",")[0]), int(levels[2].split(",")[0]), int(levels[3])
-    return groups, chassis * routers * nodes
+    return tuple(int(level.split(",")[0]) for level in levels[:3]) + (int(levels[3]),)
 
 
-def cluster_of(platform):
-    """The platform's single <cluster>: (host count, topology, groups, nodes per group)."""
-    root = ET.parse(platform).getroot()
-    clusters = root.findall(".//cluster")
-    if len(clusters) != 1:
-        raise SystemExit(f"simrun: {platform}: expected exactly one <cluster> (found {len(clusters)})")
-    c = clusters[0]
+def _layout_property(root):
+    """(groups, chassis, routers, nodes) from a <prop id="collrepro/layout"> (generated platforms,
+    python/collrepro/cori_platform.py), or None."""
+    for prop in root.iter("prop"):
+        if prop.get("id") == "collrepro/layout":
+            fields = dict(item.split("=") for item in prop.get("value").split(","))
+            return tuple(int(fields[k]) for k in ("groups", "chassis", "routers", "nodes"))
+    return None
+
+
+def _host_range(platform, c):
+    """(first, last) host id of a <cluster>, whose hosts must be named node-<i>."""
     if c.get("prefix") != "node-" or c.get("suffix", "") != "":
         raise SystemExit(f"simrun: {platform}: hosts must be named node-<i> (prefix node-, no suffix)")
     lo, hi = (int(x) for x in c.get("radical").split("-"))
-    if lo != 0:
-        raise SystemExit(f"simrun: {platform}: the radical must start at 0")
-    topology = c.get("topology", "FLAT").upper()
-    groups, per_group = 1, hi + 1
+    return lo, hi
+
+
+def cluster_of(platform):
+    """The platform's hosts: (host count, topology, groups, nodes per group, layout), layout being
+    (groups, chassis, routers, nodes per router) on a dragonfly model, else None. One <cluster>, or
+    several of equal size (one per group) numbered contiguously from node-0."""
+    root = ET.parse(platform).getroot()
+    clusters = root.findall(".//cluster")
+    if not clusters:
+        raise SystemExit(f"simrun: {platform}: no <cluster> found")
+    ranges = sorted(_host_range(platform, c) for c in clusters)
+    if ranges[0][0] != 0 or any(b[0] != a[1] + 1 for a, b in zip(ranges, ranges[1:])):
+        raise SystemExit(f"simrun: {platform}: the clusters' radicals must number the hosts 0, 1, ... without gaps")
+    hosts = ranges[-1][1] + 1
+    if len(clusters) > 1:
+        if len({hi - lo for lo, hi in ranges}) != 1:
+            raise SystemExit(f"simrun: {platform}: several <cluster>s (one per group) must have equal sizes")
+        return hosts, "CLUSTER-PER-GROUP", len(clusters), hosts // len(clusters), _layout_property(root)
+    topology = clusters[0].get("topology", "FLAT").upper()
     if topology == "DRAGONFLY":
-        groups, per_group = _dragonfly_shape(c)
-    return hi + 1, topology, groups, per_group
+        layout = _dragonfly_layout(clusters[0])
+        return hosts, topology, layout[0], hosts // layout[0], layout
+    return hosts, topology, 1, hosts, None
+
+
+def occupancy(ids, layout):
+    """Which groups, chassis and routers the nodes `ids` occupy, as one line of text."""
+    _, chassis, routers, nodes = layout
+    router_ids = {i // nodes for i in ids}
+    chassis_ids = {r // routers for r in router_ids}
+    group_ids = sorted({c // chassis for c in chassis_ids})
+    shown = ",".join(str(g) for g in group_ids[:8]) + (",..." if len(group_ids) > 8 else "")
+    return (f"occupies {len(group_ids)} group(s) [{shown}], {len(chassis_ids)} chassis, "
+            f"{len(router_ids)} router(s) ({nodes} nodes per router)")
 
 
 def node_ids(n_nodes, hosts, order, groups, per_group):
@@ -179,11 +210,13 @@ class Placement:
     """Which platform node each simulated rank runs on, and the one-line description of it."""
 
     def __init__(self, platform, np, ppn, order):
-        hosts, topology, groups, per_group = cluster_of(platform)
+        hosts, topology, groups, per_group, layout = cluster_of(platform)
         self.np, self.ppn = np, ppn
         n_nodes = -(-np // ppn)
         self.ids = node_ids(n_nodes, hosts, order, groups, per_group)
         self.text = f"{np} ranks on {n_nodes} nodes x {ppn} ppn, {order} order over {groups} group(s) of {topology}"
+        if layout:
+            self.text += "; " + occupancy(self.ids, layout)
 
     def write_hostfile(self):
         """A temporary hostfile, one line per rank; the caller removes it."""

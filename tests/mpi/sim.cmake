@@ -7,3 +7,11 @@ add_test(NAME sim.smoke
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/smoke.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 # COST: ctest starts the longest tests first (a fresh build tree has no timing history).
 set_tests_properties(sim.smoke PROPERTIES LABELS "sim" TIMEOUT 3600 COST 300)
+
+# sim.cori-shape: the adaptive Cori model keeps the crossbar's root-gathering / halfduplex-fc ratio
+# at 64 ranks, 4 MiB (tests/sim/cori_shape.sh; ~30-40 s). It builds into the same tree as sim.smoke,
+# so the two never run at once (RESOURCE_LOCK).
+add_test(NAME sim.cori-shape
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/cori_shape.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.cori-shape PROPERTIES LABELS "sim" TIMEOUT 1200 COST 60 RESOURCE_LOCK sim-variant)
+set_tests_properties(sim.smoke PROPERTIES RESOURCE_LOCK sim-variant)

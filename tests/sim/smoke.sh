@@ -10,12 +10,11 @@
 set -euo pipefail
 src=${1:?source dir}
 build=${2:?build dir}
-command -v smpicxx >/dev/null && command -v smpirun >/dev/null ||
-  { echo "sim.smoke: smpicxx/smpirun not found: install libsimgrid-dev (./collrepro deps)" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
+require_smpi sim.smoke
 cd "$src"
 echo "sim.smoke: configure and build the simulation variant in $build"
-cmake --preset smpi -B "$build" >/dev/null
-cmake --build "$build" --target collbench -j "${COLLREPRO_TEST_JOBS:-2}"
+build_sim_variant "$build"
 out=$(mktemp -d "${TMPDIR:-/tmp}/sim-smoke-XXXXXX")
 trap 'rm -rf "$out"' EXIT
 for priv in no yes; do

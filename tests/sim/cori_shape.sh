@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# sim.cori-shape (registered by tests/mpi/sim.cmake, LABELS sim): the adaptive Cori model
+# (configs/platforms/cori-adaptive.xml) must keep the shape of the papers' contention-free model.
+# Checks that the committed platform is what python/collrepro/cori_platform.py generates, builds
+# the SimGrid SMPI variant into BUILD_DIR (shared with sim.smoke), simulates tests/sim/cori_shape.yaml
+# (seed 000 FC, 64 ranks contiguous, 4 MiB, three p/q) on the flat crossbar and on cori-adaptive,
+# then tests/sim/check_cori_shape.py compares root-gathering / halfduplex-fc per p/q (within 15%).
+#   tests/sim/cori_shape.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=${1:?source dir}
+build=${2:?build dir}
+source "$(dirname "$0")/lib.sh"
+require_smpi sim.cori-shape
+cd "$src"
+out=$(mktemp -d "${TMPDIR:-/tmp}/sim-cori-shape-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+PYTHONPATH=python /usr/bin/python3 -m collrepro.cori_platform -o "$out/cori-adaptive.xml"
+cmp -s "$out/cori-adaptive.xml" configs/platforms/cori-adaptive.xml ||
+  { echo "sim.cori-shape: configs/platforms/cori-adaptive.xml differs from its generator's output:" \
+         "run python3 -m collrepro.cori_platform (PYTHONPATH=python) and commit the result" >&2; exit 1; }
+echo "sim.cori-shape: configs/platforms/cori-adaptive.xml is the generator's output"
+build_sim_variant "$build"
+for platform in flat-crossbar cori-adaptive; do
+  bench/sim/simrun --build-dir "$build" --platform "configs/platforms/$platform.xml" --np 64 --order block \
+    --out "$out/$platform" tests/sim/cori_shape.yaml -- --quiet
+done
+/usr/bin/python3 tests/sim/check_cori_shape.py "$out/flat-crossbar" "$out/cori-adaptive"
