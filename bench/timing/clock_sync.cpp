@@ -120,26 +120,32 @@ ResidualCheck ClockSync::check(int exchanges, CheckScope scope) {
   return out;
 }
 
-double ClockSync::drift_residual(const ResidualCheck& later) const {
-  const double dt = later.when_s - baseline_.when_s;
-  if (baseline_.offsets_s.size() != later.offsets_s.size() || !(dt >= kMinDriftSpan))
+// Max over the ranks measured by both checks of per_rank(baseline, later, r) / dt, dt the time
+// between the baseline (the first check after the latest synchronize()) and `later`; NaN when
+// there is no baseline or less than kMinDriftSpan between them.
+namespace {
+template <class PerRank>
+double worst_rate_since_baseline(const ResidualCheck& baseline, const ResidualCheck& later, PerRank per_rank) {
+  const double dt = later.when_s - baseline.when_s;
+  if (baseline.offsets_s.size() != later.offsets_s.size() || !(dt >= kMinDriftSpan))
     return std::numeric_limits<double>::quiet_NaN();
   double worst = 0;
   for (std::size_t r = 0; r < later.offsets_s.size(); ++r)
-    if (later.was_measured[r] && baseline_.was_measured[r])
-      worst = std::max(worst, std::fabs(later.offsets_s[r] - baseline_.offsets_s[r]) / dt);
+    if (later.was_measured[r] && baseline.was_measured[r]) worst = std::max(worst, per_rank(r) / dt);
   return worst;
+}
+}  // namespace
+
+double ClockSync::drift_residual(const ResidualCheck& later) const {
+  return worst_rate_since_baseline(baseline_, later, [&](std::size_t r) {
+    return std::fabs(later.offsets_s[r] - baseline_.offsets_s[r]);
+  });
 }
 
 double ClockSync::drift_resolution(const ResidualCheck& later) const {
-  const double dt = later.when_s - baseline_.when_s;
-  if (baseline_.errors_s.size() != later.errors_s.size() || !(dt >= kMinDriftSpan))
-    return std::numeric_limits<double>::quiet_NaN();
-  double worst = 0;
-  for (std::size_t r = 0; r < later.errors_s.size(); ++r)
-    if (later.was_measured[r] && baseline_.was_measured[r])
-      worst = std::max(worst, (later.errors_s[r] + baseline_.errors_s[r]) / dt);
-  return worst;
+  return worst_rate_since_baseline(baseline_, later, [&](std::size_t r) {
+    return later.errors_s[r] + baseline_.errors_s[r];
+  });
 }
 
 double measure_barrier_skew(MPI_Comm world, const ClockSync& sync, int samples) {
