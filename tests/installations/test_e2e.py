@@ -1,7 +1,9 @@
 """End to end across three MPI installations: the two Debian libraries and a source build
 (default mpich-3.4.1, the one CI builds; COLLREPRO_E2E_BUILT names another). One small
-experiment runs against each through `bench/collrun --installations` into one results tree, and
-each run's metadata names the installation it was launched for and the library it loaded.
+experiment (4 launches) runs against each through `bench/collrun --installations` into one results tree;
+each run's metadata names the installation it was launched for and the library it loaded, and
+`analyze trend` and `analyze guidelines` over the tree order the installations, give a verdict
+for every point and a guideline row for every installation.
 
 Run by tests/run-all after the source build (it needs collbench built for each installation:
 the Debian ones use build/openmpi and build/mpich when present).
@@ -52,7 +54,7 @@ def test_collbench_loads_the_installations_own_library(installations):
 def test_one_experiment_across_three_installations(installations, tmp_path):
     out = tmp_path / "results"
     names = [i.name for i in installations]
-    cmd = [str(REPO / "bench" / "collrun"), "--installations", ",".join(names), "--np", "2", "--launches", "1",
+    cmd = [str(REPO / "bench" / "collrun"), "--installations", ",".join(names), "--np", "2", "--launches", "4",
            "--out", str(out), str(REPO / "configs" / "quick.yaml"), "--", "--quiet",
            "--set", "algorithms=[native, root-gathering]", "--set", "sizes=[1KiB, 16KiB]",
            "--set", "blocks=[1:1]", "--set", "groups.ratios=[1/1]", "--set", "timing.reps=5"]
@@ -119,3 +121,26 @@ def test_add_probes_a_real_prefix(installations, tmp_path):
                                       text=True).stdout)
     assert (shown["kind"], shown["version"], shown["origin"]) == (built.kind, built.version, "added")
     assert shown["configure"]  # the library reports its configure options
+
+    # The analysis over the tree: installations in version order per library, a verdict for
+    # every point (4 launches a side is the least that can reach p < 0.05), and a guideline
+    # row (native against root-gathering) for every installation and point.
+    analyze = str(REPO / "analysis" / "analyze")
+    r = subprocess.run([analyze, "trend", str(out), "-o", str(tmp_path / "trend")], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert r.returncode in (0, 1), r.stdout  # 1: a significant slowdown somewhere, still a verdict
+    order = [line.split(":")[1].split("(")[0].strip() for line in (tmp_path / "trend" / "trend.md").read_text().splitlines()
+             if line.startswith("- mpich:") or line.startswith("- openmpi:")]
+    mpichs = [n for n in order if n.startswith("mpich-")]
+    assert mpichs == sorted(mpichs, key=lambda n: [int(x) for x in n.split("-")[1].split(".")]), order
+    assert set(order) == set(names), order
+    with open(tmp_path / "trend" / "regressions.csv", newline="") as f:
+        verdicts = [row["verdict"] for row in csv.DictReader(f)]
+    assert verdicts and "insufficient" not in verdicts, verdicts
+    r = subprocess.run([analyze, "guidelines", str(out), "-o", str(tmp_path / "guidelines")], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert r.returncode in (0, 1), r.stdout
+    with open(tmp_path / "guidelines" / "guidelines.csv", newline="") as f:
+        checked = list(csv.DictReader(f))
+    assert {row["installation"] for row in checked} == set(names), checked
+    assert len(checked) == 2 * len(names), checked  # two sizes, native against root-gathering
