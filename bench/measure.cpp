@@ -23,6 +23,19 @@ void wait_until(const ClockSync& sync, double start) {
     if (left > 100e-6) sched_yield();
 }
 
+// A rank that leaves the wait more than this after the agreed start was held past it (by the
+// scheduler, a signal, a page fault): its repetition would time that delay. Spinning ranks
+// leave the wait well within it.
+constexpr double kStartSlack = 5e-6;
+
+// Waits for the agreed start; true when this rank starts late: it arrived after the start, or
+// it was held past the start while it waited.
+bool wait_for_start(const ClockSync& sync, double start) {
+  if (sync.now() > start) return true;
+  wait_until(sync, start);
+  return sync.now() - start > kStartSlack;
+}
+
 }  // namespace
 
 // Rank 0: time of repetition i = max over ranks of the end minus the agreed start; valid
@@ -160,8 +173,7 @@ Measurement Measurer::window_reps(PreparedPoint& point, double window) {
     for (std::size_t j = 0; j < chunk; ++j, ++i) {
       const double start = out[1] + static_cast<double>(j) * window;
       starts[i] = start;
-      if (sync_->now() > start) late[i] = 1;
-      wait_until(*sync_, start);
+      late[i] = wait_for_start(*sync_, start) ? 1 : 0;
       point.run();
       ends[i] = sync_->now();
     }
@@ -197,8 +209,7 @@ Measurement Measurer::round_time_reps(PreparedPoint& point) {
     if (out[1] > 0 && !starts.empty()) break;  // the budget is spent (at least one repetition)
     const double start = out[3];
     starts.push_back(start);
-    late.push_back(sync_->now() > start ? 1 : 0);
-    wait_until(*sync_, start);
+    late.push_back(wait_for_start(*sync_, start) ? 1 : 0);
     point.run();
     ends.push_back(sync_->now());
   }

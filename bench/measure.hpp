@@ -6,9 +6,10 @@
 //     repetition i is the max over ranks of t_i.
 //   window: repetition i starts at the agreed global time start + i * window (chunks of
 //     agree_every repetitions, each with a fresh start); the time is max over ranks of the
-//     global end minus the agreed start; a repetition where any rank arrived after the
-//     agreed start is invalid. Waiting ranks yield the CPU until 100 us before the start,
-//     then spin. window "auto" = 2 x (max over ranks of the median warm-up
+//     global end minus the agreed start; a repetition where any rank started late is invalid
+//     (it arrived after the agreed start, or something held it past the start by more than
+//     5 us while it waited). Waiting ranks yield the CPU until 100 us before the start, then
+//     spin. window "auto" = 2 x (max over ranks of the median warm-up
 //     time) + 50 us, with at least 3 warm-up runs.
 //   round-time: every repetition gets its own agreed start (one MPI_Allreduce: rank 0
 //     proposes now + a lead of twice the recent agreement time + 20 us; the same reduction
