@@ -83,6 +83,29 @@ def test_one_experiment_across_three_installations(installations, tmp_path):
     counts = {name: len(r) for name, r in rows.items()}
     assert len(set(map(tuple, rows.values()))) == 1 and min(counts.values()) == 4, counts
 
+    # The analysis over the tree: installations in version order per library, a verdict for
+    # every point (4 launches a side is the least that can reach p < 0.05), and a guideline
+    # row (native against root-gathering) for every installation and point.
+    analyze = str(REPO / "analysis" / "analyze")
+    r = subprocess.run([analyze, "trend", str(out), "-o", str(tmp_path / "trend")], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert r.returncode in (0, 1), r.stdout  # 1: a significant slowdown somewhere, still a verdict
+    order = [line.split(":")[1].split("(")[0].strip() for line in (tmp_path / "trend" / "trend.md").read_text().splitlines()
+             if line.startswith("- mpich:") or line.startswith("- openmpi:")]
+    mpichs = [n for n in order if n.startswith("mpich-")]
+    assert mpichs == sorted(mpichs, key=lambda n: [int(x) for x in n.split("-")[1].split(".")]), order
+    assert set(order) == set(names), order
+    with open(tmp_path / "trend" / "regressions.csv", newline="") as f:
+        verdicts = [row["verdict"] for row in csv.DictReader(f)]
+    assert verdicts and "insufficient" not in verdicts, verdicts
+    r = subprocess.run([analyze, "guidelines", str(out), "-o", str(tmp_path / "guidelines")], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    assert r.returncode in (0, 1), r.stdout
+    with open(tmp_path / "guidelines" / "guidelines.csv", newline="") as f:
+        checked = list(csv.DictReader(f))
+    assert {row["installation"] for row in checked} == set(names), checked
+    assert len(checked) == 2 * len(names), checked  # two sizes, native against root-gathering
+
 
 def test_slurm_batch_script_loads_the_installation(installations, tmp_path):
     """collslurm submit --dry-run with installation names: one array per installation, each
@@ -121,26 +144,3 @@ def test_add_probes_a_real_prefix(installations, tmp_path):
                                       text=True).stdout)
     assert (shown["kind"], shown["version"], shown["origin"]) == (built.kind, built.version, "added")
     assert shown["configure"]  # the library reports its configure options
-
-    # The analysis over the tree: installations in version order per library, a verdict for
-    # every point (4 launches a side is the least that can reach p < 0.05), and a guideline
-    # row (native against root-gathering) for every installation and point.
-    analyze = str(REPO / "analysis" / "analyze")
-    r = subprocess.run([analyze, "trend", str(out), "-o", str(tmp_path / "trend")], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
-    assert r.returncode in (0, 1), r.stdout  # 1: a significant slowdown somewhere, still a verdict
-    order = [line.split(":")[1].split("(")[0].strip() for line in (tmp_path / "trend" / "trend.md").read_text().splitlines()
-             if line.startswith("- mpich:") or line.startswith("- openmpi:")]
-    mpichs = [n for n in order if n.startswith("mpich-")]
-    assert mpichs == sorted(mpichs, key=lambda n: [int(x) for x in n.split("-")[1].split(".")]), order
-    assert set(order) == set(names), order
-    with open(tmp_path / "trend" / "regressions.csv", newline="") as f:
-        verdicts = [row["verdict"] for row in csv.DictReader(f)]
-    assert verdicts and "insufficient" not in verdicts, verdicts
-    r = subprocess.run([analyze, "guidelines", str(out), "-o", str(tmp_path / "guidelines")], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
-    assert r.returncode in (0, 1), r.stdout
-    with open(tmp_path / "guidelines" / "guidelines.csv", newline="") as f:
-        checked = list(csv.DictReader(f))
-    assert {row["installation"] for row in checked} == set(names), checked
-    assert len(checked) == 2 * len(names), checked  # two sizes, native against root-gathering
