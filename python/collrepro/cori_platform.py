@@ -23,6 +23,20 @@ import argparse
 import os
 import sys
 
+# The minimal-routing model this one is derived from: its numbers are reused, and so is its XML
+# prolog, the DOCTYPE that SimGrid's parser insists on.
+DRAGONFLY = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "configs", "platforms",
+                         "cori-dragonfly.xml")
+
+
+def simgrid_prolog(path=DRAGONFLY):
+    """The XML declaration and DOCTYPE lines of a SimGrid platform file."""
+    with open(path, encoding="utf-8") as f:
+        lines = [f.readline().rstrip("\n") for _ in range(2)]
+    if not (lines[0].startswith("<?xml") and lines[1].startswith("<!DOCTYPE platform")):
+        raise ValueError(f"{path}: does not start with a SimGrid platform prolog")
+    return lines
+
 CHASSIS, ROUTERS, NODES = 6, 16, 4       # per group, per chassis, per router (NERSC)
 NODE_GBPS = 8.0                          # node injection, NERSC "~8GB/sec MPI bandwidth"
 ELECTRICAL_LINK_GBPS = 5.25              # rank-1/rank-2 link: 3 lanes x 14 Gb/s
@@ -99,8 +113,7 @@ def platform_xml(groups):
     _, optical = group_optical_gbps()
     per_group = CHASSIS * ROUTERS * NODES
     layout = f"groups={groups},chassis={CHASSIS},routers={ROUTERS},nodes={NODES}"
-    out = ["<?xml version='1.0'?>",
-           '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+    out = simgrid_prolog() + [
            f"<!--{header(groups)}-->",
            '<platform version="4.1">',
            '  <zone id="cori-adaptive" routing="Full">',
