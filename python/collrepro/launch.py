@@ -336,10 +336,16 @@ def _collrun_setup(opts):
         for run in runs:
             run.out = os.path.join(root, run.label)
         return runs, np
-    mpi = opts["mpi"]
+    return [collbench_run(opts["mpi"], np, opts["build_dir"], opts["out"])], np
+
+
+def collbench_run(mpi, np, build_dir="", out=""):
+    """How to launch collbench on `np` processes of `mpi` (a Debian library or an installation
+    name): its launcher, executable and environment; raises Usage when something is missing."""
+    opts = {"build_dir": build_dir, "out": out}
     if mpi in MPIS:
-        return [_debian_run(mpi, opts, np)], np
-    return [_installation_run(mpi, opts, np, opts["out"])], np
+        return _debian_run(mpi, opts, np)
+    return _installation_run(mpi, opts, np, out)
 
 
 def _config_value(run, opts, key):

@@ -12,7 +12,7 @@ MPI_Allgather at 1 KiB, 64 KiB and 1 MiB) runs as separate launches. What is com
   `--later` seconds after it (collbench --clock-check), per clock-synchronization algorithm.
 
 Commands (bench/timing-study is the wrapper):
-  run     [--out DIR] [--mpi openmpi|mpich] [--nps 2,4,8,16] [--methods a,b] [--launches N]
+  run     [--out DIR] [--mpi openmpi|mpich|NAME] [--nps 2,4,8,16] [--methods a,b] [--launches N]
           [--later S]   runs what is missing (resumable: collrun resumes launches, residual
                         files that exist are kept), with a progress line and ETA per block
   sim     [--out DIR] [--np 1024] [--ppn 1] [--platform XML]   both clock synchronizations in
@@ -74,12 +74,14 @@ def _clock_check(opts, kind, np_):
     path = os.path.join(opts.out, "residual", f"{kind}-np{np_}.json")
     if os.path.exists(path):
         return 0
-    exe = os.path.join(opts.build_dir or os.path.join(REPO, "build", opts.mpi), "bench", "collbench")
-    runner = launch.Launcher(opts.mpi, oversubscribe=True)
-    env = launch.mpi_environment(opts.mpi, oversubscribed=np_ > len(os.sched_getaffinity(0)))
-    cmd = runner.command(np_, [exe, CONFIG, "--quiet", "--set", f"timing.clock_sync={kind}",
-                               "--clock-check", str(opts.later)])
-    line, rc = _json_line(cmd, env)
+    try:
+        run = launch.collbench_run(opts.mpi, np_, opts.build_dir)
+    except launch.Usage as err:
+        _say(str(err))
+        return 2
+    cmd = run.launcher.command(np_, [run.exe, CONFIG, "--quiet", "--set", f"timing.clock_sync={kind}",
+                                     "--clock-check", str(opts.later)])
+    line, rc = _json_line(cmd, run.env)
     if line is None:
         _say(f"clock check {kind} at {np_} processes failed (exit {rc})")
         return rc or 1
@@ -321,7 +323,7 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--out", default=os.path.join(REPO, "results", "local", "timing-study"))
-    r.add_argument("--mpi", default="openmpi", choices=launch.MPIS)
+    r.add_argument("--mpi", default="openmpi", help="openmpi, mpich or an installation name (bench/collmpi list)")
     r.add_argument("--build-dir", default="")
     r.add_argument("--nps", default=",".join(map(str, DEFAULT_NPS)))
     r.add_argument("--methods", default=",".join(METHODS))
