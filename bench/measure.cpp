@@ -15,25 +15,23 @@ namespace {
 
 using collrepro::check;
 
-// Waits until the global clock reaches `start`: yields the CPU while more than 100 us
-// remain (so that waiting ranks do not starve the others on a shared or oversubscribed
-// node; sched_yield returns at once when nothing else is runnable), then spins.
-void wait_until(const ClockSync& sync, double start) {
-  for (double left = start - sync.now(); left > 0; left = start - sync.now())
-    if (left > 100e-6) sched_yield();
-}
-
 // A rank that leaves the wait more than this after the agreed start was held past it (by the
 // scheduler, a signal, a page fault): its repetition would time that delay. Spinning ranks
 // leave the wait well within it.
 constexpr double kStartSlack = 5e-6;
 
-// Waits for the agreed start; true when this rank starts late: it arrived after the start, or
-// it was held past the start while it waited.
+// Waits until the global clock reaches the agreed `start`: yields the CPU while more than
+// 100 us remain (so that waiting ranks do not starve the others on a shared or oversubscribed
+// node; sched_yield returns at once when nothing else is runnable), then spins. True when this
+// rank starts late: it arrived after the start, or it was held past the start while it
+// waited. The reading that ends the wait decides, so no clock is read between the start and
+// the timed call.
 bool wait_for_start(const ClockSync& sync, double start) {
-  if (sync.now() > start) return true;
-  wait_until(sync, start);
-  return sync.now() - start > kStartSlack;
+  double left = start - sync.now();
+  if (left < 0) return true;
+  for (; left > 0; left = start - sync.now())
+    if (left > 100e-6) sched_yield();
+  return -left > kStartSlack;
 }
 
 }  // namespace
