@@ -116,7 +116,7 @@ class InterPoint final : public PreparedPoint {
     std::exclusive_scan(counts_.begin(), counts_.end(), displs_.begin(), std::size_t{0});
     send_ = collrepro::Buffer(mine);
     recv_ = collrepro::Buffer(std::accumulate(counts_.begin(), counts_.end(), std::size_t{0}));
-    collrepro::fill_pattern(send_.span(), side, me, salt_);
+    if (send_.holds_data()) collrepro::fill_pattern(send_.span(), side, me, salt_);
     args_ = Args{send_.data(), mine, recv_.data(), counts_, displs_};
     runner_ = algo_.prepare(*pair_, args_);
   }

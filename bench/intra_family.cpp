@@ -103,7 +103,7 @@ class IntraPoint final : public PreparedPoint {
     layout_ = layout_of(c, shape, rank_);
     send_ = collrepro::Buffer(shape.blocks[static_cast<std::size_t>(rank_)]);
     recv_ = collrepro::Buffer(layout_.recv_bytes);
-    collrepro::fill_pattern(send_.span(), 0, rank_, salt_);
+    if (send_.holds_data()) collrepro::fill_pattern(send_.span(), 0, rank_, salt_);
     args_ = intra::Args{send_.data(), send_.size(), recv_.data(), layout_.counts, layout_.displs, shape.root};
     reset_receive();
     runner_ = algo.prepare(comm_, args_);
@@ -125,7 +125,7 @@ class IntraPoint final : public PreparedPoint {
   // Sentinel everywhere, except the bcast root's buffer, which is the data it sends.
   void reset_receive() {
     recv_.fill(collrepro::kSentinel);
-    if (algo_.info().collective == Collective::IntraBcast && rank_ == args_.root)
+    if (algo_.info().collective == Collective::IntraBcast && rank_ == args_.root && recv_.holds_data())
       collrepro::fill_pattern(recv_.span(), 0, rank_, salt_);
   }
 

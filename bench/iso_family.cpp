@@ -170,7 +170,8 @@ class IsoPoint final : public PreparedPoint {
     args_ = iso::Args::contiguous(collective_, shape);
     send_ = collrepro::Buffer(args_.send_extent());
     recv_ = collrepro::Buffer(args_.recv_extent());
-    collrepro::fill_blocks(send_.span(), collrepro::neighbor_send_blocks(args_.send_counts, args_.send_displs,
+    if (send_.holds_data())
+      collrepro::fill_blocks(send_.span(), collrepro::neighbor_send_blocks(args_.send_counts, args_.send_displs,
                                                                          comm_.rank(), salt_));
     args_.send = send_.data();
     args_.recv = recv_.data();

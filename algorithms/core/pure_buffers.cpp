@@ -59,17 +59,26 @@ std::optional<std::size_t> first_pattern_mismatch(std::span<const std::byte> got
   return std::nullopt;
 }
 
+namespace {
+SharedBlockQuery shared_block_query = nullptr;
+}  // namespace
+
+void set_shared_block_query(SharedBlockQuery query) { shared_block_query = query; }
+
 Buffer::Buffer(std::size_t bytes, std::byte fill) : size_(bytes) {
   const std::size_t alloc = ((std::max<std::size_t>(bytes, 1) + 63) / 64) * 64;
   auto* p = static_cast<std::byte*>(std::aligned_alloc(64, alloc));
   if (!p) throw std::bad_alloc();
   data_.reset(p);
-  std::memset(p, std::to_integer<int>(fill), alloc);
+  holds_data_ = !(shared_block_query && shared_block_query(p));
+  if (holds_data_) std::memset(p, std::to_integer<int>(fill), alloc);
 }
 
 void Buffer::Free::operator()(std::byte* p) const { std::free(p); }
 
-void Buffer::fill(std::byte value) { std::memset(data_.get(), std::to_integer<int>(value), size_); }
+void Buffer::fill(std::byte value) {
+  if (holds_data_) std::memset(data_.get(), std::to_integer<int>(value), size_);
+}
 
 std::optional<std::string> check_inter_result(std::span<const std::byte> recv,
                                               std::span<const std::size_t> counts,

@@ -20,14 +20,25 @@
 //                  simulated time like `mpi-wtime` (the `tsc` clock cannot be simulated).
 // No global state is shared between simulated ranks that matters: the folded-pointer set is
 // only touched by the rank that allocates and frees a block (SMPI runs ranks one at a time).
+//
+// The fast path: collrepro::Buffer asks (set_shared_block_query) whether its block is folded,
+// and does not fill a folded block (sentinel, send pattern). Those writes were most of a
+// paper-scale simulation's time: every first write to a page of a folded mapping is a page
+// fault on SimGrid's shared file, and the data written is garbage that nobody reads. Simulated
+// times cannot depend on it (computation is not simulated). COLLREPRO_SIM_FILL_FOLDED=1
+// (simrun --fill-folded) keeps the fills, to check that the fast path changes no result.
 #include <smpi/smpi.h>
 #include <smpi/smpi_helpers_internal.h>  // smpi_clock_gettime
 
 #include <cstddef>
+#include <cstdlib>
 #include <ctime>
+#include <string_view>
 #include <unordered_set>
 
 #include <xbt/config.hpp>
+
+#include "collrepro/buffers.hpp"
 
 extern "C" {
 void* __real_aligned_alloc(std::size_t alignment, std::size_t size);
@@ -48,6 +59,19 @@ std::size_t fold_threshold() {
   const double t = simgrid::config::get_value<double>("smpi/auto-shared-malloc-thresh");
   return t > 0 ? static_cast<std::size_t>(t) : 0;
 }
+
+bool is_folded(const void* block) { return folded().count(const_cast<void*>(block)) != 0; }
+
+bool fill_folded_requested() {
+  const char* v = std::getenv("COLLREPRO_SIM_FILL_FOLDED");
+  return v && std::string_view(v) == "1";
+}
+
+// Runs before main, so before the first Buffer is made.
+const bool fast_path_installed = [] {
+  if (!fill_folded_requested()) collrepro::set_shared_block_query(&is_folded);
+  return true;
+}();
 
 }  // namespace
 

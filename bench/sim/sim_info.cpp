@@ -57,6 +57,9 @@ nlohmann::json metadata() {
       {"placement", env("COLLREPRO_SIM_PLACEMENT")},  // simrun: "<nodes> nodes x <ppn> ppn, <order> order"
       {"command", env("COLLREPRO_SIM_COMMAND")},      // simrun: the smpirun command line
       {"config", config},
+      // simrun --fill-folded: folded buffers were filled like any other (the slow path; the
+      // fast path leaves them alone: fold_alloc.cpp). Simulated times are the same either way.
+      {"folded_buffers_filled", env("COLLREPRO_SIM_FILL_FOLDED") == "1"},
       {"times", "simulated: communication only (smpi/simulate-computation:no); deterministic"},
   };
   return {{"simulated", true},

@@ -4,7 +4,7 @@ platform, the SimGrid version and the network model.
 
   bench/sim/simrun --platform configs/platforms/cori-dragonfly.xml --np 256 [--ppn 1]
                    [--order spread] [--launches 1] [--out DIR] [--build-dir build/smpi]
-                   [--fold 4MiB] [--privatize no] CONFIG.yaml [-- collbench args...]
+                   [--fold 4MiB] [--fill-folded] [--privatize no] CONFIG.yaml [-- collbench args...]
 
   --platform   SimGrid platform file (configs/platforms/*.xml; every host is named node-<i>)
   --np         simulated MPI processes
@@ -21,6 +21,10 @@ platform, the SimGrid version and the network model.
   --fold       buffers of at least this many bytes are folded by SMPI's shared malloc
                (smpi/auto-shared-malloc-thresh; default 4MiB; 0 = never). Their data is garbage:
                set the config's validation_max_bytes so that validated points stay below it.
+  --fill-folded  fill folded buffers (sentinel, send pattern) like any other: the slow path,
+               to check that the default (folded buffers are never written: their contents are
+               garbage, and writing them costs page faults, most of a large run's time) gives
+               the same simulated times
   --privatize  yes|no (default no): SMPI global-variable privatization. collbench has no
                mutable global state, so no is safe and much lighter at 1000+ ranks.
   --dry-run    print the smpirun command and the hostfile summary, run nothing
@@ -180,6 +184,7 @@ def _parser():
     ap.add_argument("--out")
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "smpi"))
     ap.add_argument("--fold", default="4MiB")
+    ap.add_argument("--fill-folded", action="store_true")
     ap.add_argument("--privatize", choices=["yes", "no"], default="no")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("-h", "--help", action="store_true")
@@ -282,6 +287,7 @@ def main(argv=None):
     env["COLLREPRO_SIM_PLATFORM"] = shown_path(platform)
     env["COLLREPRO_SIM_PLACEMENT"] = placement.text
     env["COLLREPRO_SIM_COMMAND"] = " ".join(sys.argv)
+    env["COLLREPRO_SIM_FILL_FOLDED"] = "1" if a.fill_folded else "0"
     hostfile = placement.write_hostfile()
     try:
         launcher = Launcher("smpi", program=smpirun, flags=smpirun_flags(hostfile, platform, fold, a.privatize))

@@ -15,3 +15,9 @@ add_test(NAME sim.cori-shape
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/cori_shape.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.cori-shape PROPERTIES LABELS "sim" TIMEOUT 1200 COST 60 RESOURCE_LOCK sim-variant)
 set_tests_properties(sim.smoke PROPERTIES RESOURCE_LOCK sim-variant)
+
+# sim.fast-path: skipping the fills of folded buffers (the simulation's fast path) changes no
+# simulated median (tests/sim/fast_path.sh: 32 ranks, full path against fast path).
+add_test(NAME sim.fast-path
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/fast_path.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.fast-path PROPERTIES LABELS "sim" TIMEOUT 1200 COST 60 RESOURCE_LOCK sim-variant)

@@ -65,6 +65,22 @@ TEST(Pattern, AnyStartIndexGivesTheSameBytes) {
   EXPECT_EQ(first_pattern_mismatch(tail, 1, 3, 9, 13), 7u);
 }
 
+TEST(Buffer, IsFilledUnlessItsBlockIsSharedScratch) {
+  Buffer plain(100);
+  EXPECT_TRUE(plain.holds_data());
+  EXPECT_TRUE(std::all_of(plain.span().begin(), plain.span().end(), [](std::byte b) { return b == kSentinel; }));
+
+  // A block the allocator calls shared scratch is never filled, by the constructor or fill().
+  set_shared_block_query([](const void*) { return true; });
+  Buffer scratch(100);
+  EXPECT_FALSE(scratch.holds_data());
+  scratch.data()[7] = std::byte{1};
+  scratch.fill(kSentinel);
+  EXPECT_EQ(scratch.data()[7], std::byte{1});
+  set_shared_block_query(nullptr);
+  EXPECT_TRUE(Buffer(100).holds_data());
+}
+
 TEST(CheckBlocks, AcceptsTheCorrectResult) {
   const InterCase c;
   EXPECT_EQ(check_blocks(c.recv, c.blocks), std::nullopt);

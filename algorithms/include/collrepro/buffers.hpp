@@ -27,8 +27,18 @@ void fill_pattern(std::span<std::byte> out, int side, int rank, std::uint64_t sa
 std::optional<std::size_t> first_pattern_mismatch(std::span<const std::byte> got, int side, int rank,
                                                   std::uint64_t salt = 0, std::size_t from = 0);
 
+// Whether a block that Buffer allocated is shared scratch whose contents nobody may rely on.
+// Installed once, before the first Buffer, by a program whose allocator hands out such blocks:
+// the simulation variant folds large buffers onto the same physical pages (bench/sim), so their
+// contents are garbage by design, and writing them costs only page faults. Without a query
+// every block holds data.
+using SharedBlockQuery = bool (*)(const void* block);
+void set_shared_block_query(SharedBlockQuery query);
+
 // A 64-byte aligned byte buffer; never shrinks its allocation below one byte so that data()
-// is a valid pointer even for size 0.
+// is a valid pointer even for size 0. Filled with `fill` when made, unless its block is shared
+// scratch (holds_data() false): such a buffer is never filled, by the constructor, fill() or
+// its users (who check holds_data() before writing a pattern), and never validated.
 class Buffer {
  public:
   Buffer() : Buffer(0) {}
@@ -38,6 +48,7 @@ class Buffer {
   std::size_t size() const { return size_; }
   std::span<std::byte> span() { return {data_.get(), size_}; }
   std::span<const std::byte> span() const { return {data_.get(), size_}; }
+  bool holds_data() const { return holds_data_; }
   void fill(std::byte value);
 
  private:
@@ -46,6 +57,7 @@ class Buffer {
   };
   std::unique_ptr<std::byte[], Free> data_;
   std::size_t size_ = 0;
+  bool holds_data_ = true;
 };
 
 // Validation of an inter-group result at one process of `my_side`: remote block j must be

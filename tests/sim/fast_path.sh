@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# sim.fast-path (registered by tests/mpi/sim.cmake, LABELS sim): the simulation's fast path
+# (folded buffers are never filled: bench/sim/fold_alloc.cpp) gives the same simulated medians
+# as the full path (simrun --fill-folded), on tests/sim/fast_path.yaml at 32 ranks on the
+# adaptive Cori model, every buffer folded. Builds into BUILD_DIR (shared with sim.smoke).
+#   tests/sim/fast_path.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=${1:?source dir}
+build=${2:?build dir}
+source "$(dirname "$0")/lib.sh"
+require_smpi sim.fast-path
+cd "$src"
+out=$(mktemp -d "${TMPDIR:-/tmp}/sim-fast-path-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+build_sim_variant "$build"
+run() {
+  bench/sim/simrun --build-dir "$build" --platform configs/platforms/cori-adaptive.xml --np 32 --fold 256KiB \
+    "$@" tests/sim/fast_path.yaml -- --quiet
+}
+run --fill-folded --out "$out/full"
+run --out "$out/fast"
+/usr/bin/python3 tests/sim/check_same_medians.py "$out/full" "$out/fast"
