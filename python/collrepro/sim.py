@@ -65,8 +65,20 @@ SIM_CONFIG = [
     # SimGrid's mpich selector broadcasts on any "uniform" communicator (same ppn everywhere)
     # with SMP_binomial: log2(p) times the message for large messages. MPICH itself (and the
     # papers' Cray MPICH) broadcasts messages >= 512 KiB - every broadcast of root gathering
-    # here - by scatter + ring allgather (~2x the message): use that.
-    "smpi/bcast:scatter_LR_allgather",
+    # here - by scatter + ring allgather (~2x the message), and short ones (< 12 KiB) by a
+    # binomial tree. The setting below serves the short ones, SMPI's own included (it
+    # broadcasts 4 bytes in every communicator it creates; scatter + ring would cost p^2
+    # messages each); collbench's simulation variant sends its broadcasts of 12 KiB and more
+    # through scatter + ring allgather (bench/sim/bcast_choice.cpp).
+    "smpi/bcast:binomial_tree",
+    # The selector also makes MPI_Allreduce and MPI_Reduce SMP-aware on every communicator,
+    # and to learn a communicator's node layout it first runs a ring allgather over all of it
+    # (SMPI's Comm::init_smp): p^2 simulated messages per communicator, minutes of start-up at
+    # 1024 ranks. The only reductions here are small (the harness's, and fullduplex-allgatherv's
+    # 8-byte sums), for which MPICH's flat choices are recursive doubling and a binomial tree:
+    # use those. (Without a second rank on a node they are the same messages: sim.fast-path.)
+    "smpi/allreduce:rdb",
+    "smpi/reduce:binomial",
     "smpi/host-speed:1Gf",
     "smpi/shared-malloc:global",
     "smpi/shared-malloc-blocksize:67108864",  # 64 MiB: few mappings per folded buffer
