@@ -1,0 +1,93 @@
+"""bench/sim/paper: run one of the papers' configurations at full scale in simulation.
+
+  bench/sim/paper [--platform cori-adaptive] [--build-dir build/smpi] [--dry-run] NAME...
+  bench/sim/paper --list
+
+The runs are data (configs/paper/sim-runs.yaml): each names a config, the process count, the
+processes per node and the fold threshold. A run writes results/sim/NAME-<platform>/ with
+simrun (contiguous placement), then the paper's figures into its figures/ directory. An
+interrupted run continues where it stopped when started again (collbench skips the points
+already on disk). --platform: cori-adaptive (default: Aries' adaptive routing approximated),
+flat-crossbar (the papers' contention-free model) or cori-dragonfly (SimGrid's minimal routing,
+the congested case)."""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import yaml
+
+from collrepro import sim
+
+REPO = sim.REPO
+RUNS = os.path.join(REPO, "configs", "paper", "sim-runs.yaml")
+PLATFORMS = ("cori-adaptive", "flat-crossbar", "cori-dragonfly")
+FIELDS = {"what", "config", "np", "ppn", "fold", "figure", "args"}
+
+
+def load_runs(path=RUNS):
+    """{name: run} from the runs file; exits with one line naming what is wrong."""
+    with open(path) as fh:
+        runs = yaml.safe_load(fh) or {}
+    for name, run in runs.items():
+        unknown = set(run) - FIELDS
+        missing = {"config", "np", "ppn", "fold", "figure"} - set(run)
+        if unknown or missing:
+            raise SystemExit(f"paper: {path}: {name}: unknown field(s) {sorted(unknown)}, missing {sorted(missing)}")
+    return runs
+
+
+def simrun_argv(name, run, platform, build_dir):
+    """simrun's command line for one run on one platform, and its result directory."""
+    out = os.path.join(REPO, "results", "sim", f"{name}-{platform}")
+    argv = ["--platform", os.path.join(REPO, "configs", "platforms", platform + ".xml"),
+            "--np", str(run["np"]), "--ppn", str(run["ppn"]), "--fold", run["fold"], "--order", "block",
+            "--build-dir", build_dir, "--out", out, os.path.join(REPO, "configs", "paper", run["config"])]
+    extra = [str(a) for a in run.get("args", [])]
+    if platform == "cori-dragonfly":  # its repetitions differ by up to 13% (results/sim/README.md)
+        extra += ["--set", "timing.reps=3"]
+    return argv + (["--"] + extra if extra else []), out
+
+
+def figures(run, out):
+    """The paper's figures from the run's CSV, into OUT/figures."""
+    cmd = [os.path.join(REPO, "analysis", "analyze"), "figure", run["figure"], out, "-o", os.path.join(out, "figures")]
+    return subprocess.call(cmd)
+
+
+def run_one(name, run, a):
+    """Simulate one run (or with --dry-run print its command), then draw its figures."""
+    argv, out = simrun_argv(name, run, a.platform, a.build_dir)
+    print(f"paper: {name} on {a.platform}: {run.get('what', '')} -> {sim.shown_path(out)}", file=sys.stderr)
+    if a.dry_run:
+        return sim.main(["--dry-run"] + argv)
+    t0 = time.time()
+    rc = sim.main(argv)
+    print(f"paper: {name} on {a.platform}: simulation finished with code {rc} after {time.time() - t0:.0f} s of wall time",
+          file=sys.stderr)
+    return rc if rc != 0 else figures(run, out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="paper", description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*", metavar="NAME")
+    ap.add_argument("--platform", choices=PLATFORMS, default="cori-adaptive")
+    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "smpi"))
+    ap.add_argument("--dry-run", action="store_true", help="print the simrun command, run nothing")
+    ap.add_argument("--list", action="store_true", help="list the runs")
+    a = ap.parse_args(argv)
+    runs = load_runs()
+    if a.list or not a.names:
+        for name, run in runs.items():
+            print(f"{name:22} {run.get('what', '')}")
+        return 0 if a.list else 2
+    unknown = [n for n in a.names if n not in runs]
+    if unknown:
+        raise SystemExit(f"paper: unknown run(s) {', '.join(unknown)}: `bench/sim/paper --list` shows the names")
+    for name in a.names:
+        rc = run_one(name, runs[name], a)
+        if rc != 0:
+            return rc
+    return 0
