@@ -39,6 +39,7 @@
 #include <xbt/config.hpp>
 
 #include "collrepro/buffers.hpp"
+#include "entry.hpp"
 
 extern "C" {
 void* __real_aligned_alloc(std::size_t alignment, std::size_t size);
@@ -67,10 +68,10 @@ bool fill_folded_requested() {
   return v && std::string_view(v) == "1";
 }
 
-// Runs before main, so before the first Buffer is made.
+// Runs before main, so before the first Buffer is made and before the memory check.
 const bool fast_path_installed = [] {
   if (!fill_folded_requested()) collrepro::set_shared_block_query(&is_folded);
-  return true;
+  return collbench::set_fold_threshold_hook(&fold_threshold);
 }();
 
 }  // namespace

@@ -113,6 +113,21 @@ TEST(Reliability, W2PointsMustFitTheNodesMemory) {
   EXPECT_EQ(error_of([&] { check_memory_budget(c, plan, {std::size_t{1} << 50, 4}); }), "");
 }
 
+TEST(Reliability, W2SimulatedRanksShareOneMachineButFoldedBuffersTakeNone) {
+  const Config c = parse_config("experiment: t\ncollective: allgather\nsizes: [1KiB, 1GiB]\n", {});
+  const Plan plan = make_plan(c, 1024);
+  // 1024 simulated ranks on 16 GiB: 16 MiB per rank. Folded from 1 MiB, a point holds at most
+  // two buffers below that per rank, whatever its size.
+  const MemoryBudget folded{std::size_t{16} << 30, 1024, true, std::size_t{1} << 20};
+  EXPECT_EQ(resident_bytes(std::size_t{600} << 30, folded), std::size_t{2} << 20);
+  EXPECT_EQ(resident_bytes(1000, folded), 1000u);
+  EXPECT_EQ(error_of([&] { check_memory_budget(c, plan, folded); }), "");
+  const MemoryBudget unfolded{std::size_t{16} << 30, 1024, true, 0};
+  const std::string e = error_of([&] { check_memory_budget(c, plan, unfolded); });
+  EXPECT_NE(e.find("for 1024 simulated ranks): use smaller sizes, fewer ranks or a lower simrun --fold"),
+            std::string::npos) << e;
+}
+
 TEST(Reliability, W3W4W5CommandLine) {
   EXPECT_NE(cli_error({"/tmp"}).find("usage error: /tmp is a directory"), std::string::npos);
   EXPECT_EQ(cli_error({"c.yaml", "--launch", "-1"}), "usage error: --launch -1: want a launch number 0..99999");
