@@ -43,6 +43,7 @@ nlohmann::json metadata() {
       {"smpi/privatization", cfg::get_value<std::string>("smpi/privatization")},
       {"smpi/shared-malloc", cfg::get_value<std::string>("smpi/shared-malloc")},
       {"smpi/shared-malloc-blocksize", cfg::get_value<double>("smpi/shared-malloc-blocksize")},
+      {"smpi/shared-malloc-hugepage", cfg::get_value<std::string>("smpi/shared-malloc-hugepage")},
       {"smpi/auto-shared-malloc-thresh", cfg::get_value<double>("smpi/auto-shared-malloc-thresh")},
       {"smpi/send-is-detached-thresh", cfg::get_value<int>("smpi/send-is-detached-thresh")},
       {"smpi/bw-factor", cfg::get_value<std::string>("smpi/bw-factor")},

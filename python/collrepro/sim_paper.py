@@ -57,12 +57,19 @@ def figures(run, out):
     return subprocess.call(cmd)
 
 
+def offer_hugepages():
+    """As root, set huge pages up for folding (bench/sim/hugepages) unless they are there."""
+    if os.geteuid() == 0 and sim.hugepage_mount()[0] is None:
+        subprocess.call([os.path.join(REPO, "bench", "sim", "hugepages")])
+
+
 def run_one(name, run, a):
     """Simulate one run (or with --dry-run print its command), then draw its figures."""
     argv, out = simrun_argv(name, run, a.platform, a.build_dir)
     print(f"paper: {name} on {a.platform}: {run.get('what', '')} -> {sim.shown_path(out)}", file=sys.stderr)
     if a.dry_run:
         return sim.main(["--dry-run"] + argv)
+    offer_hugepages()
     t0 = time.time()
     rc = sim.main(argv)
     print(f"paper: {name} on {a.platform}: simulation finished with code {rc} after {time.time() - t0:.0f} s of wall time",

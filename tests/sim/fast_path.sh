@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # sim.fast-path (registered by tests/mpi/sim.cmake, LABELS sim): the simulation's fast path
-# (folded buffers are never filled: bench/sim/fold_alloc.cpp) gives the same simulated medians
-# as the full path (simrun --fill-folded), on tests/sim/fast_path.yaml at 32 ranks on the
-# adaptive Cori model, every buffer folded. Builds into BUILD_DIR (shared with sim.smoke).
+# (folded buffers are never filled: bench/sim/fold_alloc.cpp; folded onto huge pages where
+# bench/sim/hugepages could set them up, i.e. as root) gives the same simulated medians as the
+# full path (simrun --fill-folded --hugepages no), on tests/sim/fast_path.yaml at 32 ranks on
+# the adaptive Cori model, every buffer folded. Builds into BUILD_DIR (shared with sim.smoke).
 #   tests/sim/fast_path.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=${1:?source dir}
@@ -13,10 +14,11 @@ cd "$src"
 out=$(mktemp -d "${TMPDIR:-/tmp}/sim-fast-path-XXXXXX")
 trap 'rm -rf "$out"' EXIT
 build_sim_variant "$build"
+[ "$(id -u)" != 0 ] || bench/sim/hugepages || echo "sim.fast-path: no huge pages; the fast path runs on 4 KiB pages"
 run() {
   bench/sim/simrun --build-dir "$build" --platform configs/platforms/cori-adaptive.xml --np 32 --fold 256KiB \
     "$@" tests/sim/fast_path.yaml -- --quiet
 }
-run --fill-folded --out "$out/full"
+run --fill-folded --hugepages no --out "$out/full"
 run --out "$out/fast"
 /usr/bin/python3 tests/sim/check_same_medians.py "$out/full" "$out/fast"
