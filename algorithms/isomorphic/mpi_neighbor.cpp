@@ -19,16 +19,22 @@
 
 namespace collrepro::iso {
 
-Comm dist_graph_adjacent(const IsoComm& comm) {
+namespace {
+
+MPI_Comm create_adjacent(MPI_Comm parent, const IsoComm& comm) {
   const auto& in = comm.sources();
   const auto& out = comm.targets();
   MPI_Comm g = MPI_COMM_NULL;
-  check(MPI_Dist_graph_create_adjacent(comm.comm(), static_cast<int>(in.size()), in.data(), MPI_UNWEIGHTED,
+  check(MPI_Dist_graph_create_adjacent(parent, static_cast<int>(in.size()), in.data(), MPI_UNWEIGHTED,
                                        static_cast<int>(out.size()), out.data(), MPI_UNWEIGHTED, MPI_INFO_NULL,
                                        /*reorder=*/0, &g),
         "MPI_Dist_graph_create_adjacent");
-  return Comm(g);
+  return g;
 }
+
+}  // namespace
+
+Comm dist_graph_adjacent(const IsoComm& comm) { return checked_dist_graph(comm, create_adjacent); }
 
 namespace {
 

@@ -22,15 +22,21 @@
 
 namespace collrepro::iso {
 
-Comm dist_graph_general(const IsoComm& comm) {
+namespace {
+
+MPI_Comm create_general(MPI_Comm parent, const IsoComm& comm) {
   const int me = comm.rank();
   const int degree = static_cast<int>(comm.targets().size());
   MPI_Comm g = MPI_COMM_NULL;
-  check(MPI_Dist_graph_create(comm.comm(), 1, &me, &degree, comm.targets().data(), MPI_UNWEIGHTED, MPI_INFO_NULL,
+  check(MPI_Dist_graph_create(parent, 1, &me, &degree, comm.targets().data(), MPI_UNWEIGHTED, MPI_INFO_NULL,
                               /*reorder=*/0, &g),
         "MPI_Dist_graph_create");
-  return Comm(g);
+  return g;
 }
+
+}  // namespace
+
+Comm dist_graph_general(const IsoComm& comm) { return checked_dist_graph(comm, create_general); }
 
 namespace {
 

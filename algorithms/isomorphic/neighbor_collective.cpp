@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "collrepro/capabilities.hpp"
+
 namespace collrepro::iso {
 namespace {
 
@@ -182,6 +184,29 @@ std::vector<int> match_neighbors(const std::vector<int>& graph, const std::vecto
     q.pop_front();
   }
   return out;
+}
+
+namespace {
+
+bool labelled_dist_graph(const Comm& graph) {
+  if (!mpi_capabilities().topo_test) return true;  // no way to ask; nothing to repair
+  int topology = MPI_UNDEFINED;
+  check(MPI_Topo_test(graph.get(), &topology), "MPI_Topo_test");
+  return topology == MPI_DIST_GRAPH;
+}
+
+}  // namespace
+
+Comm checked_dist_graph(const IsoComm& comm, GraphConstructor construct) {
+  Comm graph(construct(comm.comm(), comm));
+  if (labelled_dist_graph(graph)) return graph;
+  graph.reset();
+  const Comm plain = Comm::split(comm.comm(), 0, comm.rank());
+  graph = Comm(construct(plain.get(), comm));
+  if (!labelled_dist_graph(graph))
+    throw MpiError("the MPI library does not label a new distributed-graph communicator MPI_DIST_GRAPH, not even "
+                   "on a communicator without a topology");
+  return graph;
 }
 
 NeighborGraph describe_graph(Comm graph, const IsoComm& comm) {

@@ -40,6 +40,19 @@ struct NeighborGraph {
 Comm dist_graph_adjacent(const IsoComm& comm);  // MPI_Dist_graph_create_adjacent, our order
 Comm dist_graph_general(const IsoComm& comm);   // MPI_Dist_graph_create, each rank its out-edges
 
+// One MPI_Dist_graph_create* call on `parent`, a communicator with the IsoComm's ranks.
+using GraphConstructor = MPI_Comm (*)(MPI_Comm parent, const IsoComm& comm);
+
+// `construct` on the IsoComm's (Cartesian) communicator, with the result checked: the new
+// communicator must test as MPI_DIST_GRAPH. Open MPI 5.0.x returns one that still tests as
+// MPI_CART (open-mpi/ompi#14438: the constructor duplicates the parent with its topology and
+// adds the graph on top), and its neighbourhood collectives then run the Cartesian code on the
+// graph's data (MPI_ERR_ARG, MPI_ERR_INTERN or a crash). On such a library the graph is built
+// again on a topology-free communicator with the same ranks (MPI_Comm_split, one colour), which
+// the standard makes equivalent; libraries that label the graph correctly never take that path.
+// Every process sees the same label (it depends on the library, not on the rank).
+Comm checked_dist_graph(const IsoComm& comm, GraphConstructor construct);
+
 // The neighbour lists of `graph` and the send block of each out-edge.
 NeighborGraph describe_graph(Comm graph, const IsoComm& comm);
 

@@ -259,15 +259,16 @@ ONE_PER_CORE = {"oversubscription": {"ranks_per_core": 1.0, "oversubscribed": Fa
                                      "ranks": 8, "cores": 8, "method": "synthetic"}}
 
 
-def write_installations(root, installations, points, experiment="synth", launches=5, reps=6):
+def write_installations(root, installations, points, experiment="synth", launches=5, reps=6, config=None):
     """A results tree root/<experiment>/<impl>-<version>/ per (impl, version, factors, extra_meta)
-    in `installations` (extra_meta None: a run with one rank per core); returns the directories in
-    the given order."""
+    in `installations` (extra_meta None: a run with one rank per core); config: the experiment's
+    configuration in the metadata (e.g. its named settings); returns the directories in the given
+    order."""
     out = []
     for n, (impl, version, factors, extra) in enumerate(installations):
         out.append(write_result_set(
             Path(root) / experiment / f"{impl}-{version}", points, launches=launches, reps=reps,
             time_fn=slowdown(factors), experiment=experiment, mpi_impl=impl, mpi_version=version,
-            start_utc=f"2024-01-{n + 1:02d}T00:00:00Z",
+            config=config, start_utc=f"2024-01-{n + 1:02d}T00:00:00Z",
             extra_meta={"mpi_library": f"{impl} library {version} (synthetic)", **(extra or ONE_PER_CORE)}))
     return out

@@ -59,3 +59,19 @@ def test_no_mockup_measured_is_bad_input(tmp_path, capsys):
                                                                        "straightforward")])
     assert cli.main(["guidelines", str(tmp_path / "results"), "-o", str(tmp_path / "g")]) == 2
     assert "mock-up" in capsys.readouterr().err
+
+
+def test_the_neighbourhood_pair_is_checked_and_named_by_its_neighbourhood(tmp_path):
+    # MPI_Neighbor_alltoall (mpi-neighbor) planted 1.6x slower than straightforward at 1 KiB on
+    # one installation: the violation names the neighbourhood and torus, the other size is kept.
+    S.write_installations(tmp_path / "results", [
+        ("openmpi", "5.0.7", {("mpi-neighbor", "neighbor-alltoall", 1024): 1.6}, None)], POINTS)
+    code, table, _ = run(tmp_path, [tmp_path / "results"])
+    assert code == 1
+    pair = table[table["mockup"] == "straightforward"]
+    assert set(pair["native"]) == {"mpi-neighbor"} and set(pair["collective"]) == {"neighbor-alltoall"}
+    assert sorted(pair["msg_bytes"]) == sorted(S.GUIDELINE_SIZES)
+    bad = pair[pair["verdict"] == "violated"]
+    assert list(bad["msg_bytes"]) == [1024] and list(bad["shape"]) == ["moore:d=2,r=1 on 4x4"]
+    assert abs(bad["ratio"].iat[0] - 1.6) < 0.05
+    assert set(table[table["mockup"] != "straightforward"]["verdict"]) == {"kept"}

@@ -112,6 +112,30 @@ def test_libraries_are_ordered_and_tracked_apart(tmp_path):
     assert len(mpich + ompi) == 4
 
 
+def named_settings(*names, points=len(POINTS)):
+    """A configuration whose settings split the points' indices evenly among `names`."""
+    share = -(-points // len(names))
+    return {"settings": [{"name": n, "points": list(range(i * share, min(points, (i + 1) * share)))}
+                         for i, n in enumerate(names)]}
+
+
+def test_a_tree_of_several_experiments_keeps_each_experiments_setting_names(tmp_path):
+    # Setting names are tied to point indices, which every experiment numbers from 0: each row
+    # must be named by its own experiment's configuration, never by the first one loaded.
+    configs = {"alpha": named_settings("alpha first", "alpha second"), "beta": named_settings("beta all")}
+    for experiment, config in configs.items():
+        S.write_installations(tmp_path / "r", [("mpich", v, {}, None) for v in ("3.4.1", "4.0.2")], POINTS,
+                              experiment=experiment, config=config)
+    _, whole = run_trend(tmp_path, [tmp_path / "r"])
+    names = whole.groupby("experiment")["setting"].agg(set).to_dict()
+    assert names == {"alpha": {"alpha first", "alpha second"}, "beta": {"beta all"}}
+    for experiment in configs:                                      # the same as one experiment alone
+        _, alone = run_trend(tmp_path / experiment, [tmp_path / "r" / experiment])
+        key = ["algorithm", "collective", "msg_bytes", "shape"]
+        mixed = whole[whole["experiment"] == experiment].set_index(key)["setting"].sort_index()
+        assert mixed.equals(alone.set_index(key)["setting"].sort_index())
+
+
 def test_usage_and_input_errors_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as usage:
         cli.main(["trend", "--order", "alphabetical", str(tmp_path), "-o", str(tmp_path / "o")])

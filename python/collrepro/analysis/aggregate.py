@@ -259,12 +259,26 @@ def _derived_label(row):
 
 
 def _config_settings(metas):
+    """Experiment name (None for metas without one) -> its configured settings, from the first
+    meta of each experiment that lists any. Settings match by point index, which only means
+    something within one experiment."""
+    found = {}
     for meta in metas:
         config = meta.get("config")
         settings = config.get("settings") if isinstance(config, dict) else None
         if isinstance(settings, list) and settings:
-            return [s for s in settings if isinstance(s, dict) and "name" in s]
-    return []
+            named = [s for s in settings if isinstance(s, dict) and "name" in s]
+            found.setdefault(meta.get("experiment"), named)
+    return found
+
+
+def _settings_of(configured, experiment):
+    """The settings that name a row of `experiment`: its own experiment's; none when other
+    experiments are named but not this one (their point indices mean other points); the first
+    list found when the metas name no experiment."""
+    if experiment in configured:
+        return configured[experiment]
+    return [] if set(configured) - {None} else configured.get(None, [])
 
 
 def _matches(row, setting):
@@ -295,7 +309,8 @@ def add_settings(agg, metas=()):
     configured = _config_settings(metas)
     labels = []
     for _, row in agg.iterrows():
-        named = next((str(s["name"]) for s in configured if _matches(row, s)), None)
+        settings = _settings_of(configured, row.get("experiment"))
+        named = next((str(s["name"]) for s in settings if _matches(row, s)), None)
         labels.append(named if named is not None else _derived_label(row))
     agg["setting"] = labels
     return agg

@@ -110,7 +110,7 @@ def write_report(outdir, table, alpha, threshold, need):
               f"({', '.join(r.collectives)})" for r in RULES]
     lines += ["", "## Per installation", "", markdown_table(counts.reset_index(), list(
         counts.reset_index().columns)), "", f"## Violations ({len(bad)})", ""]
-    lines += [markdown_table(bad, ["experiment", "installation", "guideline", "shape", "native",
+    lines += [markdown_table(bad, ["experiment", "installation", "collective", "shape", "native",
                                    "msg_bytes", "median_native", "median_mockup", "ratio", "p_value",
                                    "n_native", "n_mockup"]) if len(bad) else "None found.", ""]
     path = outdir / "guidelines.md"
