@@ -14,11 +14,14 @@
 //   the scatter-allgather 2x: (3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3M) t_w,
 //   M = max(K_A, K_B); half-duplex: (log p + 1 + 2 log q) t_s + (4p - 1) k t_w (seed 000).
 // Plan and executor: this file (three library collectives and one MPI_Sendrecv).
-// Cases: every shape, in both GroupPair modes.
+// Cases: every shape whose group aggregates fit one MPI call (int counts: under 2 GiB; at 1024
+//   processes and 4 MiB a group of 512 gathers 2 GiB), in both GroupPair modes.
 // Errata: none in the algorithm; seed 000 calls the first stage an Allgather where MPICH
 //   gathers (docs/algorithms/root-gathering.md).
 #include <cstring>
+#include <limits>
 #include <numeric>
+#include <string>
 
 #include "collrepro/intergroup.hpp"
 #include "intergroup/costs.hpp"
@@ -95,7 +98,13 @@ class RootGatheringAlgorithm : public InterAlgorithm {
                         "seed 000 §III-A/§V and seed 001 §3.1: local gather, root exchange, local broadcast (emulated)",
                         "(3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3 max(K_A, K_B)) t_w"}) {}
 
-  Support supports(const Shape&, PairMode) const override { return Support::yes(); }
+  Support supports(const Shape& s, PairMode) const override {
+    const std::size_t largest = std::max(s.total(0), s.total(1));
+    if (largest > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      return Support::no("a group's aggregate of " + std::to_string(largest) +
+                         " bytes is more than one MPI_Gatherv/MPI_Bcast can carry (int count: 2 GiB - 1)");
+    return Support::yes();
+  }
 
   Cost cost(const Shape& s) const override {
     const double gather = std::max(bytes(s.total(0) - s.max_block(0)), bytes(s.total(1) - s.max_block(1)));

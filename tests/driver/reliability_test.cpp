@@ -113,6 +113,26 @@ TEST(Reliability, W2PointsMustFitTheNodesMemory) {
   EXPECT_EQ(error_of([&] { check_memory_budget(c, plan, {std::size_t{1} << 50, 4}); }), "");
 }
 
+TEST(Reliability, W2AnAggregateBeyondOneMpiCallIsSkippedWithItsReason) {
+  // Seed 000 at 1024 processes and 4 MiB: root gathering's group of 512 would gather and
+  // broadcast 2 GiB in one call, beyond the int count; halfduplex-fc still runs.
+  const Config c = parse_config("experiment: t\ncollective: allgather\npair_mode: intracomm\n"
+                                "algorithms: [halfduplex-fc, root-gathering]\ngroups: {ratios: [\"1/1\"]}\n"
+                                "blocks: [\"1:0\"]\nsizes: [2MiB, 4MiB]\n", {});
+  const Plan plan = make_plan(c, 1024);
+  EXPECT_EQ(plan.size(), 3u);
+  int skipped = 0;
+  for (const Candidate& k : plan.candidates)
+    if (!k.supported) {
+      ++skipped;
+      EXPECT_EQ(k.algorithm->info().name, "root-gathering");
+      EXPECT_EQ(k.shape->msg_bytes(), std::size_t{4} << 20);
+      EXPECT_NE(k.reason.find("2147483648 bytes is more than one MPI_Gatherv/MPI_Bcast can carry"), std::string::npos)
+          << k.reason;
+    }
+  EXPECT_EQ(skipped, 1);
+}
+
 TEST(Reliability, W2SimulatedRanksShareOneMachineButFoldedBuffersTakeNone) {
   const Config c = parse_config("experiment: t\ncollective: allgather\nsizes: [1KiB, 1GiB]\n", {});
   const Plan plan = make_plan(c, 1024);
