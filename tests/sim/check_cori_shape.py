@@ -4,21 +4,18 @@ adaptive Cori model must lie within 15% of the same ratio on the flat crossbar (
 contention-free model); the run's metadata must record the groups, chassis and routers occupied.
 
   check_cori_shape.py CROSSBAR_DIR ADAPTIVE_DIR [OTHER_DIR ...]   (others are only printed)"""
-import csv
 import json
 import os
 import sys
+
+from summary import read_summary
 
 TOLERANCE = 0.15
 
 
 def ratios(directory):
     """{(p, q): T(root-gathering) / T(halfduplex-fc)} at the set's largest size (medians)."""
-    path = os.path.join(directory, "summary-L0.csv")
-    if not os.path.exists(path):
-        sys.exit(f"check_cori_shape: {path} missing (the simulation did not finish)")
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = read_summary(directory, "check_cori_shape")
     largest = max(int(r["msg_bytes"]) for r in rows)
     med = {(int(r["p"]), int(r["q"]), r["algorithm"]): float(r["median"]) for r in rows if int(r["msg_bytes"]) == largest}
     shapes = sorted({(p, q) for p, q, _ in med})

@@ -4,10 +4,11 @@ and the fast path, must hold the same points with the same simulated medians (th
 deterministic, so equal to rounding), and their metadata must say which path each took.
 
   check_same_medians.py FULL_DIR FAST_DIR"""
-import csv
 import json
 import os
 import sys
+
+from summary import read_summary
 
 REL_TOLERANCE = 1e-9
 KEY = ("point", "collective", "algorithm", "p", "q", "ka", "kb", "msg_bytes")
@@ -15,13 +16,7 @@ KEY = ("point", "collective", "algorithm", "p", "q", "ka", "kb", "msg_bytes")
 
 def medians(directory):
     """{point key: (median, n_kept)} of a run's summary-L0.csv."""
-    path = os.path.join(directory, "summary-L0.csv")
-    if not os.path.exists(path):
-        sys.exit(f"check_same_medians: {path} missing (the simulation did not finish)")
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    if not rows:
-        sys.exit(f"check_same_medians: {path} has no points")
+    rows = read_summary(directory, "check_same_medians")
     return {tuple(r.get(k, "") for k in KEY): (float(r["median"]), int(r["n_kept"])) for r in rows}
 
 

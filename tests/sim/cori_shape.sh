@@ -10,10 +10,7 @@ set -euo pipefail
 src=${1:?source dir}
 build=${2:?build dir}
 source "$(dirname "$0")/lib.sh"
-require_smpi sim.cori-shape
-cd "$src"
-out=$(mktemp -d "${TMPDIR:-/tmp}/sim-cori-shape-XXXXXX")
-trap 'rm -rf "$out"' EXIT
+start_sim_test sim.cori-shape "$src"
 PYTHONPATH=python /usr/bin/python3 -m collrepro.cori_platform -o "$out/cori-adaptive.xml"
 cmp -s "$out/cori-adaptive.xml" configs/platforms/cori-adaptive.xml ||
   { echo "sim.cori-shape: configs/platforms/cori-adaptive.xml differs from its generator's output:" \

@@ -9,10 +9,7 @@ set -euo pipefail
 src=${1:?source dir}
 build=${2:?build dir}
 source "$(dirname "$0")/lib.sh"
-require_smpi sim.fast-path
-cd "$src"
-out=$(mktemp -d "${TMPDIR:-/tmp}/sim-fast-path-XXXXXX")
-trap 'rm -rf "$out"' EXIT
+start_sim_test sim.fast-path "$src"
 build_sim_variant "$build"
 [ "$(id -u)" != 0 ] || bench/sim/hugepages || echo "sim.fast-path: no huge pages; the fast path runs on 4 KiB pages"
 run() {

@@ -9,3 +9,11 @@ build_sim_variant() {
   cmake --preset smpi -B "$1" >/dev/null
   cmake --build "$1" --target collbench -j "${COLLREPRO_TEST_JOBS:-2}"
 }
+# start_sim_test NAME SOURCE_DIR: check SimGrid is there, cd to the source tree and make $out,
+# a scratch directory removed when the script exits.
+start_sim_test() {
+  require_smpi "$1"
+  cd "$2"
+  out=$(mktemp -d "${TMPDIR:-/tmp}/$1-XXXXXX")
+  trap 'rm -rf "$out"' EXIT
+}

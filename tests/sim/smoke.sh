@@ -11,12 +11,9 @@ set -euo pipefail
 src=${1:?source dir}
 build=${2:?build dir}
 source "$(dirname "$0")/lib.sh"
-require_smpi sim.smoke
-cd "$src"
+start_sim_test sim.smoke "$src"
 echo "sim.smoke: configure and build the simulation variant in $build"
 build_sim_variant "$build"
-out=$(mktemp -d "${TMPDIR:-/tmp}/sim-smoke-XXXXXX")
-trap 'rm -rf "$out"' EXIT
 for priv in no yes; do
   bench/sim/simrun --build-dir "$build" --platform configs/platforms/flat-crossbar.xml --np 64 \
     --privatize "$priv" --out "$out/$priv" tests/sim/smoke.yaml -- --quiet
