@@ -24,7 +24,8 @@ from collrepro import sim
 REPO = sim.REPO
 RUNS = os.path.join(REPO, "configs", "paper", "sim-runs.yaml")
 PLATFORMS = ("cori-adaptive", "flat-crossbar", "cori-dragonfly")
-FIELDS = {"what", "config", "np", "ppn", "fold", "figure", "args"}
+REQUIRED = {"config", "np", "ppn", "fold", "figure"}
+FIELDS = REQUIRED | {"what", "args"}
 
 
 def load_runs(path=RUNS):
@@ -33,7 +34,7 @@ def load_runs(path=RUNS):
         runs = yaml.safe_load(fh) or {}
     for name, run in runs.items():
         unknown = set(run) - FIELDS
-        missing = {"config", "np", "ppn", "fold", "figure"} - set(run)
+        missing = REQUIRED - set(run)
         if unknown or missing:
             raise SystemExit(f"paper: {path}: {name}: unknown field(s) {sorted(unknown)}, missing {sorted(missing)}")
     return runs
