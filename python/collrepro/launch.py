@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 
 from collrepro.installations import collbench as installed_collbench
@@ -128,13 +129,13 @@ def exit_code(returncode):
 
 
 class Forwarder:
-    """Runs children one at a time and passes the signals this process gets on to them.
+    """Runs children and passes the signals this process gets on to them.
 
-    The first signal goes to the running child as `translate.get(sig, sig)`; any further
-    one kills the child (SIGKILL). `received` keeps the first signal, so the caller can stop
-    before starting another child. Use it as a context manager: the handlers are installed on
-    entry (not for a signal this process ignores, as a shell's trap would not) and the previous
-    ones restored on exit.
+    The first signal goes to every running child as `translate.get(sig, sig)`; any further
+    one kills them (SIGKILL). `received` keeps the first signal, so the caller can stop
+    before starting another child; `run_all` starts none after it. Use it as a context
+    manager: the handlers are installed on entry (not for a signal this process ignores, as a
+    shell's trap would not) and the previous ones restored on exit.
     """
 
     def __init__(self, signals=(signal.SIGINT, signal.SIGTERM), translate=None):
@@ -142,11 +143,10 @@ class Forwarder:
         self.translate = dict(translate or {})
         self.received = None
         self._count = 0
-        self._sent = 0
-        self._child = None
-        self._previous = {}
+        self._children = {}  # Popen -> signals it has been sent
 
     def __enter__(self):
+        self._previous = {}
         for sig in self.signals:
             if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored on entry (nohup, `&`): stays so
                 self._previous[sig] = signal.signal(sig, self._on_signal)
@@ -164,28 +164,69 @@ class Forwarder:
         self._deliver()
 
     def _deliver(self):
-        child = self._child
-        while child is not None and self._sent < self._count and child.poll() is None:
-            first = self._sent == 0
-            self._sent += 1
-            if first:
-                child.send_signal(self.translate.get(self.received, self.received))
-            else:
-                child.kill()
+        for child in list(self._children):
+            while self._children.get(child, self._count) < self._count and child.poll() is None:
+                first = self._children[child] == 0
+                self._children[child] += 1
+                if first:
+                    child.send_signal(self.translate.get(self.received, self.received))
+                else:
+                    child.kill()
 
     def interrupt_code(self):
         """The exit code of a run stopped by the first signal: 128 + its number (130, 143)."""
         return 128 + self.received
 
+    def _start(self, cmd, env):
+        child = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL)
+        self._children[child] = 0
+        self._deliver()  # a signal that came while the child was being started
+        return child
+
     def run(self, cmd, env=None):
         """Start cmd (stdin from /dev/null, as a background job), wait for it, return its exit code."""
-        self._sent = 0
-        self._child = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL)
-        self._deliver()  # a signal that came while the child was being started
+        child = self._start(cmd, env)
         try:
-            return exit_code(self._child.wait())
+            return exit_code(child.wait())
         finally:
-            self._child = None
+            del self._children[child]
+
+    def run_all(self, cmds, env=None, jobs=1, on_exit=None):
+        """Run the commands, at most `jobs` at a time, in order; after a signal or a failure start
+        no more. on_exit(index, code) is called as each one ends. Returns the exit codes (None
+        for those never started)."""
+        codes = [None] * len(cmds)
+        running = {}  # Popen -> index
+        pending = list(range(len(cmds)))
+        try:
+            while pending or running:
+                while pending and len(running) < jobs and self.received is None and all(
+                        c in (None, 0) for c in codes):
+                    i = pending.pop(0)
+                    running[self._start(cmds[i], env)] = i
+                if not running:
+                    break
+                child = self._wait_any(running)
+                i = running.pop(child)
+                codes[i] = exit_code(child.returncode)
+                del self._children[child]
+                if on_exit:
+                    on_exit(i, codes[i])
+        finally:
+            for child in running:  # only on an exception here: leave no child behind
+                child.kill()
+                child.wait()
+                self._children.pop(child, None)
+        return codes
+
+    @staticmethod
+    def _wait_any(running):
+        """The first of the running children to end (polled: Popen keeps the status)."""
+        while True:
+            for child in running:
+                if child.poll() is not None:
+                    return child
+            time.sleep(0.2)
 
 
 # ------------------------------------------------------------------ bench/collrun

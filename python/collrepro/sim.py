@@ -3,7 +3,8 @@ real MPI. Same configs, same CSV contract; the metadata says simulated: true and
 platform, the SimGrid version and the network model.
 
   bench/sim/simrun --platform configs/platforms/cori-dragonfly.xml --np 256 [--ppn 1]
-                   [--order spread] [--launches 1] [--out DIR] [--build-dir build/smpi]
+                   [--order spread] [--launches 1] [--jobs 1] [--slices S-E/T] [--out DIR]
+                   [--build-dir build/smpi]
                    [--fold 4MiB] [--fill-folded] [--privatize no] CONFIG.yaml [-- collbench args...]
 
   --platform   SimGrid platform file (configs/platforms/*.xml; every host is named node-<i>)
@@ -16,6 +17,14 @@ platform, the SimGrid version and the network model.
                for ring-based collectives under SimGrid's minimal routing)
   --launches   separate simulations (default 1: a simulation is deterministic, so more
                launches repeat the same numbers; use 2 to check that)
+  --jobs       simulations run at once (default 1). A simulation is one single-threaded
+               process, so on a machine with N free cores --jobs N runs a launch N times faster:
+               its points are cut into slices (collbench --slice) that run side by side, each
+               writing its own files (*-L<launch>-S<slice>.*); the numbers do not change. Without
+               --slices the launch is cut into --jobs slices.
+  --slices     S-E/T (or S/T): run slices S..E of T (collbench --slice S/T ... E/T), at most
+               --jobs at a time; e.g. --slices 0-1/8 --jobs 2 runs the first quarter of the
+               points as two simulations
   --out        result directory (default results/<experiment>/smpi-<version>, as collbench)
   --build-dir  build of the `smpi` preset (default build/smpi)
   --fold       buffers of at least this many bytes are folded by SMPI's shared malloc
@@ -31,7 +40,7 @@ platform, the SimGrid version and the network model.
   --privatize  yes|no (default no): SMPI global-variable privatization. collbench has no
                mutable global state, so no is safe and much lighter at 1000+ ranks.
   --dry-run    print the smpirun command and the hostfile summary, run nothing
-  after --:    passed to collbench (e.g. --set timing.reps=3 --set sizes=[1KiB,2KiB] --quiet);
+  after --:    passed to collbench, except --slice (use --slices) (e.g. --set timing.reps=3 --set sizes=[1KiB,2KiB] --quiet);
                no spaces or quotes (smpirun passes program arguments unquoted)
 The SimGrid configuration (network model, collective selector, ...) is fixed below and
 recorded in the metadata. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 runtime).
@@ -39,6 +48,7 @@ recorded in the metadata. Exit code: collbench's (0 ok, 2 config, 3 validation, 
 
 import argparse
 import glob
+import json
 import os
 import shlex
 import sys
@@ -202,6 +212,8 @@ def _parser():
     ap.add_argument("--ppn", type=int, default=1)
     ap.add_argument("--order", choices=["block", "spread"])
     ap.add_argument("--launches", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--slices")
     ap.add_argument("--out")
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "smpi"))
     ap.add_argument("--fold", default="4MiB")
@@ -212,6 +224,44 @@ def _parser():
     ap.add_argument("-h", "--help", action="store_true")
     ap.add_argument("config", nargs="?")
     return ap
+
+
+def parse_slices(text, jobs):
+    """--slices S-E/T (or S/T) -> ["S/T", ..., "E/T"]; without it, --jobs > 1 cuts the launch
+    into that many slices; [None] is the whole launch in one simulation."""
+    if text is None:
+        return [f"{s}/{jobs}" for s in range(jobs)] if jobs > 1 else [None]
+    try:
+        span, total = text.split("/")
+        first, _, last = span.partition("-")
+        first, last, total = int(first), int(last or first), int(total)
+    except ValueError:
+        raise SystemExit(f"simrun: --slices {text}: want S-E/T or S/T (e.g. --slices 0-1/8)") from None
+    if not 0 <= first <= last < total:
+        raise SystemExit(f"simrun: --slices {text}: want 0 <= S <= E < T")
+    return [f"{s}/{total}" for s in range(first, last + 1)]
+
+
+def check_layout(out, launch, slices):
+    """Refuse to cut a launch differently from the results already in `out`: slices would not
+    see the points an unsliced run (or one cut into another number of slices) has written, and
+    the directory would end up holding them twice."""
+    if not out or not os.path.isdir(out):
+        return
+    whole = bool(glob.glob(os.path.join(out, f"meta-L{launch}.json*")))  # *.tmp: an interrupted run
+    cut = set()
+    for meta in glob.glob(os.path.join(out, f"meta-L{launch}-S*.json*")):
+        try:
+            with open(meta) as fh:
+                cut.add(json.load(fh).get("slices"))
+        except (OSError, ValueError):
+            cut.add(None)
+    want = None if slices == [None] else int(slices[0].split("/")[1])
+    have = (["whole"] if whole else []) + sorted(f"{t} slices" if t else "slices" for t in cut)
+    if have and have != (["whole"] if want is None else [f"{want} slices"]):
+        now = "in one simulation" if want is None else f"in {want} slices"
+        raise SystemExit(f"simrun: --out {out} holds launch {launch} cut as {', '.join(have)}; this run would cut it "
+                         f"{now} and hold its points twice: use the same --jobs/--slices as before, or another --out")
 
 
 def _split_passthrough(argv):
@@ -305,25 +355,37 @@ def shown_path(path):
 
 
 def _run_launches(a, launcher, exe, passthrough, placement, env, hostfile):
-    """Run (or with --dry-run only print) the launches; returns the exit code."""
-    rc = 0
+    """Run (or with --dry-run only print) the launches, each as one simulation per slice, --jobs
+    at a time; returns the exit code."""
+    slices = parse_slices(a.slices, a.jobs)
+    out = ["--out", a.out] if a.out else []
     with Forwarder() as fwd:
         for launch in range(a.launches):
-            out = ["--out", a.out] if a.out else []
-            cmd = launcher.command(a.np, [exe, os.path.abspath(a.config), "--launch", str(launch)] + out + passthrough)
-            shown = " ".join(shlex.quote(c) for c in cmd).replace(hostfile, "<hostfile>")
-            print(f"simrun: launch {launch} of {a.launches}: {placement.text}\nsimrun: {shown}", file=sys.stderr)
+            check_layout(a.out, launch, slices)
+            cmds = []
+            for sl in slices:
+                piece = ["--slice", sl] if sl else []
+                cmds.append(launcher.command(a.np, [exe, os.path.abspath(a.config), "--launch", str(launch)] + piece
+                                             + out + passthrough))
+            print(f"simrun: launch {launch} of {a.launches}: {placement.text}", file=sys.stderr)
+            for cmd in cmds:
+                print("simrun: " + " ".join(shlex.quote(c) for c in cmd).replace(hostfile, "<hostfile>"), file=sys.stderr)
             if a.dry_run:
                 continue
             t0 = time.time()
-            rc = fwd.run(cmd, env)
-            print(f"simrun: launch {launch} finished with code {rc} after {time.time() - t0:.1f} s of wall time",
-                  file=sys.stderr)
+
+            def ended(i, code):
+                what = f"slice {slices[i]} of launch {launch}" if slices[i] else f"launch {launch}"
+                print(f"simrun: {what} finished with code {code} after {time.time() - t0:.1f} s of wall time",
+                      file=sys.stderr)
+
+            codes = fwd.run_all(cmds, env, jobs=a.jobs, on_exit=ended)
             if fwd.received is not None:
                 return fwd.interrupt_code()
+            rc = next((c for c in codes if c), 0)
             if rc != 0:
-                break
-    return rc
+                return rc
+    return 0
 
 
 def main(argv=None):
@@ -335,8 +397,11 @@ def main(argv=None):
         print(__doc__)
         return 0 if a.help else 2
     check_passthrough(passthrough)
-    if a.np < 1 or a.ppn < 1:
-        raise SystemExit("simrun: --np and --ppn must be positive")
+    if a.np < 1 or a.ppn < 1 or a.jobs < 1:
+        raise SystemExit("simrun: --np, --ppn and --jobs must be positive")
+    if "--slice" in passthrough and (a.jobs > 1 or a.slices):
+        raise SystemExit("simrun: collbench's --slice and simrun's --jobs/--slices both cut the points: "
+                         "give the slices to simrun (--slices S-E/T)")
     exe, smpirun = _check_programs(a.build_dir)
     platform = os.path.abspath(a.platform)
     placement = Placement(platform, a.np, a.ppn, a.order or "block")

@@ -1,6 +1,6 @@
 """bench/sim/paper: run one of the papers' configurations at full scale in simulation.
 
-  bench/sim/paper [--platform cori-adaptive] [--build-dir build/smpi] [--dry-run] NAME...
+  bench/sim/paper [--platform cori-adaptive] [--jobs N] [--build-dir build/smpi] [--dry-run] NAME...
   bench/sim/paper --list
 
 The runs are data (configs/paper/sim-runs.yaml): each names a config, the process count, the
@@ -9,7 +9,8 @@ simrun (contiguous placement), then the paper's figures into its figures/ direct
 interrupted run continues where it stopped when started again (collbench skips the points
 already on disk). --platform: cori-adaptive (default: Aries' adaptive routing approximated),
 flat-crossbar (the papers' contention-free model) or cori-dragonfly (SimGrid's minimal routing,
-the congested case)."""
+the congested case). A run with `slices` runs them as separate simulations, --jobs at a
+time (default: one per core): same numbers, a fraction of the wall time."""
 
 import argparse
 import os
@@ -25,7 +26,7 @@ REPO = sim.REPO
 RUNS = os.path.join(REPO, "configs", "paper", "sim-runs.yaml")
 PLATFORMS = ("cori-adaptive", "flat-crossbar", "cori-dragonfly")
 REQUIRED = {"config", "np", "ppn", "fold", "figure"}
-FIELDS = REQUIRED | {"what", "args"}
+FIELDS = REQUIRED | {"what", "args", "slices"}
 
 
 def load_runs(path=RUNS):
@@ -40,12 +41,15 @@ def load_runs(path=RUNS):
     return runs
 
 
-def simrun_argv(name, run, platform, build_dir):
+def simrun_argv(name, run, platform, build_dir, jobs=1):
     """simrun's command line for one run on one platform, and its result directory."""
     out = os.path.join(REPO, "results", "sim", f"{name}-{platform}")
     argv = ["--platform", os.path.join(REPO, "configs", "platforms", platform + ".xml"),
             "--np", str(run["np"]), "--ppn", str(run["ppn"]), "--fold", run["fold"], "--order", "block",
-            "--build-dir", build_dir, "--out", out, os.path.join(REPO, "configs", "paper", run["config"])]
+            "--build-dir", build_dir, "--out", out]
+    if "slices" in run:
+        argv += ["--slices", str(run["slices"]), "--jobs", str(jobs)]
+    argv.append(os.path.join(REPO, "configs", "paper", run["config"]))
     extra = [str(a) for a in run.get("args", [])]
     if platform == "cori-dragonfly":  # its repetitions differ by up to 13% (results/sim/README.md)
         extra += ["--set", "timing.reps=3"]
@@ -66,7 +70,7 @@ def offer_hugepages():
 
 def run_one(name, run, a):
     """Simulate one run (or with --dry-run print its command), then draw its figures."""
-    argv, out = simrun_argv(name, run, a.platform, a.build_dir)
+    argv, out = simrun_argv(name, run, a.platform, a.build_dir, a.jobs)
     print(f"paper: {name} on {a.platform}: {run.get('what', '')} -> {sim.shown_path(out)}", file=sys.stderr)
     if a.dry_run:
         return sim.main(["--dry-run"] + argv)
@@ -83,9 +87,13 @@ def main(argv=None):
     ap.add_argument("names", nargs="*", metavar="NAME")
     ap.add_argument("--platform", choices=PLATFORMS, default="cori-adaptive")
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "smpi"))
+    ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                    help="simulations at once for runs cut into slices (default: one per core)")
     ap.add_argument("--dry-run", action="store_true", help="print the simrun command, run nothing")
     ap.add_argument("--list", action="store_true", help="list the runs")
     a = ap.parse_args(argv)
+    if a.jobs < 1:
+        raise SystemExit("paper: --jobs must be positive")
     runs = load_runs()
     if a.list or not a.names:
         for name, run in runs.items():

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Check of sim.fast-path: two simulated runs of one config, the full path (simrun --fill-folded)
 and the fast path, must hold the same points with the same simulated medians (the simulation is
-deterministic, so equal to rounding), and their metadata must say which path each took.
+deterministic, so equal to rounding), and their metadata must say which path each took. A third
+run, the fast path cut into slices that ran side by side (simrun --jobs 2), must give the same
+points and medians again.
 
-  check_same_medians.py FULL_DIR FAST_DIR"""
+  check_same_medians.py FULL_DIR FAST_DIR [SLICED_DIR]"""
 import json
 import os
 import sys
@@ -25,29 +27,36 @@ def filled(directory):
         return json.load(fh)["simulation"].get("folded_buffers_filled")
 
 
-def main(full_dir, fast_dir):
+def main(full_dir, fast_dir, sliced_dir=None):
     if filled(full_dir) is not True or filled(fast_dir) is not False:
         sys.exit(f"check_same_medians: expected folded_buffers_filled true in {full_dir} and false in {fast_dir}, "
                  f"got {filled(full_dir)} and {filled(fast_dir)}")
-    full, fast = medians(full_dir), medians(fast_dir)
-    if set(full) != set(fast):
-        sys.exit(f"check_same_medians: different points: only full {sorted(set(full) - set(fast))}, "
-                 f"only fast {sorted(set(fast) - set(full))}")
+    compare(medians(full_dir), medians(fast_dir), "full", "fast")
+    if sliced_dir:
+        compare(medians(fast_dir), medians(sliced_dir), "fast", "sliced")
+
+
+def compare(one, two, name_a, name_b):
+    """Exit naming every point where the two runs differ."""
+    if set(one) != set(two):
+        sys.exit(f"check_same_medians: different points: only {name_a} {sorted(set(one) - set(two))}, "
+                 f"only {name_b} {sorted(set(two) - set(one))}")
     worst, failed = 0.0, []
-    for key in sorted(full):
-        (a, na), (b, nb) = full[key], fast[key]
+    for key in sorted(one):
+        (a, na), (b, nb) = one[key], two[key]
         off = abs(b - a) / a if a else abs(b)
         worst = max(worst, off)
         if off > REL_TOLERANCE or na != nb:
-            failed.append(f"{key}: full {a!r} ({na} kept), fast {b!r} ({nb} kept)")
+            failed.append(f"{key}: {name_a} {a!r} ({na} kept), {name_b} {b!r} ({nb} kept)")
     for line in failed:
         print(f"check_same_medians: FAIL {line}")
     if failed:
-        sys.exit(f"check_same_medians: {len(failed)} of {len(full)} points differ")
-    print(f"check_same_medians: {len(full)} points, same medians (largest relative difference {worst:.1e}): passed")
+        sys.exit(f"check_same_medians: {name_a} and {name_b}: {len(failed)} of {len(one)} points differ")
+    print(f"check_same_medians: {name_a} and {name_b}: {len(one)} points, same medians "
+          f"(largest relative difference {worst:.1e}): passed")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__.splitlines()[-1].strip())
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])

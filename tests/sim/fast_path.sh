@@ -3,7 +3,8 @@
 # (folded buffers are never filled: bench/sim/fold_alloc.cpp; folded onto huge pages where
 # bench/sim/hugepages could set them up, i.e. as root) gives the same simulated medians as the
 # full path (simrun --fill-folded --hugepages no), on tests/sim/fast_path.yaml at 32 ranks on
-# the adaptive Cori model, every buffer folded. Builds into BUILD_DIR (shared with sim.smoke).
+# the adaptive Cori model, every buffer folded; and the fast path cut into two slices that run
+# side by side (simrun --jobs 2) gives them again. Builds into BUILD_DIR (shared with sim.smoke).
 #   tests/sim/fast_path.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=${1:?source dir}
@@ -18,4 +19,6 @@ run() {
 }
 run --fill-folded --hugepages no --out "$out/full"
 run --out "$out/fast"
-/usr/bin/python3 tests/sim/check_same_medians.py "$out/full" "$out/fast"
+run --jobs 2 --out "$out/sliced"
+ls "$out/sliced"/summary-L0-S0.csv "$out/sliced"/summary-L0-S1.csv >/dev/null
+/usr/bin/python3 tests/sim/check_same_medians.py "$out/full" "$out/fast" "$out/sliced"

@@ -1,16 +1,21 @@
-"""The rows of a simulated run's summary-L0.csv, for the sim.* checks (tests/sim/check_*.py)."""
+"""The rows of a simulated run's summaries, for the sim.* checks (tests/sim/check_*.py)."""
 import csv
+import glob
 import os
 import sys
 
 
 def read_summary(directory, who):
-    """Every row of DIRECTORY/summary-L0.csv; exits naming `who` when the file is missing or empty."""
-    path = os.path.join(directory, "summary-L0.csv")
-    if not os.path.exists(path):
-        sys.exit(f"{who}: {path} missing (the simulation did not finish)")
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    """Every row of DIRECTORY's launch-0 summary: summary-L0.csv, or the summary-L0-S<slice>.csv
+    of a run cut into slices (simrun --jobs); exits naming `who` when there is none or no row."""
+    paths = sorted(glob.glob(os.path.join(directory, "summary-L0.csv"))
+                   + glob.glob(os.path.join(directory, "summary-L0-S*.csv")))
+    if not paths:
+        sys.exit(f"{who}: no summary-L0*.csv in {directory} (the simulation did not finish)")
+    rows = []
+    for path in paths:
+        with open(path, newline="") as fh:
+            rows += list(csv.DictReader(fh))
     if not rows:
-        sys.exit(f"{who}: {path} has no points")
+        sys.exit(f"{who}: {', '.join(paths)} hold no points")
     return rows

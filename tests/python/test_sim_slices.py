@@ -1,0 +1,108 @@
+"""simrun --jobs/--slices and bench/sim/paper's slices: how the points are cut, and the
+Forwarder that runs the simulations side by side (real child processes)."""
+
+import signal
+import sys
+import time
+
+import pytest
+
+from collrepro import sim, sim_paper
+from collrepro.launch import Forwarder
+
+
+def test_slices_cut_the_launch():
+    assert sim.parse_slices(None, 1) == [None]
+    assert sim.parse_slices(None, 3) == ["0/3", "1/3", "2/3"]
+    assert sim.parse_slices("0-1/8", 2) == ["0/8", "1/8"]
+    assert sim.parse_slices("5/8", 1) == ["5/8"]
+
+
+@pytest.mark.parametrize("text", ["1-0/8", "0-8/8", "x/2", "0-1", "-1/4"])
+def test_bad_slices_get_one_line(text):
+    with pytest.raises(SystemExit, match="--slices"):
+        sim.parse_slices(text, 2)
+
+
+def test_collbench_slice_and_simrun_jobs_refused(tmp_path):
+    with pytest.raises(SystemExit, match="give the slices to simrun"):
+        sim.main(["--platform", "x.xml", "--np", "4", "--jobs", "2", str(tmp_path / "c.yaml"), "--", "--slice", "0/2"])
+
+
+def _py(code):
+    return [sys.executable, "-c", code]
+
+
+def test_run_all_runs_side_by_side_and_reports_each_code():
+    ended = []
+    t0 = time.time()
+    with Forwarder() as fwd:
+        codes = fwd.run_all([_py("import time; time.sleep(1)"), _py("import time; time.sleep(1); raise SystemExit(3)")],
+                            jobs=2, on_exit=lambda i, c: ended.append((i, c)))
+    assert codes == [0, 3]
+    assert sorted(ended) == [(0, 0), (1, 3)]
+    assert time.time() - t0 < 1.9  # both slept at once
+
+
+def test_run_all_starts_nothing_after_a_failure():
+    with Forwarder() as fwd:
+        codes = fwd.run_all([_py("raise SystemExit(2)"), _py("pass")], jobs=1)
+    assert codes == [2, None]
+
+
+def test_a_signal_reaches_every_running_child_and_stops_the_rest():
+    wait = _py("import signal, sys, time\n"
+               "signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))\n"
+               "time.sleep(30)")
+    with Forwarder() as fwd:
+        signal.setitimer(signal.ITIMER_REAL, 0.7)
+        previous = signal.signal(signal.SIGALRM, lambda *a: fwd._on_signal(signal.SIGTERM, None))
+        try:
+            t0 = time.time()
+            codes = fwd.run_all([wait, wait, wait], jobs=2)
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+    assert codes == [143, 143, None]
+    assert time.time() - t0 < 10
+    assert fwd.interrupt_code() == 143
+
+
+def test_paper_passes_a_runs_slices_to_simrun():
+    runs = sim_paper.load_runs()
+    sliced = {name: run for name, run in runs.items() if "slices" in run}
+    assert sliced, "sim-runs.yaml cuts at least one run into slices"
+    name, run = next(iter(sliced.items()))
+    argv, out = sim_paper.simrun_argv(name, run, "flat-crossbar", "build/smpi", jobs=2)
+    assert argv[argv.index("--slices") + 1] == str(run["slices"])
+    assert argv[argv.index("--jobs") + 1] == "2"
+    assert "--slice" not in argv
+    assert out.endswith(f"{name}-flat-crossbar")
+
+
+def _meta(directory, name, slices=None):
+    import json
+    (directory / name).write_text(json.dumps({"slices": slices}))
+
+
+def test_a_directory_keeps_the_cut_it_was_written_with(tmp_path):
+    sim.check_layout(str(tmp_path), 0, ["0/2", "1/2"])  # empty: anything goes
+    _meta(tmp_path, "meta-L0.json")
+    sim.check_layout(str(tmp_path), 0, [None])  # resuming a whole launch
+    with pytest.raises(SystemExit, match="holds launch 0 cut as whole.*in 2 slices"):
+        sim.check_layout(str(tmp_path), 0, ["0/2", "1/2"])
+    sim.check_layout(str(tmp_path), 1, ["0/2", "1/2"])  # another launch
+
+
+def test_slices_resume_only_with_the_same_count(tmp_path):
+    _meta(tmp_path, "meta-L0-S0.json", 8)
+    sim.check_layout(str(tmp_path), 0, ["1/8"])
+    with pytest.raises(SystemExit, match="cut as 8 slices.*in 2 slices"):
+        sim.check_layout(str(tmp_path), 0, ["0/2", "1/2"])
+    with pytest.raises(SystemExit, match="in one simulation"):
+        sim.check_layout(str(tmp_path), 0, [None])
+
+
+def test_an_interrupted_run_counts_too(tmp_path):
+    _meta(tmp_path, "meta-L0-S1.json.tmp", 8)
+    with pytest.raises(SystemExit, match="cut as 8 slices"):
+        sim.check_layout(str(tmp_path), 0, [None])
