@@ -21,3 +21,9 @@ set_tests_properties(sim.smoke PROPERTIES RESOURCE_LOCK sim-variant)
 add_test(NAME sim.fast-path
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/fast_path.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.fast-path PROPERTIES LABELS "sim" TIMEOUT 1200 COST 60 RESOURCE_LOCK sim-variant)
+
+# sim.allgather-ring: the simulated MPI_Allgather's long-message case is MPICH's ring, which
+# costs about the same with 16 processes per node as with one (tests/sim/allgather_ring.sh).
+add_test(NAME sim.allgather-ring
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/allgather_ring.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.allgather-ring PROPERTIES LABELS "sim" TIMEOUT 1200 COST 30 RESOURCE_LOCK sim-variant)
