@@ -5,11 +5,8 @@
 # validate (collbench exits 3 on a wrong byte) and cost about the same at both (check_ring.py).
 #   tests/sim/allgather_ring.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
-src=${1:?source dir}
-build=${2:?build dir}
 source "$(dirname "$0")/lib.sh"
-start_sim_test sim.allgather-ring "$src"
-build_sim_variant "$build"
+begin_sim_test sim.allgather-ring "$@"
 for ppn in 1 16; do
   bench/sim/simrun --build-dir "$build" --platform configs/platforms/flat-crossbar.xml --np 64 --ppn "$ppn" \
     --fold 1GiB --hugepages no --out "$out/ppn$ppn" tests/sim/allgather_ring.yaml -- --quiet

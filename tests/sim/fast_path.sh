@@ -7,11 +7,8 @@
 # side by side (simrun --jobs 2) gives them again. Builds into BUILD_DIR (shared with sim.smoke).
 #   tests/sim/fast_path.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
-src=${1:?source dir}
-build=${2:?build dir}
 source "$(dirname "$0")/lib.sh"
-start_sim_test sim.fast-path "$src"
-build_sim_variant "$build"
+begin_sim_test sim.fast-path "$@"
 [ "$(id -u)" != 0 ] || bench/sim/hugepages || echo "sim.fast-path: no huge pages; the fast path runs on 4 KiB pages"
 run() {
   bench/sim/simrun --build-dir "$build" --platform configs/platforms/cori-adaptive.xml --np 32 --fold 256KiB \

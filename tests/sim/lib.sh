@@ -17,3 +17,11 @@ start_sim_test() {
   out=$(mktemp -d "${TMPDIR:-/tmp}/$1-XXXXXX")
   trap 'rm -rf "$out"' EXIT
 }
+# begin_sim_test NAME SOURCE_DIR BUILD_DIR: the usual start of a sim.* script: sets $src and
+# $build, starts the test (start_sim_test) and builds the simulation variant into $build.
+begin_sim_test() {
+  src=${2:?source dir}
+  build=${3:?build dir}
+  start_sim_test "$1" "$src"
+  build_sim_variant "$build"
+}
