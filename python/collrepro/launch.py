@@ -221,7 +221,12 @@ class Forwarder:
 
     @staticmethod
     def _wait_any(running):
-        """The first of the running children to end (polled: Popen keeps the status)."""
+        """The first of the running children to end (one: waited for; several: polled, as Popen
+        keeps each one's status)."""
+        if len(running) == 1:
+            child = next(iter(running))
+            child.wait()
+            return child
         while True:
             for child in running:
                 if child.poll() is not None:
