@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "collrepro/capabilities.hpp"
+#include "collrepro/words.hpp"
 
 namespace collrepro {
 
@@ -19,6 +20,22 @@ int mpi_count(std::size_t bytes, const char* what) {
     throw MpiError(std::string(what) + ": " + std::to_string(bytes) +
                    " bytes exceed the int count of one MPI call (2 GiB - 1)");
   return static_cast<int>(bytes);
+}
+
+MPI_Datatype word_type(std::size_t word) {
+  switch (word) {
+    case 1: return MPI_BYTE;
+    case 2: return MPI_UINT16_T;
+    case 4: return MPI_UINT32_T;
+    case 8: return MPI_UINT64_T;
+    default: throw MpiError("word_type: no MPI type for a word of " + std::to_string(word) + " bytes");
+  }
+}
+
+int mpi_words(std::size_t bytes, std::size_t word, const char* what) {
+  if (const auto n = word_count(bytes, word)) return *n;
+  throw MpiError(std::string(what) + ": " + std::to_string(bytes) + " bytes are not a count of " +
+                 std::to_string(word) + "-byte words within the int of one MPI call");
 }
 
 Comm Comm::dup(MPI_Comm c) {

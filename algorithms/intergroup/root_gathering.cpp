@@ -14,16 +14,19 @@
 //   the scatter-allgather 2x: (3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3M) t_w,
 //   M = max(K_A, K_B); half-duplex: (log p + 1 + 2 log q) t_s + (4p - 1) k t_w (seed 000).
 // Plan and executor: this file (three library collectives and one MPI_Sendrecv).
-// Cases: every shape whose group aggregates fit one MPI call (int counts: under 2 GiB; at 1024
-//   processes and 4 MiB a group of 512 gathers 2 GiB), in both GroupPair modes.
+// Cases: both GroupPair modes. Allgather counts each group's data in words of up to 8 bytes
+//   (collrepro/words.hpp), so an aggregate may exceed 2 GiB (seed 000 at 1024 processes and
+//   4 MiB: 768 x 4 MiB = 3 GiB at one root) up to 2^31 - 1 words. Allgatherv counts bytes: a
+//   process knows only its own block of its group, so no wider word is agreed on, and each
+//   group's aggregate must fit an int count (under 2 GiB).
 // Errata: none in the algorithm; seed 000 calls the first stage an Allgather where MPICH
 //   gathers (docs/algorithms/root-gathering.md).
 #include <cstring>
-#include <limits>
 #include <numeric>
 #include <string>
 
 #include "collrepro/intergroup.hpp"
+#include "collrepro/words.hpp"
 #include "intergroup/costs.hpp"
 #include "intergroup/exchange_executor.hpp"
 
@@ -32,12 +35,17 @@ namespace {
 
 constexpr int kRootTag = 3103;
 
+// The word size that counts one group's data: the widest that divides its (equal) Allgather
+// blocks, bytes for Allgatherv, whose sizes a group's members do not all know.
+std::size_t group_word(bool variable, std::size_t block) { return variable ? 1 : word_bytes(block); }
+
 class RootGathering final : public Runner {
  public:
   RootGathering(const GroupPair& pair, const Args& args, bool variable)
-      : pair_(pair), args_(args), variable_(variable), stage_(args), remote_total_(args.recv_total()) {
+      : pair_(pair), args_(args), variable_(variable), stage_(args), remote_total_(args.recv_total()),
+        local_word_(group_word(variable, args.send_bytes)), remote_word_(group_word(variable, args.recv_block())) {
     if (is_root()) {
-      local_counts_.resize(static_cast<std::size_t>(pair.local_size()), mpi_count(args.send_bytes, "count"));
+      local_counts_.resize(static_cast<std::size_t>(pair.local_size()), mpi_words(args.send_bytes, local_word_, "count"));
       local_displs_.resize(local_counts_.size());
     }
   }
@@ -46,39 +54,43 @@ class RootGathering final : public Runner {
     const std::size_t local_total = gather_at_root();
     exchange_roots(local_total);
     if (remote_total_ > 0)
-      check(MPI_Bcast(stage_.data(), mpi_count(remote_total_, "MPI_Bcast"), MPI_BYTE, 0, pair_.local()), "MPI_Bcast");
+      check(MPI_Bcast(stage_.data(), mpi_words(remote_total_, remote_word_, "MPI_Bcast"), word_type(remote_word_), 0,
+                      pair_.local()),
+            "MPI_Bcast");
     stage_.finish();
   }
 
  private:
   bool is_root() const { return pair_.local_rank() == 0; }
 
-  // Returns the aggregate's size at the root (0 elsewhere).
+  // Returns the aggregate's size in bytes at the root (0 elsewhere).
   std::size_t gather_at_root() {
-    const int mine = mpi_count(args_.send_bytes, "MPI_Gatherv");
+    const int mine = mpi_words(args_.send_bytes, local_word_, "MPI_Gatherv");
     if (variable_)
       check(MPI_Gather(&mine, 1, MPI_INT, local_counts_.data(), 1, MPI_INT, 0, pair_.local()), "MPI_Gather (sizes)");
     else if (mine == 0)
       return 0;  // an Allgather group sends equal blocks: nothing to gather
-    std::size_t total = 0;
+    std::size_t words = 0;
     if (is_root()) {
       for (std::size_t r = 0; r < local_counts_.size(); ++r) {
-        local_displs_[r] = mpi_count(total, "MPI_Gatherv displacement");
-        total += static_cast<std::size_t>(local_counts_[r]);
+        local_displs_[r] = mpi_words(words * local_word_, local_word_, "MPI_Gatherv displacement");
+        words += static_cast<std::size_t>(local_counts_[r]);
       }
-      if (aggregate_.size() < total) aggregate_.resize(total);
+      if (aggregate_.size() < words * local_word_) aggregate_ = Buffer(words * local_word_);
     }
-    check(MPI_Gatherv(args_.send, mine, MPI_BYTE, aggregate_.data(), local_counts_.data(), local_displs_.data(),
-                      MPI_BYTE, 0, pair_.local()),
+    const MPI_Datatype type = word_type(local_word_);
+    check(MPI_Gatherv(args_.send, mine, type, aggregate_.data(), local_counts_.data(), local_displs_.data(), type, 0,
+                      pair_.local()),
           "MPI_Gatherv");
-    return total;
+    return words * local_word_;
   }
 
   void exchange_roots(std::size_t local_total) {
     if (!is_root()) return;
-    check(MPI_Sendrecv(aggregate_.data(), mpi_count(local_total, "MPI_Sendrecv"), MPI_BYTE, pair_.remote(0), kRootTag,
-                       stage_.data(), mpi_count(remote_total_, "MPI_Sendrecv"), MPI_BYTE, pair_.remote(0), kRootTag,
-                       pair_.p2p(), MPI_STATUS_IGNORE),
+    check(MPI_Sendrecv(aggregate_.data(), mpi_words(local_total, local_word_, "MPI_Sendrecv"), word_type(local_word_),
+                       pair_.remote(0), kRootTag, stage_.data(),
+                       mpi_words(remote_total_, remote_word_, "MPI_Sendrecv"), word_type(remote_word_),
+                       pair_.remote(0), kRootTag, pair_.p2p(), MPI_STATUS_IGNORE),
           "MPI_Sendrecv (roots)");
   }
 
@@ -87,8 +99,9 @@ class RootGathering final : public Runner {
   bool variable_;
   ResultStage stage_;
   std::size_t remote_total_;
+  std::size_t local_word_, remote_word_;  // bytes per counted element of each group's data
   std::vector<int> local_counts_, local_displs_;
-  std::vector<std::byte> aggregate_;
+  Buffer aggregate_;  // the local group's blocks at the root (folded in simulation when large)
 };
 
 class RootGatheringAlgorithm : public InterAlgorithm {
@@ -99,10 +112,14 @@ class RootGatheringAlgorithm : public InterAlgorithm {
                         "(3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3 max(K_A, K_B)) t_w"}) {}
 
   Support supports(const Shape& s, PairMode) const override {
-    const std::size_t largest = std::max(s.total(0), s.total(1));
-    if (largest > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-      return Support::no("a group's aggregate of " + std::to_string(largest) +
-                         " bytes is more than one MPI_Gatherv/MPI_Bcast can carry (int count: 2 GiB - 1)");
+    const bool variable = info().collective == Collective::Allgatherv;
+    for (int side = 0; side < 2; ++side) {
+      const std::size_t word = group_word(variable, s.max_block(side));
+      if (!word_count(s.total(side), word))
+        return Support::no("a group's aggregate of " + std::to_string(s.total(side)) + " bytes is more than one " +
+                           "MPI_Gatherv/MPI_Bcast can count (an int of " + std::to_string(word) + "-byte " +
+                           (variable ? "elements: Allgatherv counts bytes)" : "words)"));
+    }
     return Support::yes();
   }
 

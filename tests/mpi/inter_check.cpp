@@ -92,12 +92,13 @@ constexpr std::size_t kMedium = (std::size_t{1} << 16) + 7;  // above the librar
 bool large_blocks(int p, int q) { return p + q <= 8 || p == 1 || q == 1 || p == q; }
 
 // Block sizes (ka, kb) for Allgather: zero, tiny, odd, smaller than ceil(p/q), half-duplex
-// in both directions, unequal, and large (see large_blocks).
+// in both directions, unequal, and large (see large_blocks). Between them they take every
+// word size that root gathering counts in (collrepro/words.hpp: 1, 2, 4 and 8 bytes).
 std::vector<std::pair<std::size_t, std::size_t>> allgather_sizes(int p, int q, bool quick) {
   if (quick) return {{0, 0}, {13, 7}, {3, 1}, {64, 0}, {0, 4097}, {100000, 99999}};
   const std::size_t big = large_blocks(p, q) ? kLarge : kMedium;
   return {{0, 0}, {1, 1},    {13, 7},    {7, 13},   {3, 1},  {1, 3},  {64, 0},
-          {0, 64}, {4097, 0}, {0, 4097}, {1000, 250}, {big, big + 2}, {big, 0}, {0, big}};
+          {0, 64}, {4097, 0}, {0, 4097}, {1000, 250}, {12, 20}, {big, big + 2}, {big, 0}, {0, big}};
 }
 
 // Block size vectors for Allgatherv (one group): equal, arithmetic 2(i+1)c, zero-laden,

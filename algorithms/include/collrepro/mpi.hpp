@@ -25,6 +25,12 @@ void check(int rc, const char* what);
 // Converts a byte count to the int an MPI call takes; throws when it does not fit.
 int mpi_count(std::size_t bytes, const char* what);
 
+// The predefined type of a word of collrepro/words.hpp: MPI_BYTE for 1 byte, MPI_UINT16_T,
+// MPI_UINT32_T or MPI_UINT64_T for 2, 4 or 8.
+MPI_Datatype word_type(std::size_t word);
+// `bytes` as a count of `word`-byte words (collrepro::word_count); throws when it does not fit.
+int mpi_words(std::size_t bytes, std::size_t word, const char* what);
+
 // An owned communicator (MPI_Comm_free on destruction). Null if MPI_COMM_NULL.
 class Comm {
  public:
