@@ -17,9 +17,24 @@
 // simulated messages as before the split, at every size the papers' configurations use.
 // (MPICH picks scatter + recursive-doubling allgather between 12 KiB and 512 KiB on
 // power-of-two communicators; the simulation keeps the ring there, as it always has.)
+//
+// Over 2 GiB SimGrid's algorithm cannot run: it computes the broadcast's size and every offset
+// in int bytes. Root gathering broadcasts 3 GiB at seed 000's largest size (768 x 4 MiB, counted
+// in 8-byte words). Those broadcasts run scatter_ring_bcast below: the same binomial scatter and
+// ring allgather, message for message (the same pieces, zero-byte ones included, between the
+// same ranks), with offsets in size_t. The environment variable COLLREPRO_SIM_WIDE_BCAST_FROM
+// (bytes) lowers that bound, so that sim.wide can check on small, validated data that both
+// give the same simulated times.
 #include <smpi/smpi.h>
 
+#include "sim_info.hpp"
+
+#include <algorithm>
+#include <climits>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace simgrid::smpi {
 // SimGrid 3.32's scatter + ring-allgather broadcast (exported by libsimgrid; SimGrid installs
@@ -36,17 +51,107 @@ namespace {
 
 // MPICH's bound between short (binomial tree) and longer broadcasts.
 constexpr std::size_t kShortBcast = 12288;
+// The tag of scatter_ring_bcast's messages: collbench's own tags are below 10000, and it posts
+// no receive for any tag, so none of them can match these.
+constexpr int kScatterRingTag = 31013;
 
-bool is_short(int count, MPI_Datatype datatype, MPI_Comm comm) {
-  int type_size = 0, comm_size = 0;
+std::size_t bcast_bytes(int count, MPI_Datatype datatype) {
+  int type_size = 0;
   MPI_Type_size(datatype, &type_size);
-  MPI_Comm_size(comm, &comm_size);
-  return comm_size < 2 || static_cast<std::size_t>(count) * static_cast<std::size_t>(type_size) < kShortBcast;
+  return static_cast<std::size_t>(count) * static_cast<std::size_t>(type_size);
+}
+
+bool contiguous(MPI_Datatype datatype) {
+  int type_size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_size(datatype, &type_size);
+  MPI_Type_get_extent(datatype, &lb, &extent);
+  return lb == 0 && extent == type_size;
+}
+
+// One message of a piece; false when it exceeds an int count of bytes.
+bool fits(std::size_t bytes) { return bytes <= static_cast<std::size_t>(INT_MAX); }
+
+// MPICH's long broadcast over n bytes at buf: the data are cut into pieces of ceil(n / p)
+// bytes, piece i belonging to the process i places after the root (the last ones may be short
+// or empty). A binomial scatter gives each process its piece, then a ring allgather passes
+// pieces on to rank + 1 for p - 1 steps.
+int scatter_ring_bcast(char* buf, std::size_t n, int root, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const auto p = static_cast<std::size_t>(size);
+  const std::size_t piece = (n + p - 1) / p;
+  const auto rel = static_cast<std::size_t>((rank - root + size) % size);
+  const auto at = [&](std::size_t i) { return std::min(n, i * piece); };  // start of piece i
+  const auto actual = [&](std::size_t r) { return static_cast<int>((r + root) % p); };
+
+  // Scatter: I hold pieces [rel, end); the parent (rel minus its lowest set bit) sends them.
+  std::size_t mask = 1;
+  std::size_t end = rel == 0 ? p : rel;
+  while (mask < p) {
+    if (rel & mask) {
+      end = std::min(p, rel + mask);
+      const std::size_t bytes = at(end) - at(rel);
+      if (bytes > 0) {
+        if (!fits(bytes)) return MPI_ERR_COUNT;
+        if (const int rc = MPI_Recv(buf + at(rel), static_cast<int>(bytes), MPI_BYTE, actual(rel - mask),
+                                    kScatterRingTag, comm, MPI_STATUS_IGNORE);
+            rc != MPI_SUCCESS)
+          return rc;
+      }
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (rel + mask >= end) continue;
+    const std::size_t bytes = at(end) - at(rel + mask);
+    if (bytes > 0) {
+      if (!fits(bytes)) return MPI_ERR_COUNT;
+      if (const int rc = MPI_Send(buf + at(rel + mask), static_cast<int>(bytes), MPI_BYTE, actual(rel + mask),
+                                  kScatterRingTag, comm);
+          rc != MPI_SUCCESS)
+        return rc;
+    }
+    end = rel + mask;
+  }
+
+  // Ring allgather of the pieces: in step s I send piece rel - s + 1 and receive piece rel - s.
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  for (std::size_t step = 1; step < p; ++step) {
+    const std::size_t out = (rel + p - step + 1) % p, in = (rel + p - step) % p;
+    const std::size_t out_bytes = at(out + 1) - at(out), in_bytes = at(in + 1) - at(in);
+    if (!fits(out_bytes) || !fits(in_bytes)) return MPI_ERR_COUNT;
+    if (const int rc = MPI_Sendrecv(buf + at(out), static_cast<int>(out_bytes), MPI_BYTE, right, kScatterRingTag,
+                                    buf + at(in), static_cast<int>(in_bytes), MPI_BYTE, left, kScatterRingTag, comm,
+                                    MPI_STATUS_IGNORE);
+        rc != MPI_SUCCESS)
+      return rc;
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace
 
+std::size_t collbench::sim::wide_bcast_from() {
+  static const std::size_t from = [] {
+    const char* v = std::getenv("COLLREPRO_SIM_WIDE_BCAST_FROM");
+    return v && *v ? static_cast<std::size_t>(std::stoull(v)) : static_cast<std::size_t>(INT_MAX) + 1;
+  }();
+  return from;
+}
+
 int __wrap_MPI_Bcast(void* buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (count < 0 || is_short(count, datatype, comm)) return __real_MPI_Bcast(buf, count, datatype, root, comm);
-  return simgrid::smpi::bcast__scatter_LR_allgather(buf, count, datatype, root, comm);
+  int comm_size = 0;
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &comm_size);
+  const std::size_t bytes = count < 0 ? 0 : bcast_bytes(count, datatype);
+  if (count < 0 || comm_size < 2 || bytes < kShortBcast) return __real_MPI_Bcast(buf, count, datatype, root, comm);
+  if (bytes < collbench::sim::wide_bcast_from() || !contiguous(datatype))
+    return simgrid::smpi::bcast__scatter_LR_allgather(buf, count, datatype, root, comm);
+  const int rc = scatter_ring_bcast(static_cast<char*>(buf), bytes, root, comm);
+  if (rc == MPI_ERR_COUNT)
+    std::fprintf(stderr, "simulated MPI_Bcast of %zu bytes over %d processes: a piece exceeds an int count\n", bytes,
+                 comm_size);
+  return rc;
 }

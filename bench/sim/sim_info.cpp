@@ -61,6 +61,9 @@ nlohmann::json metadata() {
       // simrun --fill-folded: folded buffers were filled like any other (the slow path; the
       // fast path leaves them alone: fold_alloc.cpp). Simulated times are the same either way.
       {"folded_buffers_filled", env("COLLREPRO_SIM_FILL_FOLDED") == "1"},
+      // Broadcasts of at least this many bytes run the shim's scatter + ring broadcast
+      // (bcast_choice.cpp); SimGrid's cannot count 2 GiB.
+      {"wide_bcast_from", wide_bcast_from()},
       {"times", "simulated: communication only (smpi/simulate-computation:no); deterministic"},
   };
   return {{"simulated", true},

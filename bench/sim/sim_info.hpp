@@ -3,6 +3,8 @@
 // determines the times. Only in the SimGrid SMPI variant (COLLREPRO_SMPI).
 #pragma once
 
+#include <cstddef>
+
 #include <nlohmann/json.hpp>
 
 namespace collbench::sim {
@@ -11,5 +13,9 @@ namespace collbench::sim {
 // given to bench/sim/simrun, else the root zone's name), smpi_version ("3.32.0"),
 // network_model ("CM02"), simulation {...}.
 nlohmann::json metadata();
+
+// From how many bytes the simulated MPI_Bcast runs the shim's own scatter + ring broadcast
+// (bcast_choice.cpp): 2 GiB, or COLLREPRO_SIM_WIDE_BCAST_FROM.
+std::size_t wide_bcast_from();
 
 }  // namespace collbench::sim

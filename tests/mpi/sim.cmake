@@ -27,3 +27,10 @@ set_tests_properties(sim.fast-path PROPERTIES LABELS "sim" TIMEOUT 1200 COST 60 
 add_test(NAME sim.allgather-ring
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/allgather_ring.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.allgather-ring PROPERTIES LABELS "sim" TIMEOUT 1200 COST 30 RESOURCE_LOCK sim-variant)
+
+# sim.wide: transfers of more than 2 GiB in the simulation (seed 000 at 1024 x 8, 4 MiB): the shim's
+# broadcast gives SimGrid's times and bytes, and 3 GiB transfers cost per byte what smaller ones do
+# (tests/sim/wide.sh).
+add_test(NAME sim.wide
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/wide.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.wide PROPERTIES LABELS "sim" TIMEOUT 1200 COST 30 RESOURCE_LOCK sim-variant)
