@@ -34,7 +34,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 
 namespace simgrid::smpi {
 // SimGrid 3.32's scatter + ring-allgather broadcast (exported by libsimgrid; SimGrid installs
@@ -136,8 +135,17 @@ int scatter_ring_bcast(char* buf, std::size_t n, int root, MPI_Comm comm) {
 
 std::size_t collbench::sim::wide_bcast_from() {
   static const std::size_t from = [] {
+    const std::size_t fallback = static_cast<std::size_t>(INT_MAX) + 1;
     const char* v = std::getenv("COLLREPRO_SIM_WIDE_BCAST_FROM");
-    return v && *v ? static_cast<std::size_t>(std::stoull(v)) : static_cast<std::size_t>(INT_MAX) + 1;
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    const unsigned long long bytes = std::strtoull(v, &end, 10);
+    if (*end != '\0' || *v == '-' || bytes > fallback) {
+      std::fprintf(stderr, "COLLREPRO_SIM_WIDE_BCAST_FROM=%s: not a byte count from 0 to %zu; using %zu\n", v,
+                   fallback, fallback);
+      return fallback;
+    }
+    return static_cast<std::size_t>(bytes);
   }();
   return from;
 }
