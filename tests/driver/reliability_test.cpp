@@ -114,21 +114,41 @@ TEST(Reliability, W2PointsMustFitTheNodesMemory) {
 }
 
 TEST(Reliability, W2AnAggregateBeyondOneMpiCallIsSkippedWithItsReason) {
-  // Seed 000 at 1024 processes and 4 MiB: root gathering's group of 512 would gather and
-  // broadcast 2 GiB in one call, beyond the int count; halfduplex-fc still runs.
+  // Seed 000 at 1024 processes and 4 MiB: root gathering's group of 512 gathers and broadcasts
+  // 2 GiB, which it counts in 8-byte words (collrepro/words.hpp), so it runs. At 64 MiB the
+  // group holds 32 GiB: 4 Gi words, beyond the int count; that point is skipped with its reason,
+  // and halfduplex-fc still runs.
   const Config c = parse_config("experiment: t\ncollective: allgather\npair_mode: intracomm\n"
                                 "algorithms: [halfduplex-fc, root-gathering]\ngroups: {ratios: [\"1/1\"]}\n"
-                                "blocks: [\"1:0\"]\nsizes: [2MiB, 4MiB]\n", {});
+                                "blocks: [\"1:0\"]\nsizes: [2MiB, 4MiB, 64MiB]\n", {});
   const Plan plan = make_plan(c, 1024);
-  EXPECT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan.size(), 5u);
   int skipped = 0;
   for (const Candidate& k : plan.candidates)
     if (!k.supported) {
       ++skipped;
       EXPECT_EQ(k.algorithm->info().name, "root-gathering");
-      EXPECT_EQ(k.shape->msg_bytes(), std::size_t{4} << 20);
-      EXPECT_NE(k.reason.find("2147483648 bytes is more than one MPI_Gatherv/MPI_Bcast can carry"), std::string::npos)
+      EXPECT_EQ(k.shape->msg_bytes(), std::size_t{64} << 20);
+      EXPECT_NE(k.reason.find("34359738368 bytes is more than one MPI_Gatherv/MPI_Bcast can count (an int of "
+                              "8-byte words)"),
+                std::string::npos)
           << k.reason;
+    }
+  EXPECT_EQ(skipped, 1);
+}
+
+TEST(Reliability, W2AnAllgathervAggregateCountsBytes) {
+  // Allgatherv's group members know only their own block, so root gathering counts bytes there:
+  // an aggregate of 2 GiB or more is skipped with its reason.
+  const Config c = parse_config("experiment: t\ncollective: allgatherv\npair_mode: intracomm\n"
+                                "algorithms: [root-gathering]\ngroups: {ratios: [\"1/1\"]}\n"
+                                "distributions: [equal]\nsizes: [1KiB, 3GiB]\n", {});
+  const Plan plan = make_plan(c, 1024);
+  int skipped = 0;
+  for (const Candidate& k : plan.candidates)
+    if (!k.supported) {
+      ++skipped;
+      EXPECT_NE(k.reason.find("an int of 1-byte elements: Allgatherv counts bytes"), std::string::npos) << k.reason;
     }
   EXPECT_EQ(skipped, 1);
 }
