@@ -1,6 +1,5 @@
 #include "collrepro/words.hpp"
 
-#include <algorithm>
 #include <climits>
 
 namespace collrepro {
@@ -12,12 +11,6 @@ constexpr std::size_t kWidestWord = 8;
 std::size_t word_bytes(std::size_t block) {
   std::size_t word = kWidestWord;
   while (word > 1 && block % word != 0) word /= 2;
-  return word;
-}
-
-std::size_t common_word_bytes(std::span<const std::size_t> blocks) {
-  std::size_t word = kWidestWord;
-  for (std::size_t b : blocks) word = std::min(word, word_bytes(b));
   return word;
 }
 

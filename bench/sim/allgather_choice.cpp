@@ -31,6 +31,7 @@
 
 #include "collrepro/mpi.hpp"
 #include "collrepro/words.hpp"
+#include "datatypes.hpp"
 
 namespace simgrid::smpi {
 // SimGrid 3.32's MPICH ring allgatherv (exported by libsimgrid; SimGrid installs no header for
@@ -55,15 +56,13 @@ constexpr std::size_t kShortAllgather = 81920;
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // The bytes of one rank's block where MPICH runs its ring and the ring can run it (one
-// contiguous block size on every rank: a basic type or one whose extent is its size); 0 otherwise.
+// contiguous block size on every rank); 0 otherwise.
 std::size_t ring_block_bytes(int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  int size = 0, type_size = 0;
-  MPI_Aint lb = 0, extent = 0;
+  int size = 0;
   MPI_Comm_size(comm, &size);
-  MPI_Type_size(rtype, &type_size);
-  MPI_Type_get_extent(rtype, &lb, &extent);
-  if (size < 2 || rcount <= 0 || lb != 0 || extent != type_size) return 0;
-  const std::size_t block = static_cast<std::size_t>(rcount) * static_cast<std::size_t>(type_size);
+  const std::size_t element = collbench::sim::contiguous_bytes(rtype);
+  if (size < 2 || rcount <= 0 || element == 0) return 0;
+  const std::size_t block = static_cast<std::size_t>(rcount) * element;
   const std::size_t total = block * static_cast<std::size_t>(size);
   const bool ring = !(is_power_of_two(size) && total < kLongAllgather) && total > kShortAllgather;
   return ring ? block : 0;
@@ -74,14 +73,14 @@ int mpich_ring(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, std
   int size = 0;
   MPI_Comm_size(comm, &size);
   const std::size_t word = collrepro::word_bytes(block);
-  const auto words = collrepro::word_count(block, word);
-  if (!words || !collrepro::word_count(block * static_cast<std::size_t>(size), word)) {
+  if (!collrepro::word_count(block * static_cast<std::size_t>(size), word)) {
     std::fprintf(stderr, "simulated MPI_Allgather: %zu blocks of %zu bytes exceed the int count of %zu-byte words\n",
                  static_cast<std::size_t>(size), block, word);
     return MPI_ERR_COUNT;
   }
-  std::vector<int> counts(static_cast<std::size_t>(size), *words), displs(counts.size());
-  for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<int>(r) * *words;
+  const int words = static_cast<int>(block / word);  // a block is at most the whole, which fits
+  std::vector<int> counts(static_cast<std::size_t>(size), words), displs(counts.size());
+  for (std::size_t r = 0; r < displs.size(); ++r) displs[r] = static_cast<int>(r) * words;
   return simgrid::smpi::allgatherv__mpich_ring(sbuf, scount, stype, rbuf, counts.data(), displs.data(),
                                                collrepro::word_type(word), comm);
 }

@@ -27,6 +27,7 @@
 // give the same simulated times.
 #include <smpi/smpi.h>
 
+#include "datatypes.hpp"
 #include "sim_info.hpp"
 
 #include <algorithm>
@@ -58,14 +59,6 @@ std::size_t bcast_bytes(int count, MPI_Datatype datatype) {
   int type_size = 0;
   MPI_Type_size(datatype, &type_size);
   return static_cast<std::size_t>(count) * static_cast<std::size_t>(type_size);
-}
-
-bool contiguous(MPI_Datatype datatype) {
-  int type_size = 0;
-  MPI_Aint lb = 0, extent = 0;
-  MPI_Type_size(datatype, &type_size);
-  MPI_Type_get_extent(datatype, &lb, &extent);
-  return lb == 0 && extent == type_size;
 }
 
 // One message of a piece; false when it exceeds an int count of bytes.
@@ -155,7 +148,7 @@ int __wrap_MPI_Bcast(void* buf, int count, MPI_Datatype datatype, int root, MPI_
   if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &comm_size);
   const std::size_t bytes = count < 0 ? 0 : bcast_bytes(count, datatype);
   if (count < 0 || comm_size < 2 || bytes < kShortBcast) return __real_MPI_Bcast(buf, count, datatype, root, comm);
-  if (bytes < collbench::sim::wide_bcast_from() || !contiguous(datatype))
+  if (bytes < collbench::sim::wide_bcast_from() || collbench::sim::contiguous_bytes(datatype) == 0)
     return simgrid::smpi::bcast__scatter_LR_allgather(buf, count, datatype, root, comm);
   const int rc = scatter_ring_bcast(static_cast<char*>(buf), bytes, root, comm);
   if (rc == MPI_ERR_COUNT)

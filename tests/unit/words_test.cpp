@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include <climits>
-#include <vector>
 
 #include "collrepro/words.hpp"
 
@@ -19,22 +18,6 @@ TEST(Words, WidestWordDividingTheBlock) {
   }
   EXPECT_EQ(word_bytes(std::size_t{4} << 20), 8u);
   EXPECT_EQ(word_bytes(0), 8u);
-}
-
-TEST(Words, CommonWordDividesEveryBlock) {
-  EXPECT_EQ(common_word_bytes({}), 8u);
-  const std::vector<std::size_t> mixed{64, 12, 1024};
-  EXPECT_EQ(common_word_bytes(mixed), 4u);
-  const std::vector<std::size_t> odd{64, 7};
-  EXPECT_EQ(common_word_bytes(odd), 1u);
-  for (std::size_t a = 0; a <= 64; ++a)
-    for (std::size_t b = 0; b <= 64; ++b) {
-      const std::vector<std::size_t> blocks{a, b};
-      const std::size_t w = common_word_bytes(blocks);
-      EXPECT_EQ(a % w, 0u);
-      EXPECT_EQ(b % w, 0u);
-      EXPECT_EQ(w, std::min(word_bytes(a), word_bytes(b)));
-    }
 }
 
 TEST(Words, CountsFitAnIntOrAreRefused) {

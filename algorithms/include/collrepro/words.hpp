@@ -12,15 +12,11 @@
 
 #include <cstddef>
 #include <optional>
-#include <span>
 
 namespace collrepro {
 
 // The widest word (8, 4, 2 or 1 bytes) that divides `block`; 8 for an empty block.
 std::size_t word_bytes(std::size_t block);
-
-// The widest word that divides every block; 8 when there are none.
-std::size_t common_word_bytes(std::span<const std::size_t> blocks);
 
 // `bytes` as a count of `word`-byte words, or nullopt when the word does not divide it or the
 // count exceeds an int.
