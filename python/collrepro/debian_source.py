@@ -27,7 +27,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 
 from collrepro import safeio
@@ -174,7 +173,11 @@ def fetch(package, suite, root=None, log=None):
         return tree
     state = _apt_state(suite, machine_archive(), root)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
-    work = tempfile.mkdtemp(prefix=f".{package}-", dir=os.path.dirname(dest))
+    # safeio's temporary name: a fetch killed here leaves a directory the next one removes
+    safeio.remove_stale(dest)
+    work = os.path.join(os.path.dirname(dest), f".{os.path.basename(dest)}{safeio.TMP_TAG}{os.getpid()}")
+    shutil.rmtree(work, ignore_errors=True)
+    os.mkdir(work)
     try:
         _run(["apt-get", *_apt_options(state), "source", "--download-only", f"{package}={version}"],
              f"apt-get source {package}={version} (suite {suite})", cwd=work, log=log)

@@ -425,7 +425,9 @@ def _run_launches(run, np, opts, launches, fwd):
             _say(f"interrupted during launch {launch}; finished points are kept, re-run to complete")
             return fwd.interrupt_code()
         if rc != 0:
-            _say(f"[{run.label}] launch {launch} failed with exit code {rc}; re-run to resume")
+            then = ("fix what collbench says above, then re-run: finished launches are kept"
+                    if rc in (safeio.EXIT_BAD_INPUT, safeio.EXIT_VALIDATION) else "re-run to resume")
+            _say(f"[{run.label}] launch {launch} failed with exit code {rc}; {then}")
             return rc
     _say(f"[{run.label}] {launches} launch(es) complete" + (f" in {run.out}" if run.out else ""))
     return 0
