@@ -323,11 +323,23 @@ def _figure_png(study):
     return buf.getvalue()
 
 
+def _write_together(out, files):
+    """Write {name: bytes} into `out`, all or none: every file is first written and synced under
+    its temporary name (safeio.atomic_file), and only then are they renamed into place, so a full
+    disk or a failed write leaves every previous file as it was (renames need no space)."""
+    with contextlib.ExitStack() as stack:
+        for name, data in files.items():
+            f = stack.enter_context(safeio.atomic_file(os.path.join(out, name), "wb"))
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        # leaving the stack renames each temporary over its file
+
+
 def report(directory, out):
     """The report files of a study directory into `out`. Everything is read and drawn first, then
-    each file is written atomically (safeio), so a fault leaves every file either the previous one
-    or the new one, whole. Raises UserError (one line) when there is nothing to report or a
-    result file is damaged."""
+    written together (_write_together), so a fault leaves the previous report whole. Raises
+    UserError (one line) when there is nothing to report or a result file is damaged."""
     import pandas as pd
 
     if not os.path.isdir(directory):
@@ -340,22 +352,18 @@ def report(directory, out):
     sim_rows = _sim_rows(directory)
     if not rows and not sim_rows:
         raise UserError(f"{directory}: no study results (run 'timing-study run --out {directory}' first)")
-    files = {}  # name -> a function writing it atomically
+    files = {}
     if sim_rows:
-        sim_frame = pd.DataFrame(sim_rows)
-        files["sim.csv"] = lambda path: safeio.write_csv(path, sim_frame)
-        sim_md = _sim_markdown(sim_rows)
-        files["sim.md"] = lambda path: safeio.write_text(path, sim_md)
+        files["sim.csv"] = pd.DataFrame(sim_rows).to_csv(index=False).encode()
+        files["sim.md"] = _sim_markdown(sim_rows).encode()
     if rows:
         study = pd.DataFrame(rows)
         residuals = pd.DataFrame(_residual_rows(directory))
-        study_md, png = _markdown(study, residuals), _figure_png(study)
-        files["study.csv"] = lambda path: safeio.write_csv(path, study)
-        files["residuals.csv"] = lambda path: safeio.write_csv(path, residuals)
-        files["study.md"] = lambda path: safeio.write_text(path, study_md)
-        files["spread.png"] = lambda path: safeio.write_bytes(path, png)
-    for name, write in files.items():
-        write(os.path.join(out, name))
+        files["study.csv"] = study.to_csv(index=False).encode()
+        files["residuals.csv"] = residuals.to_csv(index=False).encode()
+        files["study.md"] = _markdown(study, residuals).encode()
+        files["spread.png"] = _figure_png(study)
+    _write_together(out, files)
     _say(f"wrote {', '.join(files)} into {out}"
          + ("" if rows else f" (no study results yet: run 'timing-study run --out {directory}')"))
     return 0
