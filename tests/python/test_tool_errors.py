@@ -4,6 +4,8 @@ foreign), paper, timing-study (usage, an unknown installation), collmpi, collslu
 (usage), damaged registry and Slurm records; their writers leave whole files and no temporaries.
 No SimGrid, Slurm or collbench build is needed (a fake collbench stands in where one is run)."""
 
+import contextlib
+import errno
 import json
 import os
 import shutil
@@ -185,6 +187,31 @@ def test_timing_study_report_keeps_the_previous_report_when_an_input_is_damaged(
     with pytest.raises(safeio.UserError, match="meta-L0.json: not valid JSON"):
         ts.report(str(tmp_path), str(tmp_path / "out"))
     assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
+
+
+def test_timing_study_report_is_all_or_nothing_on_a_full_disk(tmp_path, monkeypatch):
+    """A write that fails (ENOSPC) for the third file: no file of the new report is renamed into
+    place, the previous ones stay, no temporary is left."""
+    block = tmp_path / "barrier" / "np2"
+    block.mkdir(parents=True)
+    (block / "summary-L0.csv").write_text("collective,msg_bytes,median,n,n_invalid\nallgather,1024,1e-05,40,0\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "study.csv").write_text("the previous report\n")
+    real = safeio.atomic_file
+
+    @contextlib.contextmanager
+    def full_disk_at_study_md(path, mode="w", **kw):
+        with real(path, mode, **kw) as f:
+            if Path(path).name == "study.md":
+                raise OSError(errno.ENOSPC, "No space left on device")
+            yield f
+
+    monkeypatch.setattr(safeio, "atomic_file", full_disk_at_study_md)
+    with pytest.raises(OSError, match="No space left"):
+        ts.report(str(tmp_path), str(out))
+    assert sorted(p.name for p in out.iterdir()) == ["study.csv"]
+    assert (out / "study.csv").read_text() == "the previous report\n"
 
 
 # ------------------------------------------------------------------ collmpi, collslurm, collrun usage
