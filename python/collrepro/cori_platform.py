@@ -19,9 +19,12 @@ means the same nodes on both models. The layout is also written as a zone proper
 occupies.
 """
 
-import argparse
 import os
 import sys
+
+from collrepro import safeio
+from collrepro.cliargs import ArgumentParser
+from collrepro.safeio import UserError
 
 # The minimal-routing model this one is derived from: its numbers are reused, and so is its XML
 # prolog, the DOCTYPE that SimGrid's parser insists on.
@@ -34,7 +37,8 @@ def simgrid_prolog(path=DRAGONFLY):
     with open(path, encoding="utf-8") as f:
         lines = [f.readline().rstrip("\n") for _ in range(2)]
     if not (lines[0].startswith("<?xml") and lines[1].startswith("<!DOCTYPE platform")):
-        raise ValueError(f"{path}: does not start with a SimGrid platform prolog")
+        raise UserError(f"{path}: does not start with a SimGrid platform prolog (<?xml ...?> and "
+                        "<!DOCTYPE platform ...>): restore it from the repository")
     return lines
 
 CHASSIS, ROUTERS, NODES = 6, 16, 4       # per group, per chassis, per router (NERSC)
@@ -108,7 +112,7 @@ def header(groups):
 def platform_xml(groups):
     """The platform file's text for `groups` groups."""
     if not 2 <= groups <= 64:
-        raise ValueError(f"groups={groups}: use 2..64")
+        raise UserError(f"--groups {groups}: use 2..64")
     _, _, electrical = group_electrical_gbps()
     _, optical = group_optical_gbps()
     per_group = CHASSIS * ROUTERS * NODES
@@ -136,21 +140,15 @@ def platform_xml(groups):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="cori_platform", description=__doc__.split("\n")[0])
+    ap = ArgumentParser(prog="cori_platform", description=__doc__.split("\n")[0])
     ap.add_argument("--groups", type=int, default=7, help="two-cabinet groups (default 7: 2688 nodes >= Cori's 2388)")
     ap.add_argument("-o", "--output", default="configs/platforms/cori-adaptive.xml")
     a = ap.parse_args(argv)
-    try:
-        text = platform_xml(a.groups)
-    except ValueError as e:
-        raise SystemExit(f"cori_platform: --{e}")
-    tmp = a.output + ".tmp"
-    with open(tmp, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, a.output)
+    text = platform_xml(a.groups)
+    safeio.write_text(a.output, text)  # atomic: the previous file stays whole until the new one is
     print(f"cori_platform: wrote {a.output} ({len(text)} bytes, {a.groups} groups)", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    safeio.main_exit("cori_platform", main)

@@ -27,11 +27,13 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 
+from collrepro import safeio
+from collrepro.safeio import EnvironmentProblem
 
-class SourceError(RuntimeError):
+
+class SourceError(EnvironmentProblem, RuntimeError):
     """One line that says what failed and what to do."""
 
 
@@ -139,10 +141,9 @@ def _apt_state(suite, archive, root):
     src = os.path.join(state, "sources.list")
     fresh = not (os.path.exists(src) and _read(src) == line and os.path.exists(os.path.join(state, "updated")))
     if fresh:
-        with open(src, "w", encoding="utf-8") as f:
-            f.write(line)
+        safeio.write_text(src, line)
         _run(["apt-get", *_apt_options(state), "update"], f"apt-get update for suite '{suite}'")
-        open(os.path.join(state, "updated"), "w").close()
+        safeio.write_text(os.path.join(state, "updated"), "")
     return state
 
 
@@ -172,7 +173,11 @@ def fetch(package, suite, root=None, log=None):
         return tree
     state = _apt_state(suite, machine_archive(), root)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
-    work = tempfile.mkdtemp(prefix=f".{package}-", dir=os.path.dirname(dest))
+    # safeio's temporary name: a fetch killed here leaves a directory the next one removes
+    safeio.remove_stale(dest)
+    work = os.path.join(os.path.dirname(dest), f".{os.path.basename(dest)}{safeio.TMP_TAG}{os.getpid()}")
+    shutil.rmtree(work, ignore_errors=True)
+    os.mkdir(work)
     try:
         _run(["apt-get", *_apt_options(state), "source", "--download-only", f"{package}={version}"],
              f"apt-get source {package}={version} (suite {suite})", cwd=work, log=log)
@@ -197,17 +202,13 @@ def publish(work, dest):
 
 
 def main(argv=None):
+    """Raises UserError (usage, exit 2) or SourceError (exit 5): run it through safeio.run_cli."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
-        print("usage: python3 -m collrepro.debian_source PACKAGE SUITE", file=sys.stderr)
-        return 2
-    try:
-        print(fetch(argv[0], argv[1]))
-    except SourceError as e:
-        print(f"debian_source: {e}", file=sys.stderr)
-        return 2
+        raise safeio.UserError("usage: python3 -m collrepro.debian_source PACKAGE SUITE")
+    print(fetch(argv[0], argv[1]))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    safeio.main_exit("debian_source", main)

@@ -29,8 +29,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from collrepro import safeio
 from collrepro.installations import collbench as installed_collbench
 from collrepro.installations import registry
+from collrepro.safeio import EnvironmentProblem, UserError
 
 MPIS = ("openmpi", "mpich")
 PROGRAMS = {"openmpi": "mpirun.openmpi", "mpich": "mpiexec.mpich", "smpi": "smpirun"}
@@ -259,18 +261,20 @@ missing (collbench skips complete launches and finished points).
   --build-dir  the CMake build directory holding bench/collbench
   after --:    passed to every collbench call (e.g. --set timing.reps=50 --quiet)
 Extra launcher flags: COLLRUN_LAUNCHER_FLAGS="--bind-to core" bench/collrun ...
-Exit code: 0 when every launch completed, else the first failing launch's collbench code
-(2 config, 3 validation, 4 runtime, 130/143 interrupted).
+Exit code: 0 when every launch completed, else the first failing launch's collbench code,
+unchanged (2 config, 3 validation, 4 MPI failure / incomplete, 5 I/O or environment, 130/143
+interrupted); collrun's own errors are one line: 2 usage or configuration, 5 a launcher or
+the collbench build missing.
 """
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-class Usage(Exception):
-    """A command-line error of collrun: exit 2, with the usage text when `usage` is set."""
+class Usage(UserError):
+    """A command-line error of collrun: exit 2, one line (pointing at --help when `usage` is set)."""
 
     def __init__(self, message, usage=False):
-        super().__init__(message)
+        super().__init__(message + (" (bench/collrun --help shows the options)" if usage else ""))
         self.usage = usage
 
 
@@ -335,10 +339,10 @@ def _debian_run(mpi, opts, np):
     """--mpi openmpi|mpich: the Debian library through its launcher on PATH and build/<mpi>."""
     launcher = Launcher(mpi, oversubscribe=True, flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     if shutil.which(PROGRAMS[mpi]) is None:
-        raise Usage(f"{PROGRAMS[mpi]} not found (install the {mpi} launcher)")
+        raise EnvironmentProblem(f"{PROGRAMS[mpi]} not found (install the {mpi} launcher: ./collrepro deps)")
     exe = os.path.join(opts["build_dir"] or os.path.join(REPO, "build", mpi), "bench", "collbench")
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
-        raise Usage(f"{exe} not found: build first (cmake --preset {mpi} && cmake --build --preset {mpi})")
+        raise EnvironmentProblem(f"{exe} not found: build first (cmake --preset {mpi} && cmake --build --preset {mpi})")
     oversubscribed = np > len(os.sched_getaffinity(0))
     env = mpi_environment(mpi, oversubscribed=oversubscribed)
     try:
@@ -350,14 +354,12 @@ def _debian_run(mpi, opts, np):
 
 def _installation_run(name, opts, np, out):
     """An installation from the registry: its launcher, environment and build/<name>."""
-    try:
-        inst = registry.resolve(name)
-    except registry.RegistryError as e:
-        raise Usage(str(e))
+    inst = registry.resolve(name)  # RegistryError (exit 2): names the installations known
     exe = (os.path.join(opts["build_dir"], "bench", "collbench") if opts["build_dir"]
            else installed_collbench.executable(inst))
     if not exe or not os.access(exe, os.X_OK):
-        raise Usage(f"collbench is not built for {name}: bench/collmpi collbench {name}")
+        raise EnvironmentProblem(f"collbench is not built for {name}" + (f" ({exe} is missing)" if exe else "")
+                                 + f": bench/collmpi collbench {name}")
     launcher = Launcher(inst.kind, program=inst.launcher, oversubscribe=True,
                         flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     env = installation_environment(inst, oversubscribed=np > len(os.sched_getaffinity(0)))
@@ -387,7 +389,9 @@ def _collrun_setup(opts):
 
 def collbench_run(mpi, np, build_dir="", out=""):
     """How to launch collbench on `np` processes of `mpi` (a Debian library or an installation
-    name): its launcher, executable and environment; raises Usage when something is missing."""
+    name): its launcher, executable and environment. Raises UserError (exit 2) for an unknown
+    installation (the line names those known), EnvironmentProblem (exit 5) when the launcher or
+    the collbench build is missing."""
     opts = {"build_dir": build_dir, "out": out}
     if mpi in MPIS:
         return _debian_run(mpi, opts, np)
@@ -398,8 +402,8 @@ def _config_value(run, opts, key):
     """One effective config value (after --set), as collbench reads it; exits with its code."""
     proc = subprocess.run([run.exe, opts["config"], "--get", key] + _set_overrides(opts["passthrough"]),
                           env=run.env, stdout=subprocess.PIPE, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(proc.returncode)
+    if proc.returncode != 0:  # collbench said why, in one line; its exit code is collrun's
+        raise SystemExit(exit_code(proc.returncode))
     return proc.stdout.strip()
 
 
@@ -421,26 +425,25 @@ def _run_launches(run, np, opts, launches, fwd):
             _say(f"interrupted during launch {launch}; finished points are kept, re-run to complete")
             return fwd.interrupt_code()
         if rc != 0:
-            _say(f"[{run.label}] launch {launch} failed with exit code {rc}; re-run to resume")
+            then = ("fix what collbench says above, then re-run: finished launches are kept"
+                    if rc in (safeio.EXIT_BAD_INPUT, safeio.EXIT_VALIDATION) else "re-run to resume")
+            _say(f"[{run.label}] launch {launch} failed with exit code {rc}; {then}")
             return rc
     _say(f"[{run.label}] {launches} launch(es) complete" + (f" in {run.out}" if run.out else ""))
     return 0
 
 
-def collrun(argv):
-    """bench/collrun: parse its command line, run the launches; returns the exit code."""
-    try:
-        opts = _collrun_options(argv)
-        if opts.get("help"):
-            print(COLLRUN_USAGE, end="")
-            return 0
-        runs, np = _collrun_setup(opts)
-        launches = _positive(opts["launches"] or _config_value(runs[0], opts, "launches"), "--launches")
-    except Usage as err:
-        _say(str(err))
-        if err.usage:
-            print(COLLRUN_USAGE, end="")
-        return 2
+def collrun(argv=None):
+    """bench/collrun: parse its command line, run the launches; returns the exit code (the first
+    failing launch's collbench code, unchanged). Its own errors are raised as UserError (exit 2)
+    or EnvironmentProblem (exit 5), before any launch: run it through safeio.run_cli."""
+    argv = sys.argv[1:] if argv is None else argv
+    opts = _collrun_options(argv)
+    if opts.get("help"):
+        print(COLLRUN_USAGE, end="")
+        return 0
+    runs, np = _collrun_setup(opts)
+    launches = _positive(opts["launches"] or _config_value(runs[0], opts, "launches"), "--launches")
     with Forwarder() as fwd:
         for run in runs:
             rc = _run_launches(run, np, opts, launches, fwd)
@@ -450,4 +453,4 @@ def collrun(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(collrun(sys.argv[1:]))
+    safeio.main_exit("collrun", collrun)

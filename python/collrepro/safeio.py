@@ -180,9 +180,11 @@ def atomic_file(path, mode="w", encoding="utf-8", newline=None):
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+        if isinstance(err, OSError) and err.filename is None:  # write/fsync: name the file in the error line
+            err.filename = str(path)
         raise
     _fsync_dir(path.parent)
 

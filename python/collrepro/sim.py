@@ -43,20 +43,24 @@ platform, the SimGrid version and the network model.
   after --:    passed to collbench, except --slice (use --slices) (e.g. --set timing.reps=3 --set sizes=[1KiB,2KiB] --quiet);
                no spaces or quotes (smpirun passes program arguments unquoted)
 The SimGrid configuration (network model, collective selector, ...) is fixed below and
-recorded in the metadata. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 runtime).
+recorded in the metadata. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 incomplete,
+5 I/O), or simrun's own: 2 a bad option or platform file (checked before anything else), 5 the
+smpi build or smpirun missing, 130/143 interrupted.
 """
 
-import argparse
 import glob
-import json
 import os
 import shlex
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+import xml.parsers.expat
 
+from collrepro import safeio
+from collrepro.cliargs import ArgumentParser
 from collrepro.launch import Forwarder, Launcher, installed_program
+from collrepro.safeio import EnvironmentProblem, UserError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -112,30 +116,111 @@ def parse_bytes(text):
     for u in ("KiB", "MiB", "GiB", "B", ""):
         if t.endswith(u) and t[: len(t) - len(u)].strip().isdigit():
             return int(t[: len(t) - len(u)]) * units[u]
-    raise SystemExit(f"simrun: --fold {text}: use bytes like 4MiB, 65536 or 0")
+    raise UserError(f"--fold {text}: use bytes like 4MiB, 65536 or 0")
 
 
-def _dragonfly_layout(cluster):
+PLATFORM_LIMIT = 16 * safeio.MIB  # cori-adaptive.xml at 64 groups (the generator's most) is ~0.6 MiB
+PLATFORM_DEPTH = 64               # SimGrid platforms nest zones a few levels deep
+PLATFORM_FIX = "give a SimGrid platform file (configs/platforms/*.xml)"
+
+
+class _Refused(Exception):
+    """Raised from inside the XML parser's callbacks; becomes one UserError line."""
+
+
+def _xml_checker(depth_limit):
+    """An expat parser that refuses what the platform files never hold: an internal DTD subset,
+    entity declarations (entity expansion: the billion laughs), and nesting beyond depth_limit."""
+    parser = xml.parsers.expat.ParserCreate()
+    depth = [0]
+
+    def doctype(name, _system_id, _public_id, internal_subset):
+        if internal_subset:
+            raise _Refused(f"its <!DOCTYPE {safeio.excerpt(name, 20)}> declares an internal subset; a SimGrid "
+                           "platform names only the SimGrid DTD (<!DOCTYPE platform SYSTEM \"...simgrid.dtd\">)")
+
+    def entity(name, *_):
+        raise _Refused(f"it declares the entity {safeio.excerpt(name, 20)!r}; platform files use none")
+
+    def start(_name, _attrs):
+        depth[0] += 1
+        if depth[0] > depth_limit:
+            raise _Refused(f"elements nest deeper than {depth_limit} levels")
+
+    def end(_name):
+        depth[0] -= 1
+
+    parser.StartDoctypeDeclHandler = doctype
+    parser.EntityDeclHandler = entity
+    parser.UnparsedEntityDeclHandler = entity
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    return parser
+
+
+def load_platform(platform):
+    """The root <platform> element of a SimGrid platform file, read within PLATFORM_LIMIT bytes;
+    UserError (one line naming the file, the cause and the fix) for a missing, empty, oversized,
+    malformed or foreign file, and for one that declares entities or an internal DTD subset."""
+    data = safeio.read_bounded(platform, PLATFORM_LIMIT, "a SimGrid platform file", binary=True)
+    if not data.strip():
+        raise UserError(f"{platform}: the platform file is empty; {PLATFORM_FIX}")
+    try:
+        _xml_checker(PLATFORM_DEPTH).Parse(data, True)
+    except _Refused as err:
+        raise UserError(f"{platform}: refused: {err}") from None
+    except xml.parsers.expat.ExpatError as err:
+        what = xml.parsers.expat.ErrorString(err.code)
+        raise UserError(f"{platform}: not a well-formed XML file (line {err.lineno}, column {err.offset + 1}: "
+                        f"{what}); {PLATFORM_FIX}") from None
+    root = ET.fromstring(data)  # checked above: well formed, no entities, bounded depth
+    if root.tag != "platform":
+        raise UserError(f"{platform}: the root element is <{safeio.excerpt(root.tag, 30)}>, not <platform>; "
+                        f"{PLATFORM_FIX}")
+    return root
+
+
+def _ints(platform, what, text, count, positive=True):
+    """`count` integers of an attribute (separated by - , ; =), or UserError naming it."""
+    try:
+        values = [int(x) for x in text]
+    except (TypeError, ValueError):
+        values = []
+    if len(values) != count or (positive and min(values) < 1) or min(values, default=0) < 0:
+        raise UserError(f"{platform}: {what}: want {count} {'positive ' if positive else ''}whole number(s); "
+                        f"{PLATFORM_FIX}")
+    return values
+
+
+def _dragonfly_layout(platform, cluster):
     """(groups, chassis, routers, nodes) of a dragonfly <cluster>'s topo_parameters."""
-    levels = [p.strip() for p in cluster.get("topo_parameters").split(";")]
-    return tuple(int(level.split(",")[0]) for level in levels[:3]) + (int(levels[3]),)
+    text = cluster.get("topo_parameters") or ""
+    levels = [p.strip() for p in text.split(";")]
+    what = f'topo_parameters="{safeio.excerpt(text, 40)}" (want "G,L;C,L;R,L;N")'
+    return tuple(_ints(platform, what, [level.split(",")[0] for level in levels[:3]] + levels[3:], 4))
 
 
-def _layout_property(root):
+def _layout_property(platform, root):
     """(groups, chassis, routers, nodes) from a <prop id="collrepro/layout"> (generated platforms,
     python/collrepro/cori_platform.py), or None."""
     for prop in root.iter("prop"):
         if prop.get("id") == "collrepro/layout":
-            fields = dict(item.split("=") for item in prop.get("value").split(","))
-            return tuple(int(fields[k]) for k in ("groups", "chassis", "routers", "nodes"))
+            text = prop.get("value") or ""
+            fields = dict(item.partition("=")[::2] for item in text.split(","))
+            what = f'<prop id="collrepro/layout" value="{safeio.excerpt(text, 40)}"> (want groups=,chassis=,routers=,nodes=)'
+            return tuple(_ints(platform, what, [fields.get(k) for k in ("groups", "chassis", "routers", "nodes")], 4))
     return None
 
 
 def _host_range(platform, c):
     """(first, last) host id of a <cluster>, whose hosts must be named node-<i>."""
     if c.get("prefix") != "node-" or c.get("suffix", "") != "":
-        raise SystemExit(f"simrun: {platform}: hosts must be named node-<i> (prefix node-, no suffix)")
-    lo, hi = (int(x) for x in c.get("radical").split("-"))
+        raise UserError(f"{platform}: hosts must be named node-<i> (prefix node-, no suffix)")
+    text = c.get("radical") or ""
+    lo, hi = _ints(platform, f'<cluster radical="{safeio.excerpt(text, 30)}"> (want "FIRST-LAST")',
+                   text.split("-"), 2, positive=False)
+    if lo > hi:
+        raise UserError(f"{platform}: <cluster radical=\"{text}\">: the first host id is above the last")
     return lo, hi
 
 
@@ -143,21 +228,21 @@ def cluster_of(platform):
     """The platform's hosts: (host count, topology, groups, nodes per group, layout), layout being
     (groups, chassis, routers, nodes per router) on a dragonfly model, else None. One <cluster>, or
     several of equal size (one per group) numbered contiguously from node-0."""
-    root = ET.parse(platform).getroot()
+    root = load_platform(platform)
     clusters = root.findall(".//cluster")
     if not clusters:
-        raise SystemExit(f"simrun: {platform}: no <cluster> found")
+        raise UserError(f"{platform}: no <cluster> found (simrun places ranks on a cluster's node-<i> hosts)")
     ranges = sorted(_host_range(platform, c) for c in clusters)
     if ranges[0][0] != 0 or any(b[0] != a[1] + 1 for a, b in zip(ranges, ranges[1:])):
-        raise SystemExit(f"simrun: {platform}: the clusters' radicals must number the hosts 0, 1, ... without gaps")
+        raise UserError(f"{platform}: the clusters' radicals must number the hosts 0, 1, ... without gaps")
     hosts = ranges[-1][1] + 1
     if len(clusters) > 1:
         if len({hi - lo for lo, hi in ranges}) != 1:
-            raise SystemExit(f"simrun: {platform}: several <cluster>s (one per group) must have equal sizes")
-        return hosts, "CLUSTER-PER-GROUP", len(clusters), hosts // len(clusters), _layout_property(root)
-    topology = clusters[0].get("topology", "FLAT").upper()
+            raise UserError(f"{platform}: several <cluster>s (one per group) must have equal sizes")
+        return hosts, "CLUSTER-PER-GROUP", len(clusters), hosts // len(clusters), _layout_property(platform, root)
+    topology = (clusters[0].get("topology") or "FLAT").upper()
     if topology == "DRAGONFLY":
-        layout = _dragonfly_layout(clusters[0])
+        layout = _dragonfly_layout(platform, clusters[0])
         return hosts, topology, layout[0], hosts // layout[0], layout
     return hosts, topology, 1, hosts, None
 
@@ -177,14 +262,14 @@ def node_ids(n_nodes, hosts, order, groups, per_group):
     """The platform node of each of the job's n_nodes nodes (block: contiguous; spread: round
     robin over the groups)."""
     if n_nodes > hosts:
-        raise SystemExit(f"simrun: {n_nodes} nodes needed, the platform has {hosts}")
+        raise UserError(f"{n_nodes} nodes needed, the platform has {hosts}")
     if order == "block" or groups == 1:
         return list(range(n_nodes))
     ids = []
     for j in range(n_nodes):
         g, slot = j % groups, j // groups
         if slot >= per_group:
-            raise SystemExit("simrun: too many nodes for a spread placement")
+            raise UserError("too many nodes for a spread placement")
         ids.append(g * per_group + slot)
     return ids
 
@@ -195,20 +280,20 @@ def check_passthrough(args):
     they match a file here (an unmatched pattern stays as written, e.g. --set sizes=[1KiB,2KiB])."""
     for arg in args:
         if any(ch.isspace() for ch in arg) or any(ch in arg for ch in "\"'$`\\"):
-            raise SystemExit(f"simrun: collbench argument {arg!r}: smpirun splits arguments at spaces and cannot pass "
+            raise UserError(f"collbench argument {arg!r}: smpirun splits arguments at spaces and cannot pass "
                              "quotes, $, ` or \\; write lists without spaces (--set sizes=[1KiB,2KiB]) or put the "
                              "value in the config file")
         matches = sorted(glob.glob(arg)) if any(ch in arg for ch in "*?[") else []
         if matches:
-            raise SystemExit(f"simrun: collbench argument {arg!r}: smpirun's shell would expand it to the file(s) "
+            raise UserError(f"collbench argument {arg!r}: smpirun's shell would expand it to the file(s) "
                              f"{', '.join(matches[:3])}; run simrun from another directory or put the value in "
                              "the config file")
 
 
 def _parser():
-    ap = argparse.ArgumentParser(prog="simrun", add_help=False)
-    ap.add_argument("--platform", required=True)
-    ap.add_argument("--np", type=int, required=True)
+    ap = ArgumentParser(prog="simrun", add_help=False)
+    ap.add_argument("--platform")
+    ap.add_argument("--np", type=int)
     ap.add_argument("--ppn", type=int, default=1)
     ap.add_argument("--order", choices=["block", "spread"])
     ap.add_argument("--launches", type=int, default=1)
@@ -236,10 +321,13 @@ def parse_slices(text, jobs):
         first, _, last = span.partition("-")
         first, last, total = int(first), int(last or first), int(total)
     except ValueError:
-        raise SystemExit(f"simrun: --slices {text}: want S-E/T or S/T (e.g. --slices 0-1/8)") from None
+        raise UserError(f"--slices {text}: want S-E/T or S/T (e.g. --slices 0-1/8)") from None
     if not 0 <= first <= last < total:
-        raise SystemExit(f"simrun: --slices {text}: want 0 <= S <= E < T")
+        raise UserError(f"--slices {text}: want 0 <= S <= E < T")
     return [f"{s}/{total}" for s in range(first, last + 1)]
+
+
+META_LIMIT = 64 * safeio.MIB  # a launch's metadata (collbench writes some KiB)
 
 
 def check_layout(out, launch, slices):
@@ -252,15 +340,15 @@ def check_layout(out, launch, slices):
     cut = set()
     for meta in glob.glob(os.path.join(out, f"meta-L{launch}-S*.json*")):
         try:
-            with open(meta) as fh:
-                cut.add(json.load(fh).get("slices"))
-        except (OSError, ValueError):
-            cut.add(None)
+            record = safeio.load_json_file(meta, META_LIMIT, "a launch's metadata")
+        except UserError:  # damaged or unreadable: a slice all the same, of an unknown count
+            record = None
+        cut.add(record.get("slices") if isinstance(record, dict) else None)
     want = None if slices == [None] else int(slices[0].split("/")[1])
     have = (["whole"] if whole else []) + sorted(f"{t} slices" if t else "slices" for t in cut)
     if have and have != (["whole"] if want is None else [f"{want} slices"]):
         now = "in one simulation" if want is None else f"in {want} slices"
-        raise SystemExit(f"simrun: --out {out} holds launch {launch} cut as {', '.join(have)}; this run would cut it "
+        raise UserError(f"--out {out} holds launch {launch} cut as {', '.join(have)}; this run would cut it "
                          f"{now} and hold its points twice: use the same --jobs/--slices as before, or another --out")
 
 
@@ -276,10 +364,11 @@ def _check_programs(build_dir):
     """collbench of the smpi build and smpirun, or exit with what to do."""
     exe = os.path.join(build_dir, "bench", "collbench")
     if not os.path.exists(exe):
-        raise SystemExit(f"simrun: {exe} not found: build first (cmake --preset smpi && cmake --build --preset smpi)")
+        raise EnvironmentProblem(f"{exe} not found: build first (cmake --preset smpi && cmake --build --preset smpi), "
+                                 "or give --build-dir")
     smpirun = installed_program("smpi")
     if not os.path.exists(smpirun):
-        raise SystemExit("simrun: smpirun not found: install libsimgrid-dev (./collrepro deps)")
+        raise EnvironmentProblem(f"{smpirun} not found: install libsimgrid-dev (./collrepro deps)")
     return exe, smpirun
 
 
@@ -336,7 +425,7 @@ def folding_config(hugepages):
     if where:
         return [BLOCK_HUGE_PAGES, f"smpi/shared-malloc-hugepage:{where}"], f"folded buffers on huge pages ({where})"
     if hugepages == "yes":
-        raise SystemExit(f"simrun: --hugepages yes: {why_not}; set them up with {HUGEPAGE_SETUP}")
+        raise UserError(f"--hugepages yes: {why_not}; set them up with {HUGEPAGE_SETUP}")
     return [BLOCK_4K_PAGES], f"folded buffers on 4 KiB pages ({why_not}; {HUGEPAGE_SETUP} makes large runs faster)"
 
 
@@ -388,24 +477,37 @@ def _run_launches(a, launcher, exe, passthrough, placement, env, hostfile):
     return 0
 
 
+def _check_options(a, passthrough):
+    """Everything simrun can check without the build: options, the platform file, the placement.
+    Returns (platform path, placement, fold bytes)."""
+    missing = [o for o, v in (("--platform", a.platform), ("--np", a.np), ("CONFIG.yaml", a.config)) if v is None]
+    if missing:
+        raise UserError(f"{', '.join(missing)} required (bench/sim/simrun --help shows the options)")
+    check_passthrough(passthrough)
+    if a.np < 1 or a.ppn < 1 or a.jobs < 1 or a.launches < 1:
+        raise UserError("--np, --ppn, --jobs and --launches must be positive")
+    if "--slice" in passthrough and (a.jobs > 1 or a.slices):
+        raise UserError("collbench's --slice and simrun's --jobs/--slices both cut the points: "
+                        "give the slices to simrun (--slices S-E/T)")
+    parse_slices(a.slices, a.jobs)
+    if not os.path.isfile(a.config):
+        raise UserError(f"{a.config}: no such config file")
+    platform = os.path.abspath(a.platform)
+    placement = Placement(platform, a.np, a.ppn, a.order or "block")
+    return platform, placement, parse_bytes(a.fold)
+
+
 def main(argv=None):
-    """bench/sim/simrun: parse the command line, write the hostfile, run smpirun per launch."""
+    """bench/sim/simrun: parse the command line, write the hostfile, run smpirun per launch.
+    Raises UserError (exit 2) / EnvironmentProblem (exit 5); run it through safeio.run_cli."""
     argv = sys.argv[1:] if argv is None else argv
     argv, passthrough = _split_passthrough(argv)
     a = _parser().parse_args(argv)
-    if a.help or not a.config:
+    if a.help:
         print(__doc__)
-        return 0 if a.help else 2
-    check_passthrough(passthrough)
-    if a.np < 1 or a.ppn < 1 or a.jobs < 1:
-        raise SystemExit("simrun: --np, --ppn and --jobs must be positive")
-    if "--slice" in passthrough and (a.jobs > 1 or a.slices):
-        raise SystemExit("simrun: collbench's --slice and simrun's --jobs/--slices both cut the points: "
-                         "give the slices to simrun (--slices S-E/T)")
+        return 0
+    platform, placement, fold = _check_options(a, passthrough)  # before the build: no SimGrid needed
     exe, smpirun = _check_programs(a.build_dir)
-    platform = os.path.abspath(a.platform)
-    placement = Placement(platform, a.np, a.ppn, a.order or "block")
-    fold = parse_bytes(a.fold)
     env = dict(os.environ)
     env["COLLREPRO_SIM_PLATFORM"] = shown_path(platform)
     env["COLLREPRO_SIM_PLACEMENT"] = placement.text
@@ -420,3 +522,7 @@ def main(argv=None):
         return _run_launches(a, launcher, exe, passthrough, placement, env, hostfile)
     finally:
         os.unlink(hostfile)
+
+
+if __name__ == "__main__":
+    safeio.main_exit("simrun", main)

@@ -12,32 +12,39 @@ flat-crossbar (the papers' contention-free model) or cori-dragonfly (SimGrid's m
 the congested case). A run with `slices` runs them as separate simulations, --jobs at a
 time (default: one per core): same numbers, a fraction of the wall time."""
 
-import argparse
 import os
 import subprocess
 import sys
 import time
 
-import yaml
-
-from collrepro import sim
+from collrepro import safeio, sim
+from collrepro.cliargs import ArgumentParser
+from collrepro.safeio import UserError
 
 REPO = sim.REPO
 RUNS = os.path.join(REPO, "configs", "paper", "sim-runs.yaml")
 PLATFORMS = ("cori-adaptive", "flat-crossbar", "cori-dragonfly")
 REQUIRED = {"config", "np", "ppn", "fold", "figure"}
 FIELDS = REQUIRED | {"what", "args", "slices"}
+RUNS_LIMIT = 1 * safeio.MIB  # the runs file is a few KiB
 
 
 def load_runs(path=RUNS):
-    """{name: run} from the runs file; exits with one line naming what is wrong."""
-    with open(path) as fh:
-        runs = yaml.safe_load(fh) or {}
+    """{name: run} from the runs file; UserError with one line naming what is wrong."""
+    runs = safeio.load_yaml_file(path, RUNS_LIMIT, "the simulation runs file") or {}
+    if not isinstance(runs, dict):
+        raise UserError(f"{path}: want a map of run names to runs, found {type(runs).__name__}")
     for name, run in runs.items():
-        unknown = set(run) - FIELDS
+        if not isinstance(run, dict):
+            raise UserError(f"{path}: {safeio.excerpt(name)}: want a map of fields ({', '.join(sorted(REQUIRED))})")
+        unknown = set(map(str, run)) - FIELDS
         missing = REQUIRED - set(run)
         if unknown or missing:
-            raise SystemExit(f"paper: {path}: {name}: unknown field(s) {sorted(unknown)}, missing {sorted(missing)}")
+            raise UserError(f"{path}: {safeio.excerpt(name)}: unknown field(s) {sorted(unknown)}, "
+                            f"missing {sorted(missing)}")
+        if not all(isinstance(run[k], (str, int)) for k in REQUIRED) or not isinstance(run.get("args", []), list):
+            raise UserError(f"{path}: {safeio.excerpt(name)}: config, np, ppn, fold and figure are single values, "
+                            "args a list")
     return runs
 
 
@@ -83,7 +90,7 @@ def run_one(name, run, a):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="paper", description=__doc__.splitlines()[0])
+    ap = ArgumentParser(prog="paper", description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", metavar="NAME")
     ap.add_argument("--platform", choices=PLATFORMS, default="cori-adaptive")
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "smpi"))
@@ -93,17 +100,23 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true", help="list the runs")
     a = ap.parse_args(argv)
     if a.jobs < 1:
-        raise SystemExit("paper: --jobs must be positive")
+        raise UserError("--jobs must be positive")
     runs = load_runs()
-    if a.list or not a.names:
+    if a.list:
         for name, run in runs.items():
             print(f"{name:22} {run.get('what', '')}")
-        return 0 if a.list else 2
+        return 0
+    if not a.names:
+        raise UserError("give the NAME of a run (bench/sim/paper --list shows them)")
     unknown = [n for n in a.names if n not in runs]
     if unknown:
-        raise SystemExit(f"paper: unknown run(s) {', '.join(unknown)}: `bench/sim/paper --list` shows the names")
+        raise UserError(f"unknown run(s) {', '.join(unknown)}: `bench/sim/paper --list` shows the names")
     for name in a.names:
         rc = run_one(name, runs[name], a)
         if rc != 0:
             return rc
     return 0
+
+
+if __name__ == "__main__":
+    safeio.main_exit("paper", main)

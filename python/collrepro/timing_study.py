@@ -23,15 +23,18 @@ Runs of more processes than cores are flagged in every table (`oversubscribed`):
 spread says more about the scheduler than about the method.
 """
 
-import argparse
+import contextlib
 import glob
-import json
+import io
 import os
 import subprocess
 import sys
 import time
 
-from . import launch
+from . import launch, safeio
+from . import sim as sim_module
+from .cliargs import ArgumentParser
+from .safeio import UserError
 
 REPO = launch.REPO
 CONFIG = os.path.join(REPO, "configs", "timing", "sync-methods.yaml")
@@ -44,6 +47,8 @@ METHODS = {
 }
 CLOCK_SYNCS = ("linear", "hierarchical")
 DEFAULT_NPS = (2, 4, 8, 16)
+JSON_LIMIT = 16 * safeio.MIB   # a launch's metadata or a --clock-check record: a few KiB
+CSV_LIMIT = 256 * safeio.MIB   # a launch's summary: one row per point
 
 
 def _say(message):
@@ -74,34 +79,29 @@ def _clock_check(opts, kind, np_):
     path = os.path.join(opts.out, "residual", f"{kind}-np{np_}.json")
     if os.path.exists(path):
         return 0
-    try:
-        run = launch.collbench_run(opts.mpi, np_, opts.build_dir)
-    except launch.Usage as err:
-        _say(str(err))
-        return 2
+    run = launch.collbench_run(opts.mpi, np_, opts.build_dir)
     cmd = run.launcher.command(np_, [run.exe, CONFIG, "--quiet", "--set", f"timing.clock_sync={kind}",
                                      "--clock-check", str(opts.later)])
     line, rc = _json_line(cmd, run.env)
     if line is None:
         _say(f"clock check {kind} at {np_} processes failed (exit {rc})")
-        return rc or 1
-    _write_atomically(path, line + "\n")
+        return rc or safeio.EXIT_INCOMPLETE
+    safeio.write_text(path, line + "\n")
     return 0
 
 
 def _json_line(cmd, env=None):
-    """The one JSON line a --clock-check run prints, or None."""
+    """The one JSON line a --clock-check run prints, or None; and the exit code."""
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
+    rc = launch.exit_code(proc.returncode)
     lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
-    return (lines[0] if proc.returncode == 0 and len(lines) == 1 else None), proc.returncode
-
-
-def _write_atomically(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    if rc != 0 or len(lines) != 1:
+        return None, rc
+    try:
+        safeio.parse_json(lines[0], "the --clock-check line")
+    except UserError:
+        return None, rc
+    return lines[0], rc
 
 
 def sim(opts):
@@ -117,10 +117,10 @@ def sim(opts):
         line, rc = _json_line(cmd)
         if line is None:
             _say(f"simulated clock check {kind} at {opts.np} ranks failed (exit {rc})")
-            return rc or 1
-        j = json.loads(line)
+            return rc or safeio.EXIT_INCOMPLETE
+        j = safeio.parse_json(line, "the --clock-check line")
         j["platform"], j["ppn"], j["wall_s"] = os.path.relpath(opts.platform, REPO), opts.ppn, time.monotonic() - t0
-        _write_atomically(path, json.dumps(j) + "\n")
+        safeio.write_json(path, j, indent=None)
         _say(f"{kind} at {opts.np} simulated ranks: {j['sync_cost']['seconds'] * 1e3:.3f} ms simulated, "
              f"{j['sync_cost']['messages']} messages, {j['sync_cost']['rounds']} rounds ({_duration(j['wall_s'])} wall)")
     return 0
@@ -134,7 +134,9 @@ def run(opts):
         t0 = time.monotonic()
         rc = _run_block(opts, name, np_) if what == "sweep" else _clock_check(opts, name, np_)
         if rc != 0:
-            _say(f"stopped at {what} {name} np{np_} (exit {rc}); re-run to resume")
+            then = ("fix what the line above says, then re-run: finished blocks are kept"
+                    if rc in (safeio.EXIT_BAD_INPUT, safeio.EXIT_VALIDATION) else "re-run to resume")
+            _say(f"stopped at {what} {name} np{np_} (exit {rc}); {then}")
             return rc
         done = i + 1
         eta = (time.monotonic() - start) / done * (len(blocks) - done)
@@ -151,6 +153,36 @@ def _oversubscribed(record):
     return any(bool(r.get("oversubscribed")) for r in records)
 
 
+REDO = "move it away and re-run 'timing-study run' with the same options: that block runs again"
+
+
+@contextlib.contextmanager
+def _reading(path):
+    """Turns a result file that lacks what the report needs into one UserError line naming it."""
+    try:
+        yield
+    except UserError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError) as err:
+        what = f"{type(err).__name__}: {safeio.excerpt(err)}"
+        raise UserError(f"{path}: not a result the report can read ({what}); {REDO}") from None
+
+
+def _read_csv(path):
+    import pandas as pd
+
+    safeio.check_size(path, CSV_LIMIT, "a launch summary")
+    with _reading(path):
+        return pd.read_csv(path)
+
+
+def _read_json(path):
+    record = safeio.load_json_file(path, JSON_LIMIT, "a timing-study record")
+    if not isinstance(record, dict):
+        raise UserError(f"{path}: not a JSON object; {REDO}")
+    return record
+
+
 def _block_rows(directory, method, np_):
     import pandas as pd
 
@@ -158,53 +190,56 @@ def _block_rows(directory, method, np_):
     metas = sorted(glob.glob(os.path.join(directory, "meta-L*.json")))
     if not summaries:
         return []
-    s = pd.concat([pd.read_csv(p) for p in summaries], ignore_index=True)
+    s = pd.concat([_read_csv(p) for p in summaries], ignore_index=True)
     sync_s, oversub = [], False
     for p in metas:
-        with open(p, encoding="utf-8") as f:
-            m = json.load(f)
-        sync_s.append(m["sync"]["sync_cost"]["seconds"])
-        oversub = oversub or _oversubscribed(m.get("oversubscription"))
+        m = _read_json(p)
+        with _reading(p):
+            sync_s.append(float(m["sync"]["sync_cost"]["seconds"]))
+            oversub = oversub or _oversubscribed(m.get("oversubscription"))
     rows = []
-    for (coll, size), g in s.groupby(["collective", "msg_bytes"]):
-        med = g["median"].astype(float)
-        reps = g["n"].astype(int).sum() + g["n_invalid"].astype(int).sum()
-        rows.append({"method": method, "nprocs": np_, "collective": coll, "msg_bytes": int(size),
-                     "launches": len(g), "median_s": float(med.median()), "spread": float(med.max() / med.min()),
-                     "invalid_rate": float(g["n_invalid"].astype(int).sum() / reps) if reps else 0.0,
-                     "sync_s": float(sorted(sync_s)[len(sync_s) // 2]) if sync_s else float("nan"),
-                     "oversubscribed": int(oversub)})
+    with _reading(directory):
+        for (coll, size), g in s.groupby(["collective", "msg_bytes"]):
+            med = g["median"].astype(float)
+            reps = g["n"].astype(int).sum() + g["n_invalid"].astype(int).sum()
+            rows.append({"method": method, "nprocs": np_, "collective": coll, "msg_bytes": int(size),
+                         "launches": len(g), "median_s": float(med.median()), "spread": float(med.max() / med.min()),
+                         "invalid_rate": float(g["n_invalid"].astype(int).sum() / reps) if reps else 0.0,
+                         "sync_s": float(sorted(sync_s)[len(sync_s) // 2]) if sync_s else float("nan"),
+                         "oversubscribed": int(oversub)})
     return rows
 
 
 def _check_files(directory, sub):
-    """The --clock-check records of DIR/sub/*.json, in name order."""
+    """(path, record) of the --clock-check records DIR/sub/*.json, in name order."""
     for path in sorted(glob.glob(os.path.join(directory, sub, "*.json"))):
-        with open(path, encoding="utf-8") as f:
-            yield json.load(f)
+        yield path, _read_json(path)
 
 
 def _residual_rows(directory):
     rows = []
-    for j in _check_files(directory, "residual"):
-        rows.append({"clock_sync": j["clock_sync"], "nprocs": j["nprocs"], "clock": j["clock"],
-                     "sync_s": j["sync_cost"]["seconds"], "sync_messages": j["sync_cost"]["messages"],
-                     "sync_rounds": j["sync_cost"]["rounds"],
-                     "sync_bound_s": j["after_sync"]["max_sync_bound_s"],
-                     "residual_after_s": j["after_sync"]["max_abs_offset_s"],
-                     "check_error_after_s": j["after_sync"]["max_error_s"],
-                     "later_s": j["later_s"], "residual_later_s": j["later"]["max_abs_offset_s"],
-                     "check_error_later_s": j["later"]["max_error_s"],
-                     "drift_residual": j["drift_residual"], "drift_resolution": j["drift_resolution"]})
+    for path, j in _check_files(directory, "residual"):
+        with _reading(path):
+            rows.append({"clock_sync": j["clock_sync"], "nprocs": j["nprocs"], "clock": j["clock"],
+                         "sync_s": j["sync_cost"]["seconds"], "sync_messages": j["sync_cost"]["messages"],
+                         "sync_rounds": j["sync_cost"]["rounds"],
+                         "sync_bound_s": j["after_sync"]["max_sync_bound_s"],
+                         "residual_after_s": j["after_sync"]["max_abs_offset_s"],
+                         "check_error_after_s": j["after_sync"]["max_error_s"],
+                         "later_s": j["later_s"], "residual_later_s": j["later"]["max_abs_offset_s"],
+                         "check_error_later_s": j["later"]["max_error_s"],
+                         "drift_residual": j["drift_residual"], "drift_resolution": j["drift_resolution"]})
     return rows
 
 
 def _sim_rows(directory):
     rows = []
-    for j in _check_files(directory, "sim"):
-        rows.append({"clock_sync": j["clock_sync"], "nprocs": j["nprocs"], "ppn": j["ppn"], "platform": j["platform"],
-                     "simulated_sync_s": j["sync_cost"]["seconds"], "messages": j["sync_cost"]["messages"],
-                     "rounds": j["sync_cost"]["rounds"], "wall_s": j["wall_s"]})
+    for path, j in _check_files(directory, "sim"):
+        with _reading(path):
+            rows.append({"clock_sync": j["clock_sync"], "nprocs": j["nprocs"], "ppn": j["ppn"],
+                         "platform": j["platform"], "simulated_sync_s": j["sync_cost"]["seconds"],
+                         "messages": j["sync_cost"]["messages"], "rounds": j["sync_cost"]["rounds"],
+                         "wall_s": j["wall_s"]})
     return rows
 
 
@@ -281,31 +316,56 @@ def _markdown(study, residuals):
     return "\n".join(lines) + "\n"
 
 
+def _figure_png(study):
+    """spread.png's bytes (drawn in memory, so that the file is written whole)."""
+    buf = io.BytesIO()
+    _figure(study, buf)
+    return buf.getvalue()
+
+
+def _write_together(out, files):
+    """Write {name: bytes} into `out`, all or none: every file is first written and synced under
+    its temporary name (safeio.atomic_file), and only then are they renamed into place, so a full
+    disk or a failed write leaves every previous file as it was (renames need no space)."""
+    with contextlib.ExitStack() as stack:
+        for name, data in files.items():
+            f = stack.enter_context(safeio.atomic_file(os.path.join(out, name), "wb"))
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        # leaving the stack renames each temporary over its file
+
+
 def report(directory, out):
+    """The report files of a study directory into `out`. Everything is read and drawn first, then
+    written together (_write_together), so a fault leaves the previous report whole. Raises
+    UserError (one line) when there is nothing to report or a result file is damaged."""
     import pandas as pd
 
+    if not os.path.isdir(directory):
+        raise UserError(f"{directory}: no such directory (give the --out of 'timing-study run')")
     rows = []
     for method in METHODS:
         for d in sorted(glob.glob(os.path.join(directory, method, "np*"))):
-            rows += _block_rows(d, method, int(os.path.basename(d)[2:]))
+            if os.path.basename(d)[2:].isdigit():
+                rows += _block_rows(d, method, int(os.path.basename(d)[2:]))
     sim_rows = _sim_rows(directory)
+    if not rows and not sim_rows:
+        raise UserError(f"{directory}: no study results (run 'timing-study run --out {directory}' first)")
+    files = {}
     if sim_rows:
-        os.makedirs(out, exist_ok=True)
-        pd.DataFrame(sim_rows).to_csv(os.path.join(out, "sim.csv"), index=False)
-        with open(os.path.join(out, "sim.md"), "w", encoding="utf-8") as f:
-            f.write(_sim_markdown(sim_rows))
-    if not rows:
-        _say(f"{directory}: no study results (run 'timing-study run --out {directory}' first)")
-        return 2
-    study = pd.DataFrame(rows)
-    residuals = pd.DataFrame(_residual_rows(directory))
-    os.makedirs(out, exist_ok=True)
-    study.to_csv(os.path.join(out, "study.csv"), index=False)
-    residuals.to_csv(os.path.join(out, "residuals.csv"), index=False)
-    with open(os.path.join(out, "study.md"), "w", encoding="utf-8") as f:
-        f.write(_markdown(study, residuals))
-    _figure(study, os.path.join(out, "spread.png"))
-    _say(f"wrote study.csv, residuals.csv, study.md and spread.png into {out}")
+        files["sim.csv"] = pd.DataFrame(sim_rows).to_csv(index=False).encode()
+        files["sim.md"] = _sim_markdown(sim_rows).encode()
+    if rows:
+        study = pd.DataFrame(rows)
+        residuals = pd.DataFrame(_residual_rows(directory))
+        files["study.csv"] = study.to_csv(index=False).encode()
+        files["residuals.csv"] = residuals.to_csv(index=False).encode()
+        files["study.md"] = _markdown(study, residuals).encode()
+        files["spread.png"] = _figure_png(study)
+    _write_together(out, files)
+    _say(f"wrote {', '.join(files)} into {out}"
+         + ("" if rows else f" (no study results yet: run 'timing-study run --out {directory}')"))
     return 0
 
 
@@ -314,12 +374,20 @@ def _list(text, kind, allowed=None):
     if allowed is not None:
         bad = [t for t in items if t not in allowed]
         if bad:
-            raise SystemExit(f"timing-study: unknown {kind} {', '.join(bad)} (use {', '.join(allowed)})")
+            raise UserError(f"unknown {kind} {', '.join(bad)} (use {', '.join(allowed)})")
     return items
 
 
+def _check_installation(opts):
+    """Before any MPI work: the --mpi library or installation is known and collbench is built for
+    it (UserError naming the installations known, exit 2; EnvironmentProblem, exit 5)."""
+    launch.collbench_run(opts.mpi, max(opts.nps), opts.build_dir)
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="timing-study", description=__doc__.split("\n\n")[0])
+    """timing-study's command line; raises UserError (exit 2) / EnvironmentProblem (exit 5):
+    run it through safeio.run_cli."""
+    ap = ArgumentParser(prog="timing-study", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--out", default=os.path.join(REPO, "results", "local", "timing-study"))
@@ -342,21 +410,23 @@ def main(argv=None):
         return report(opts.dir, opts.out or opts.dir)
     if opts.cmd == "sim":
         if not 2 <= opts.np <= 1 << 16 or not 1 <= opts.ppn <= opts.np:
-            raise SystemExit("timing-study: sim --np must be 2..65536 and --ppn 1..np")
-        if not os.path.isfile(opts.platform):
-            raise SystemExit(f"timing-study: sim --platform {opts.platform}: no such file")
+            raise UserError("sim --np must be 2..65536 and --ppn 1..np")
+        sim_module.cluster_of(opts.platform)  # the platform file, checked (one line) before simrun starts
         return sim(opts)
     opts.methods = _list(opts.methods, "method", list(METHODS))
     try:
         opts.nps = [int(n) for n in _list(opts.nps, "process count")]
     except ValueError:
-        raise SystemExit(f"timing-study: --nps {opts.nps}: want process counts like 2,4,8")
-    if any(n < 2 or n > 256 for n in opts.nps):
-        raise SystemExit("timing-study: --nps: each process count must be 2..256")
+        raise UserError(f"--nps {opts.nps}: want process counts like 2,4,8") from None
+    if not opts.nps or any(n < 2 or n > 256 for n in opts.nps):
+        raise UserError("--nps: each process count must be 2..256")
+    if not opts.methods:
+        raise UserError(f"--methods: name at least one of {', '.join(METHODS)}")
     if not 1 <= opts.launches <= 1000 or not 0 <= opts.later <= 600:
-        raise SystemExit("timing-study: --launches must be 1..1000 and --later 0..600")
+        raise UserError("--launches must be 1..1000 and --later 0..600")
+    _check_installation(opts)
     return run(opts)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    safeio.main_exit("timing-study", main)

@@ -9,6 +9,7 @@ import pytest
 
 from collrepro import sim, sim_paper
 from collrepro.launch import Forwarder
+from collrepro.safeio import UserError
 
 
 def test_slices_cut_the_launch():
@@ -20,12 +21,12 @@ def test_slices_cut_the_launch():
 
 @pytest.mark.parametrize("text", ["1-0/8", "0-8/8", "x/2", "0-1", "-1/4"])
 def test_bad_slices_get_one_line(text):
-    with pytest.raises(SystemExit, match="--slices"):
+    with pytest.raises(UserError, match="--slices"):
         sim.parse_slices(text, 2)
 
 
 def test_collbench_slice_and_simrun_jobs_refused(tmp_path):
-    with pytest.raises(SystemExit, match="give the slices to simrun"):
+    with pytest.raises(UserError, match="give the slices to simrun"):
         sim.main(["--platform", "x.xml", "--np", "4", "--jobs", "2", str(tmp_path / "c.yaml"), "--", "--slice", "0/2"])
 
 
@@ -88,7 +89,7 @@ def test_a_directory_keeps_the_cut_it_was_written_with(tmp_path):
     sim.check_layout(str(tmp_path), 0, ["0/2", "1/2"])  # empty: anything goes
     _meta(tmp_path, "meta-L0.json")
     sim.check_layout(str(tmp_path), 0, [None])  # resuming a whole launch
-    with pytest.raises(SystemExit, match="holds launch 0 cut as whole.*in 2 slices"):
+    with pytest.raises(UserError, match="holds launch 0 cut as whole.*in 2 slices"):
         sim.check_layout(str(tmp_path), 0, ["0/2", "1/2"])
     sim.check_layout(str(tmp_path), 1, ["0/2", "1/2"])  # another launch
 
@@ -96,13 +97,13 @@ def test_a_directory_keeps_the_cut_it_was_written_with(tmp_path):
 def test_slices_resume_only_with_the_same_count(tmp_path):
     _meta(tmp_path, "meta-L0-S0.json", 8)
     sim.check_layout(str(tmp_path), 0, ["1/8"])
-    with pytest.raises(SystemExit, match="cut as 8 slices.*in 2 slices"):
+    with pytest.raises(UserError, match="cut as 8 slices.*in 2 slices"):
         sim.check_layout(str(tmp_path), 0, ["0/2", "1/2"])
-    with pytest.raises(SystemExit, match="in one simulation"):
+    with pytest.raises(UserError, match="in one simulation"):
         sim.check_layout(str(tmp_path), 0, [None])
 
 
 def test_an_interrupted_run_counts_too(tmp_path):
     _meta(tmp_path, "meta-L0-S1.json.tmp", 8)
-    with pytest.raises(SystemExit, match="cut as 8 slices"):
+    with pytest.raises(UserError, match="cut as 8 slices"):
         sim.check_layout(str(tmp_path), 0, [None])

@@ -3,8 +3,10 @@
 import json
 
 import pandas as pd
+import pytest
 
 from collrepro import timing_study as ts
+from collrepro.safeio import UserError
 
 
 def write_block(root, method, np_, medians, invalid, oversubscribed, sync_s=0.001):
@@ -58,6 +60,7 @@ def test_sim_table_ratio(tmp_path):
     assert "| linear | 1024 x 1 ppn | fake-platform.xml | 250.000 ms | 165726 | 1023 | 100.0 |" in sim
 
 
-def test_report_without_results_is_one_error(tmp_path, capsys):
-    assert ts.report(str(tmp_path), str(tmp_path / "out")) == 2
-    assert "no study results" in capsys.readouterr().err
+def test_report_without_results_is_one_error(tmp_path):
+    with pytest.raises(UserError, match="no study results"):
+        ts.report(str(tmp_path), str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

@@ -265,7 +265,7 @@ class WithCollbench(unittest.TestCase):
         # Submitting needs sbatch; the check comes first, with the fix.
         empty = self.tmp / "empty-path"
         empty.mkdir()
-        self.assert_fails(["--out", self.tmp / "o"], "sbatch not found on PATH", code=3, env={"PATH": str(empty)},
+        self.assert_fails(["--out", self.tmp / "o"], "sbatch not found on PATH", code=5, env={"PATH": str(empty)},
                           command="submit")
 
     def test_submit_dry_run_writes_the_script(self):
@@ -309,7 +309,7 @@ class WithCollbench(unittest.TestCase):
         for t in (0, 1, 3):
             task(t)
         c = run(["collect", out, "--format", "json"])
-        self.assertEqual(c.returncode, 1, c.stderr)
+        self.assertEqual(c.returncode, 4, c.stderr)  # incomplete
         rep = json.loads(c.stdout)[0]
         self.assertEqual(rep["missing_by_task"], [{"task": 2, "launch": 1, "points": list(range(6))}])
         self.assertEqual(sorted(map(tuple, rep["missing"])), [(p, 1) for p in range(6)])
@@ -317,7 +317,7 @@ class WithCollbench(unittest.TestCase):
         text = run(["collect", out])
         self.assertIn("missing: launch 1, points 0..5 (task 2)", text.stdout)
         st = run(["status", out, "--format", "json"])
-        self.assertEqual(st.returncode, 1)
+        self.assertEqual(st.returncode, 4)
         counts = json.loads(st.stdout)[0]["counts"]
         self.assertEqual(counts["done"], 3)
         attempt = json.loads(next((res / "tasks").glob("task-3.job-*.json")).read_text())
@@ -325,7 +325,7 @@ class WithCollbench(unittest.TestCase):
                          ("done", 0, 1, 1))
         # resubmit needs squeue to know what is still queued; --tasks forces a list (complete ones are skipped).
         rs = run(["resubmit", out, "--dry-run"])
-        self.assertEqual(rs.returncode, 3, rs.stdout)
+        self.assertEqual(rs.returncode, 5, rs.stdout)  # squeue unusable: the environment
         self.assertIn("--tasks", rs.stderr)
         rs = run(["resubmit", out, "--dry-run", "--tasks", "0-3"])
         self.assertEqual(rs.returncode, 0, rs.stderr)
@@ -346,12 +346,12 @@ class WithCollbench(unittest.TestCase):
         lines = good.splitlines(keepends=True)
         f.write_text("".join(lines + lines[-1:]))
         c = run(["collect", out])
-        self.assertEqual(c.returncode, 1)
+        self.assertEqual(c.returncode, 4)
         self.assertIn("appear more than once", c.stdout)
         f.write_text(good)
         (res / "raw-L7.csv").write_text("x\n")
         c = run(["collect", out])
-        self.assertEqual(c.returncode, 1)
+        self.assertEqual(c.returncode, 4)
         self.assertIn("raw-L7.csv is not part of this submission", c.stdout)
         (res / "raw-L7.csv").unlink()
         self.assertEqual(run(["collect", out]).returncode, 0)

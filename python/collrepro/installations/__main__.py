@@ -1,5 +1,6 @@
 import sys
 
+from ..safeio import main_exit
 from .cli import main
 
-sys.exit(main(sys.argv[1:]))
+main_exit("collmpi", main, sys.argv[1:])

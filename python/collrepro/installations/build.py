@@ -24,7 +24,6 @@ options changed since (the stamp records them). One build per name at a time
 """
 
 import fcntl
-import json
 import os
 import resource
 import shutil
@@ -33,7 +32,8 @@ import subprocess
 import sys
 import time
 
-from .. import debian_source
+from .. import debian_source, safeio
+from ..safeio import EnvironmentProblem, UserError
 from . import probe, sourcetree
 from .model import Installation, prefix_layout
 from .recipes import Recipe
@@ -41,7 +41,7 @@ from .recipes import Recipe
 STAMP = ".collrepro-installation.json"
 
 
-class BuildError(RuntimeError):
+class BuildError(EnvironmentProblem, RuntimeError):
     """One line: which step failed, and where its log is."""
 
 
@@ -57,13 +57,24 @@ def log_of(name):
     return os.path.join(installs_root(), "logs", f"{name}.log")
 
 
-def _stamp_data(prefix):
-    try:
-        with open(os.path.join(prefix, STAMP), encoding="utf-8") as f:
-            data = json.load(f)
-        return data if isinstance(data, dict) else None
-    except (OSError, ValueError):
+RECORD_LIMIT = 4 * safeio.MIB  # a stamp or a .make-done record is a few hundred bytes
+
+
+def _read_record(path):
+    """A JSON record this module wrote (a stamp, .make-done), or None when it is missing or
+    damaged: without a whole record the prefix or work tree counts as unfinished, and the next
+    build makes it again (which is what an interrupted write would need)."""
+    if not os.path.exists(path):
         return None
+    try:
+        data = safeio.load_json_file(path, RECORD_LIMIT, "a build record")
+    except UserError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _stamp_data(prefix):
+    return _read_record(os.path.join(prefix, STAMP))
 
 
 def read_stamp(prefix):
@@ -86,13 +97,9 @@ def _current(recipe, prefix):
 
 
 def write_json_atomically(path, data):
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """safeio.write_json with sorted keys: whole or absent; the temporary file of an interrupted
+    write is removed by the next one."""
+    safeio.write_json(path, data, sort_keys=True)
 
 
 class _Progress:
@@ -204,13 +211,9 @@ MAKE_DONE = ".make-done"  # in the work directory: the compiled tree, with the c
 
 def _compiled_tree(work, options):
     """The source tree of an earlier build whose `make` finished with these options, or None."""
-    try:
-        with open(os.path.join(work, MAKE_DONE), encoding="utf-8") as f:
-            done = json.load(f)
-    except (OSError, ValueError):
-        return None
+    done = _read_record(os.path.join(work, MAKE_DONE))
     src = done.get("src") if isinstance(done, dict) else None
-    return src if done.get("options") == options and src and os.path.isdir(src) else None
+    return src if src and done.get("options") == options and os.path.isdir(src) else None
 
 
 def _compile(recipe, prefix, work, log, jobs):

@@ -4,12 +4,12 @@ other releases (build), and collbench built for each (collbench)."""
 import argparse
 import json
 import shlex
-import signal
 import sys
 
+from .. import safeio
+from ..cliargs import ArgumentParser
 from . import build as builder
-from .. import debian_source
-from . import collbench, probe, registry, sourcetree
+from . import collbench, probe, registry
 from .recipes import RecipeError, buildable, parse_spec
 
 EPILOG = """\
@@ -19,7 +19,9 @@ examples:
   bench/collmpi add openmpi-4.1.6 --prefix /opt/openmpi/4.1.6
   bench/collmpi collbench openmpi-5.0.7             # build/openmpi-5.0.7/bench/collbench
   bench/collmpi collbench --all
-Exit codes: 0 done, 2 bad input or a failed step (one line on stderr)."""
+Exit codes (one line on stderr for every failure): 0 done; 2 bad input (a name, a spec, a prefix,
+a damaged registry file); 5 a build step, probe or download failed (the line names its log);
+130/143 interrupted (an unfinished build is never used)."""
 
 
 def _cmd_list(args):
@@ -90,8 +92,8 @@ def _cmd_collbench(args):
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="collmpi", description=__doc__, epilog=EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="collmpi", description=__doc__, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("list", help="name, kind, version, origin, collbench built?, prefix, identity")
     c.add_argument("--refresh", action="store_true", help="probe the identity strings again")
@@ -124,19 +126,17 @@ def parser():
     return p
 
 
-def _interrupt(signum, _frame):
-    raise KeyboardInterrupt
-
-
-def main(argv):
-    args = parser().parse_args(argv)
-    signal.signal(signal.SIGTERM, _interrupt)  # like Ctrl-C: stop the build's processes, keep nothing half-built
+def main(argv=None):
+    """collmpi's command line; raises UserError (exit 2) or EnvironmentProblem (exit 5): run it
+    through safeio.run_cli (SIGTERM then raises safeio.Terminated, which stops a build's steps)."""
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         return args.func(args)
-    except (RecipeError, builder.BuildError, registry.RegistryError, collbench.CollbenchError,
-            probe.ProbeError, sourcetree.SourceTreeError, debian_source.SourceError) as e:
-        print(f"collmpi: {e}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
-        print("collmpi: interrupted; an unfinished build is never used, run the command again", file=sys.stderr)
-        return 130
+        print("collmpi: interrupted (SIGINT); an unfinished build is never used, run the command again",
+              file=sys.stderr)
+        return safeio.EXIT_SIGINT
+    except safeio.Terminated:
+        print("collmpi: terminated (SIGTERM); an unfinished build is never used, run the command again",
+              file=sys.stderr)
+        return safeio.EXIT_SIGTERM

@@ -11,12 +11,13 @@ import os
 import re
 import subprocess
 
+from ..safeio import EnvironmentProblem
 from .model import Installation
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-class CollbenchError(RuntimeError):
+class CollbenchError(EnvironmentProblem, RuntimeError):
     """One line: what failed and where its output is."""
 
 

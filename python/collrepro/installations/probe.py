@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import tempfile
 
+from ..safeio import EnvironmentProblem
+
 PROBE_C = r"""
 #include <mpi.h>
 #include <stdio.h>
@@ -33,7 +35,7 @@ int main(int argc, char **argv) {
 PROBE_TIMEOUT_S = 300
 
 
-class ProbeError(RuntimeError):
+class ProbeError(EnvironmentProblem, RuntimeError):
     """One line: what is wrong with the installation, and what to do."""
 
 

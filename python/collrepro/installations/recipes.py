@@ -27,6 +27,8 @@ test suite (test/mpi), whose generated files are missing too, is not configured
 
 from dataclasses import dataclass
 
+from ..safeio import UserError
+
 KINDS = ("openmpi", "mpich")
 
 # The Debian suite that packages each release buildable here (the source package's name
@@ -74,7 +76,7 @@ _MPICH_SYNC = [
 ]
 
 
-class RecipeError(ValueError):
+class RecipeError(UserError, ValueError):
     """One line naming the bad input and the fix."""
 
 

@@ -8,17 +8,18 @@ Three sources, in this order:
   their stamp says they are complete;
 - prefixes registered with `add`, kept in `installations.json` of the per-user configuration
   directory (`$COLLREPRO_CONFIG_DIR`, else `${XDG_CONFIG_HOME:-~/.config}/collrepro`), outside
-  every clone. The file is replaced atomically (a temporary file, fsync, rename).
+  every clone. The file is replaced atomically (a temporary file, fsync, rename); a damaged
+  one is reported (one line naming it), never taken for an empty registry.
 
 Identity strings (MPI_Get_library_version) cost a compile and a 2-process run, so `list`
 keeps them in `<cache>/mpi/identity.json`, keyed by the installation's wrapper and its
 modification time.
 """
 
-import json
 import os
 
-from .. import debian_source
+from .. import debian_source, safeio
+from ..safeio import UserError
 from . import build as builder
 from . import probe
 from .model import NAME_RE, Installation, prefix_layout
@@ -35,7 +36,7 @@ DEBIAN = {
 }
 
 
-class RegistryError(RuntimeError):
+class RegistryError(UserError, RuntimeError):
     """One line naming the input at fault and the fix."""
 
 
@@ -81,22 +82,43 @@ def built_installations():
     return found
 
 
+REGISTRY_LIMIT = 4 * safeio.MIB  # a few hundred bytes per added installation
+
+
+def _registry_error(path, cause):
+    return RegistryError(f"{path}: {cause}: fix it, or delete it and `bench/collmpi add` the prefixes again "
+                         "(it only holds `add`ed prefixes)")
+
+
 def added_installations():
+    """The installations registered with `add`; RegistryError (one line naming the file and the
+    fix) when the file is unreadable, oversized or damaged: never silently an empty list, which
+    the next `add` would write back over the others."""
     path = registry_file()
     if not os.path.exists(path):
         return []
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-        return [Installation.from_json(d) for d in data.get("installations", [])]
-    except (OSError, ValueError, TypeError, AttributeError) as e:
-        raise RegistryError(f"{path} is unreadable ({e}): fix or delete it (it only holds `add`ed prefixes)")
+        data = safeio.load_json_file(path, REGISTRY_LIMIT, "the installation registry")
+    except UserError as err:
+        raise RegistryError(f"{err}; fix it, or delete it and `bench/collmpi add` the prefixes again "
+                            "(it only holds `add`ed prefixes)") from None
+    entries = data.get("installations") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise _registry_error(path, 'not a registry (want {"version": 1, "installations": [...]})')
+    found = []
+    for i, entry in enumerate(entries):
+        fields = ("name", "kind", "version", "prefix", "mpicc", "mpicxx", "launcher")
+        if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in fields)
+                and isinstance(entry.get("env", {}), dict)):
+            raise _registry_error(path, f"entry {i} is not an installation (want the fields {', '.join(fields)})")
+        found.append(Installation.from_json(entry))
+    return found
 
 
 def _save_added(installations):
-    os.makedirs(config_dir(), exist_ok=True)
-    builder.write_json_atomically(registry_file(), {"version": 1,
-                                                    "installations": [i.to_json() for i in installations]})
+    """The registry file, replaced whole (safeio: a temporary file, fsync, rename)."""
+    safeio.write_json(registry_file(), {"version": 1, "installations": [i.to_json() for i in installations]},
+                      sort_keys=True)
 
 
 def all_installations():
@@ -187,18 +209,16 @@ def identity(inst, refresh=False):
     key = _identity_key(inst)
     if key is None:
         raise probe.ProbeError(f"{inst.mpicc} is missing")
-    cache = {}
-    try:
-        with open(_identity_file(), encoding="utf-8") as f:
-            cache = json.load(f)
-    except (OSError, ValueError):
-        pass
+    try:  # a cache: a missing or damaged file is probed again and rewritten
+        cache = safeio.load_json_file(_identity_file(), REGISTRY_LIMIT, "the identity cache")
+    except UserError:
+        cache = {}
+    cache = cache if isinstance(cache, dict) else {}
     entry = cache.get(inst.name)
     if not refresh and isinstance(entry, dict) and entry.get("key") == key:
         return entry["identity"]
     # short: a launcher that waits for an allocation (a cluster's login node) should not stall `list`
     text = probe.run_probe([inst.mpicc], [inst.launcher, "-n", "2"], builder.build_env(inst), timeout=60)
     cache[inst.name] = {"key": key, "identity": text}
-    os.makedirs(builder.installs_root(), exist_ok=True)
     builder.write_json_atomically(_identity_file(), cache)
     return text

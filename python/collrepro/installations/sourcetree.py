@@ -10,8 +10,10 @@ import os
 import shutil
 import tarfile
 
+from ..safeio import EnvironmentProblem
 
-class SourceTreeError(RuntimeError):
+
+class SourceTreeError(EnvironmentProblem, RuntimeError):
     """One line: what is wrong with the release's source."""
 
 

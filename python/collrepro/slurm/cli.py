@@ -27,11 +27,14 @@ Options of plan and submit (they override the config's `slurm:` section; --set s
   --collbench PATH       the collbench executable (default <build-dir>/bench/collbench)
   --set KEY=VALUE        config override: slurm.* keys here, the others go to collbench --set
 
-Exit codes: 0 ok; 1 incomplete (collect, status) or nothing done; 2 usage or configuration
-error; 3 a Slurm command failed; 124 status --wait timed out.
+Exit codes (the exit-code table; every error is one line on stderr): 0 ok; 2 usage,
+configuration or a damaged record; 4 incomplete (collect, status: pairs missing or tasks not
+done; status --wait timed out); 5 a Slurm command or the collbench build missing or failing, or
+a write refused (no space, permission); 130/143 interrupted.
 """
 
 import argparse
+import filecmp
 import json
 import shlex
 import shutil
@@ -39,6 +42,8 @@ import sys
 import time
 from pathlib import Path
 
+from collrepro import safeio
+from collrepro.cliargs import ArgumentParser
 from collrepro.slurm.experiment import Setup
 from collrepro.slurm.plan import (SCHEMA, Fail, array_spec, check_value, compress, expand, parse_mpis, point_text,
                                   ranges_text, sbatch_flags)
@@ -105,7 +110,7 @@ def _check_out(out, mpis, dry_run):
     """Checks of --out and of Slurm before the (slow) collbench dry runs."""
     if not dry_run:
         require_slurm_command("sbatch")
-    top = read_json(out / SUBMISSION) if (out / SUBMISSION).is_file() else None
+    top = read_json(out / SUBMISSION, damaged_ok=True)  # a damaged index is rebuilt by update_index
     if isinstance(top, dict) and "mapping" in top:
         raise Fail(f"--out {out} is the {top.get('mpi')} directory of a submission: give its parent ({out.parent}); "
                    f"results go to --out/<mpi>")
@@ -126,12 +131,18 @@ def _write_submission_files(st, results):
     """logs/, tasks/, the stripped and the original config, the batch script; returns its path."""
     for sub in ("logs", "tasks"):
         (results / sub).mkdir(parents=True, exist_ok=True)
-    (results / "experiment.yaml").write_text(st.stripped_yaml())
-    shutil.copyfile(st.config_path, results / "config.orig.yaml")
+    safeio.write_text(results / "experiment.yaml", st.stripped_yaml())
+    _copy_atomically(st.config_path, results / "config.orig.yaml")
     script = results / "collslurm.sbatch"
-    script.write_text(render_script(st, results))
+    safeio.write_text(script, render_script(st, results))
     script.chmod(0o755)
     return script
+
+
+def _copy_atomically(source, target):
+    """shutil.copyfile, but the target appears whole or not at all (safeio.atomic_file)."""
+    with open(source, "rb") as src, safeio.atomic_file(target, "wb") as dst:
+        shutil.copyfileobj(src, dst)
 
 
 def _submit_one(st, results, dry_run):
@@ -192,11 +203,12 @@ def cmd_status(args):
             break
         if time.monotonic() > deadline:
             print_status(reports, args)
-            raise Fail(f"status --wait: tasks still pending or running after {args.timeout} s", 124)
+            raise Fail(f"status --wait: tasks still pending or running after {args.timeout} s; run "
+                       "`collslurm status` again later", safeio.EXIT_INCOMPLETE)
         time.sleep(args.interval)
     print_status(reports, args)
     all_done = all(c["done"] == len(st) for _, _, st, c, _ in reports)
-    return 0 if all_done else 1
+    return safeio.EXIT_OK if all_done else safeio.EXIT_INCOMPLETE
 
 
 def _status_json(reports):
@@ -265,7 +277,7 @@ def cmd_collect(args):
     say(f"collslurm: incomplete: {sum(len(r[4]) for r in reports)} (point, launch) pairs missing in {tasks} "
         f"task(s)" + (f", {sum(len(r[3]) for r in reports)} problem(s)" if any(r[3] for r in reports) else "")
         + f": run `collslurm status {args.dir}`, then `collslurm resubmit {args.dir}`")
-    return 1
+    return safeio.EXIT_INCOMPLETE
 
 
 def _copy_task_files(states, dest, force):
@@ -275,9 +287,9 @@ def _copy_task_files(states, dest, force):
             continue
         for f in map(Path, st["files"].values()):
             target = dest / f.name
-            if target.exists() and target.read_bytes() != f.read_bytes() and not force:
+            if target.exists() and not filecmp.cmp(f, target, shallow=False) and not force:
                 raise Fail(f"{target} exists with different content: remove it or pass --force")
-            shutil.copyfile(f, target)
+            _copy_atomically(f, target)
             copied += 1
     return copied
 
@@ -290,7 +302,7 @@ def copy_results(reports, into, args):
         dest = into / rec["mpi"] if len(reports) > 1 else into
         dest.mkdir(parents=True, exist_ok=True)
         copied = _copy_task_files(states, dest, args.force)
-        shutil.copyfile(d / SUBMISSION, dest / SUBMISSION)
+        _copy_atomically(d / SUBMISSION, dest / SUBMISSION)
         print(f"copied {copied} result files of {d} into {dest}")
 
 
@@ -339,7 +351,7 @@ def _tasks_to_resubmit(args, d, rec):
         return _named_tasks(args, rec, states, set(queue or {})), states  # squeue's view, never a guess
     if queue is None:
         raise Fail(f"{d}: squeue is unavailable or failed, so queued tasks cannot be told from lost ones: "
-                   f"check `squeue` (SLURM_CONF?), or name the tasks with --tasks LIST", 3)
+                   f"check `squeue` (SLURM_CONF?), or name the tasks with --tasks LIST", safeio.EXIT_ENVIRONMENT)
     return _failed_tasks(d, states, args.include_errors), states
 
 
@@ -384,12 +396,8 @@ def cmd_resubmit(args):
 
 # ------------------------------------------------------------------ command line
 
-class Parser(argparse.ArgumentParser):
-    """argparse with its errors as Fail (one line, exit 2)."""
-
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        raise Fail(f"{message} (see {self.prog} --help)")
+class Parser(ArgumentParser):
+    """argparse with its errors as one line (UserError, exit 2; collrepro.cliargs)."""
 
 
 def shape_options(p):
@@ -464,30 +472,22 @@ COMMANDS = {"plan": cmd_plan, "submit": cmd_submit, "status": cmd_status, "colle
             "resubmit": cmd_resubmit}
 
 
-def main(argv):
-    """Parse argv and run the command; returns the exit code (Fail propagates)."""
+def main(argv=None):
+    """Parse argv and run the command; returns the exit code (Fail propagates: run it through
+    safeio.run_cli, as run() does)."""
     parser = Parser(prog="collslurm", description=__doc__.split("\n\n")[0],
                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     _add_plan_submit(sub)
     _add_status_collect(sub)
     _add_resubmit(sub)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if not args.command:
-        parser.print_help()
-        return 2
+        raise Fail(f"give a command: {', '.join(COMMANDS)} (collslurm --help)")
     return COMMANDS[args.command](args)
 
 
 def run(argv=None):
-    """slurm/collslurm: main() with Fail, Ctrl-C and a closed pipe turned into exit codes."""
-    try:
-        return main(sys.argv[1:] if argv is None else argv)
-    except Fail as err:
-        say(f"collslurm: {err}")
-        return err.code
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        sys.stderr.close()
-        return 1
+    """slurm/collslurm: main() through safeio.run_cli: every failure is one line and an exit code
+    of the table (Fail carries its own; SIGTERM is 143, Ctrl-C 130, a closed pipe 0)."""
+    return safeio.run_cli("collslurm", main, argv)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from collrepro import safeio
 from collrepro.installations import collbench as installed_collbench
 from collrepro.installations import registry
 from collrepro.launch import SRUN_MPI, installation_environment, installed_program, mpi_environment
@@ -19,15 +20,18 @@ from collrepro.slurm.plan import LIBRARIES, Fail, array_spec, mapping, resolve_s
 REPO = Path(__file__).resolve().parents[3]
 
 
+CONFIG_LIMIT = 16 * safeio.MIB  # an experiment config is a few KiB
+
+
 def load_config(path):
-    """The YAML config as a dict; Fail with one line on a missing or malformed file."""
+    """The YAML config as a dict; Fail with one line on a missing, oversized or malformed file."""
     p = Path(path)
     if not p.is_file():
         raise Fail(f"config {path}: no such file")
     try:
-        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        raise Fail(f"config {path}: not valid YAML: {str(err).splitlines()[0]}") from None
+        doc = safeio.load_yaml_file(p, CONFIG_LIMIT, "an experiment config")
+    except safeio.UserError as err:
+        raise Fail(f"config {err}") from None
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):
@@ -140,7 +144,8 @@ class Setup:
         if not (self.collbench.is_file() and os.access(self.collbench, os.X_OK)):
             how = (f"bench/collmpi collbench {self.mpi}" if self.installation is not None
                    else f"cmake --preset {self.mpi} && cmake --build --preset {self.mpi}")
-            raise Fail(f"collbench not found at {self.collbench}: build it ({how}) or pass --build-dir / --collbench")
+            raise Fail(f"collbench not found at {self.collbench}: build it ({how}) or pass --build-dir / --collbench",
+                       safeio.EXIT_ENVIRONMENT)
         cache = cmake_cache(self.build_dir)
         flavor = cache.get("COLLREPRO_MPI_FLAVOR")
         if flavor and flavor != self.kind:
@@ -160,7 +165,7 @@ class Setup:
         ids = [p["point"] for p in self.points]
         if ids != list(range(len(ids))):
             raise Fail("collbench --dry-run --format csv returned point ids that are not 0..N-1 in order "
-                       "(driver/collslurm contract mismatch)", 3)
+                       "(driver/collslurm contract mismatch: a bug)", safeio.EXIT_INTERNAL)
         self.launches = self.s["launches"] or self.config_launches()
         self.slices = self.s["slices"]
         if self.slices > len(self.points):

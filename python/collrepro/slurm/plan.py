@@ -9,11 +9,10 @@ import difflib
 import re
 import shlex
 
-import yaml
-
-from collrepro import contract
+from collrepro import contract, safeio
 from collrepro.installations.model import NAME_RE
 from collrepro.launch import MPIS
+from collrepro.safeio import UserError
 
 LIBRARIES = MPIS  # the Debian libraries by kind; installation names (openmpi-5.0.7) are accepted too
 TIME_RE = re.compile(r"^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2}"
@@ -42,12 +41,13 @@ SCHEMA = {
 }
 
 
-class Fail(Exception):
-    """A one-line error for the user, with the exit code."""
+class Fail(UserError):
+    """A one-line error for the user, with its exit code (the exit-code table): 2 usage or
+    configuration (the default), 5 a Slurm command missing or failing, 70 a contract mismatch."""
 
-    def __init__(self, message, code=2):
+    def __init__(self, message, code=safeio.EXIT_BAD_INPUT):
         super().__init__(message)
-        self.code = code
+        self.code = self.exit_code = code
 
 
 # ------------------------------------------------------------------ tasks and slices
@@ -184,7 +184,9 @@ def _environment(name, value):
     out = {}
     for k, v in value.items():
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(k)):
-            raise Fail(f"{name}.{k}: not a valid environment variable name")
+            raise Fail(f"{name}.{safeio.excerpt(k)}: not a valid environment variable name")
+        if isinstance(v, (dict, list)):
+            raise Fail(f"{name}.{k}: want a single value (a string or a number), not a {type(v).__name__}")
         out[str(k)] = "" if v is None else (str(v).lower() if isinstance(v, bool) else str(v))
     return out
 
@@ -248,10 +250,8 @@ def _slurm_override(item, key, value):
     sub = key[len("slurm."):]
     if not sub or "." in sub:
         raise Fail(f"--set {item!r}: give one slurm key, e.g. --set slurm.throttle=4")
-    try:
-        return sub, (yaml.safe_load(value) if value.strip() else None)
-    except yaml.YAMLError as err:
-        raise Fail(f"--set {item!r}: not a YAML value ({err.problem})") from None
+    where = f"--set {safeio.excerpt(item)!r}"
+    return sub, (safeio.parse_yaml(value, where) if value.strip() else None)
 
 
 def split_sets(sets):

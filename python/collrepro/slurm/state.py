@@ -4,15 +4,22 @@ from those (plus what squeue and sacct say, passed in by the caller) the state o
 
 import csv
 import datetime
-import json
+import sys
 from pathlib import Path
 
-from collrepro import contract
+from collrepro import contract, safeio
+from collrepro.safeio import UserError
 from collrepro.slurm.plan import Fail, ranges_text, result_globs, task_files
 
 SUBMISSION = "slurm-submission.json"
-EXIT_MEANING = {0: "ok", 1: "error", 2: "configuration error", 3: "validation failure", 4: "MPI error",
-                130: "interrupted (SIGINT)", 137: "killed (SIGKILL)", 143: "interrupted (SIGTERM: time limit or scancel)"}
+# What a task's recorded exit code (collbench's, through the launcher) means: the exit-code table.
+EXIT_MEANING = {0: "ok", 1: "error (the launcher's)", 2: "configuration error", 3: "validation failure",
+                4: "MPI failure / incomplete", 5: "environment / I/O failure (no space, permission, a missing tool)",
+                70: "internal error (a bug in collrepro)", 130: "interrupted (SIGINT)", 137: "killed (SIGKILL)",
+                143: "interrupted (SIGTERM: time limit or scancel)"}
+RECORD_LIMIT = 64 * safeio.MIB  # a submission record: one mapping entry per task
+RECORD_FIX = ("collslurm replaces its records whole, so something else changed it: restore it from a copy "
+              "(collect --into keeps one); the result files themselves are not affected")
 
 
 # ------------------------------------------------------------------ small file helpers
@@ -23,18 +30,23 @@ def utc_now():
 
 
 def write_json(path, obj, indent=1):
-    """Write JSON atomically (a temporary file renamed over the target)."""
-    tmp = Path(str(path) + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=indent) + "\n")
-    tmp.replace(path)
+    """Write JSON atomically (safeio: a temporary sibling, fsync, rename; the temporary file of an
+    interrupted writer is removed by the next one)."""
+    safeio.write_json(path, obj, indent=indent)
 
 
-def read_json(path):
-    """The parsed file, or None when it is missing or not JSON."""
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError):
+def read_json(path, damaged_ok=False):
+    """The parsed file, or None when it is missing. A file that is there but unreadable, over
+    RECORD_LIMIT or not JSON is a Fail naming it (exit 2), or None with damaged_ok (records whose
+    loss costs nothing: the tasks' attempt files, collbench's metadata checked elsewhere)."""
+    if not Path(path).exists():
         return None
+    try:
+        return safeio.load_json_file(path, RECORD_LIMIT, "a collslurm record")
+    except UserError as err:
+        if damaged_ok:
+            return None
+        raise Fail(f"{err}; {RECORD_FIX}") from None
 
 
 def read_csv_rows(path):
@@ -55,11 +67,18 @@ def submission_dirs(path):
     d = Path(path)
     if not d.is_dir():
         raise Fail(f"{path}: no such directory (give the --out of collslurm submit)")
+    subs = sorted(p.parent for p in d.glob(f"*/{SUBMISSION}"))
     if (d / SUBMISSION).is_file():
-        index = read_json(d / SUBMISSION)
+        try:
+            index = read_json(d / SUBMISSION)
+        except Fail as err:
+            if not subs:  # a library's own record: nothing else holds its mapping
+                raise
+            index = {"arrays": {}}  # the index of DIR/<mpi>/ records: derived, rebuilt by the next submit
+            print(f"collslurm: {err} (using the records in {d}/*/ instead; the next submit or resubmit "
+                  "rewrites the index)", file=sys.stderr)
         if not (isinstance(index, dict) and "arrays" in index):
             return [d]
-    subs = sorted(p.parent for p in d.glob(f"*/{SUBMISSION}"))
     if not subs:
         if (d / "slurm-plan.json").is_file():
             raise Fail(f"{path} holds a dry-run submission only (slurm-plan.json): submit without --dry-run")
@@ -71,26 +90,46 @@ def update_index(results, rec):
     """DIR/slurm-submission.json: the arrays submitted into DIR, one per library (the full record of
     each is DIR/<mpi>/slurm-submission.json)."""
     path = results.parent / SUBMISSION
-    index = read_json(path) if path.is_file() else None
+    index = read_json(path, damaged_ok=True)
     if isinstance(index, dict) and "mapping" in index:
         return  # the parent is itself a library directory (never written by submit): leave it
-    if not (isinstance(index, dict) and "arrays" in index):
+    if not (isinstance(index, dict) and isinstance(index.get("arrays"), dict)):
+        # missing or damaged: the index is derived, rebuilt from the libraries' records beside this one
         index = {"version": 1, "arrays": {}}
+        for other in sorted(results.parent.glob(f"*/{SUBMISSION}")):
+            old = read_json(other, damaged_ok=True)
+            if other.parent != results and isinstance(old, dict) and "mapping" in old and "mpi" in old:
+                index["arrays"][old["mpi"]] = _index_entry(other.parent, old)
     index["experiment"] = rec["experiment"]
     index["config"] = rec["config"]
-    index["arrays"][rec["mpi"]] = {
-        "dir": str(results), "jobs": [x["job_id"] for x in rec.get("submissions", [])], "tasks": rec["tasks"],
-        "launches": rec["launches"], "slices": rec["slices"], "points": rec["points"], "np": rec["np"],
-        "task_id": rec["task_id"], "record": str(results / SUBMISSION)}
+    index["arrays"][rec["mpi"]] = _index_entry(results, rec)
     write_json(path, index)
+
+
+def _index_entry(results, rec):
+    return {"dir": str(results), "jobs": [x["job_id"] for x in rec.get("submissions", [])], "tasks": rec.get("tasks"),
+            "launches": rec.get("launches"), "slices": rec.get("slices"), "points": rec.get("points"),
+            "np": rec.get("np"), "task_id": rec.get("task_id"), "record": str(results / SUBMISSION)}
 
 
 def load_submission(d):
     """One library's submission record; Fail when it is not collslurm's."""
     rec = read_json(d / SUBMISSION)
-    if not rec or "mapping" not in rec:
-        raise Fail(f"{d / SUBMISSION}: unreadable or not written by collslurm")
+    if not (isinstance(rec, dict) and isinstance(rec.get("mapping"), list)):
+        raise Fail(f"{d / SUBMISSION}: not a submission record written by collslurm (no task mapping); "
+                   f"{RECORD_FIX}")
+    ints = ("tasks", "launches", "slices", "points", "np")
+    task_ints = ("task", "launch", "slice", "first", "last", "count")
+    if not (all(_is_int(rec.get(k)) for k in ints) and isinstance(rec.get("mpi"), str)
+            and isinstance(rec.get("submissions", []), list)
+            and all(isinstance(m, dict) and all(_is_int(m.get(k)) for k in task_ints) for m in rec["mapping"])):
+        raise Fail(f"{d / SUBMISSION}: a field of the submission record is missing or not a number "
+                   f"({', '.join(ints)}, mpi, mapping[].{{{','.join(task_ints)}}}); {RECORD_FIX}")
     return rec
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def stray_result_files(d, expected_names):
@@ -175,7 +214,7 @@ def _check_raw(raw, summary, name, seen, problems):
 def _check_final_files(files, m, rec, st):
     """The checks of a task whose three files are final; fills st."""
     problems = st["problems"]
-    meta = read_json(files["meta"])
+    meta = read_json(files["meta"], damaged_ok=True)
     if not isinstance(meta, dict):
         problems.append(f"{files['meta'].name}: unreadable JSON")
         return
@@ -218,7 +257,7 @@ def last_attempt(d, task):
     """The latest tasks/task-<t>.job-*.json the batch script wrote for a task, or None."""
     best = None
     for f in (d / "tasks").glob(f"task-{task}.job-*.json"):
-        a = read_json(f)
+        a = read_json(f, damaged_ok=True)
         if isinstance(a, dict) and (best is None or a.get("start_epoch", 0) >= best.get("start_epoch", 0)):
             best = a
     return best

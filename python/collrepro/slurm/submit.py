@@ -1,6 +1,6 @@
 """Talking to Slurm: the batch script, sbatch, squeue, sacct and scontrol.
 
-Every call has a timeout and turns a missing or failing command into a one-line Fail (exit 3)
+Every call has a timeout and turns a missing or failing command into a one-line Fail (exit 5)
 or, for the queries, into None ("not known"), so status works without accounting or off-cluster.
 """
 
@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import collrepro
+from collrepro import safeio
 from collrepro.slurm.plan import Fail, expand, result_globs, sbatch_flags
 from collrepro.slurm.state import SUBMISSION, read_json
 
@@ -31,13 +32,14 @@ def slurm_client_usable(command):
 
 
 def require_slurm_command(name):
-    """Fail (exit 3) with the fix when a Slurm command cannot be used here."""
+    """Fail (exit 5) with the fix when a Slurm command cannot be used here."""
     if shutil.which(name) is None:
         raise Fail(f"{name} not found on PATH: run collslurm on a Slurm submit host (or install slurm-client), "
-                   f"or use --dry-run to only write the batch script", 3)
+                   f"or use --dry-run to only write the batch script", safeio.EXIT_ENVIRONMENT)
     conf = os.environ.get("SLURM_CONF")
     if conf and not Path(conf).is_file():
-        raise Fail(f"SLURM_CONF={conf} does not exist: point it at the cluster's slurm.conf or unset it", 3)
+        raise Fail(f"SLURM_CONF={conf} does not exist: point it at the cluster's slurm.conf or unset it",
+                   safeio.EXIT_ENVIRONMENT)
 
 
 # ------------------------------------------------------------------ the batch script
@@ -79,7 +81,7 @@ def render_script(setup, results):
         text = text.replace(f"@{key}@", value)
     left = re.findall(r"@[A-Z_]+@", text)
     if left:
-        raise Fail(f"{TEMPLATE}: unknown placeholders {sorted(set(left))}", 3)
+        raise Fail(f"{TEMPLATE}: unknown placeholders {sorted(set(left))}", safeio.EXIT_INTERNAL)
     return text
 
 
@@ -106,20 +108,22 @@ def sbatch_command(spec, s, script, extra=()):
 
 
 def run_sbatch(cmd, cwd):
-    """Submit; returns the job id, or Fail (exit 3) with sbatch's own last line."""
+    """Submit; returns the job id, or Fail (exit 5) with sbatch's own last line."""
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=120)
     except FileNotFoundError:
-        raise Fail(f"{cmd[0]} not found on PATH: run collslurm on a Slurm submit host", 3) from None
+        raise Fail(f"{cmd[0]} not found on PATH: run collslurm on a Slurm submit host",
+                   safeio.EXIT_ENVIRONMENT) from None
     except subprocess.TimeoutExpired:
-        raise Fail("sbatch did not answer in 120 s: is slurmctld reachable (scontrol ping)?", 3) from None
+        raise Fail("sbatch did not answer in 120 s: is slurmctld reachable (scontrol ping)?",
+                   safeio.EXIT_ENVIRONMENT) from None
     if proc.returncode != 0:
         msg = (proc.stderr.strip() or proc.stdout.strip() or f"exit code {proc.returncode}").splitlines()[-1]
-        raise Fail(f"sbatch failed: {msg}", 3)
+        raise Fail(f"sbatch failed: {msg}", safeio.EXIT_ENVIRONMENT)
     first = proc.stdout.strip().splitlines()[0] if proc.stdout.strip() else ""
     job = first.split(";")[0]
     if not job.isdigit():
-        raise Fail(f"sbatch printed no job id: {proc.stdout.strip()!r}", 3)
+        raise Fail(f"sbatch printed no job id: {proc.stdout.strip()!r}", safeio.EXIT_ENVIRONMENT)
     return job
 
 

@@ -8,15 +8,15 @@ tasks/task-<t>.job-<id>.json: "running", then "done", "interrupted" or "failed" 
 launcher's exit code.
 """
 
-import argparse
 import os
 import shlex
 import signal
 import socket
-import sys
 import time
 from pathlib import Path
 
+from collrepro import safeio
+from collrepro.cliargs import ArgumentParser
 from collrepro.launch import Forwarder, Launcher, mpi_environment
 from collrepro.slurm.plan import launch_slice_of
 from collrepro.slurm.state import utc_now, write_json
@@ -25,7 +25,7 @@ FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2)
 
 
 def _parser():
-    p = argparse.ArgumentParser(prog="collrepro.slurm.task", description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(prog="collrepro.slurm.task", description=__doc__.split("\n\n")[0])
     p.add_argument("--results", required=True, help="the submission's results directory")
     p.add_argument("--collbench", required=True)
     p.add_argument("--config", required=True, help="the config without its slurm: section")
@@ -47,15 +47,12 @@ def _say(message):
 
 
 def _task_id(tasks):
-    """SLURM_ARRAY_TASK_ID as a number inside the array, or None after saying what is wrong."""
+    """SLURM_ARRAY_TASK_ID as a number inside the array; UserError (exit 2) when it is not."""
     text = os.environ.get("SLURM_ARRAY_TASK_ID", "")
     if not text.isdigit():
-        print("collslurm task: SLURM_ARRAY_TASK_ID is not set: submit with collslurm (sbatch --array=...)",
-              file=sys.stderr)
-        return None
+        raise safeio.UserError("SLURM_ARRAY_TASK_ID is not set: submit with collslurm (sbatch --array=...)")
     if int(text) >= tasks:
-        print(f"collslurm task: task {text} is outside this array (0..{tasks - 1})", file=sys.stderr)
-        return None
+        raise safeio.UserError(f"task {text} is outside this array (0..{tasks - 1})")
     return int(text)
 
 
@@ -96,11 +93,9 @@ def _command(a, launch, slc):
 
 
 def main(argv=None):
-    """Run this array task; returns the launcher's exit code (2 outside an array)."""
+    """Run this array task; returns the launcher's exit code (UserError, exit 2, outside an array)."""
     a = _parser().parse_args(argv)
     task = _task_id(a.tasks)
-    if task is None:
-        return 2
     launch, slc = launch_slice_of(task, a.slices)
     cmd = _command(a, launch, slc)
     status = StatusFile(a.results, task, launch, slc)
@@ -118,4 +113,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    safeio.main_exit("collslurm task", main)
