@@ -183,6 +183,18 @@ def _read_json(path):
     return record
 
 
+def invalid_share(repetitions, invalid):
+    """The share of the repetitions that were invalid; collbench's n counts every repetition,
+    valid or not, so the invalid ones are part of it, never added to it."""
+    return float(invalid / repetitions) if repetitions else 0.0
+
+
+def launches_under_half(n, invalid):
+    """How many launches kept fewer than half of their repetitions (their median rests on a
+    minority of what was measured: the point is flagged in the summary and the report)."""
+    return int(((n - invalid) * 2 < n).sum())
+
+
 def _block_rows(directory, method, np_):
     import pandas as pd
 
@@ -201,10 +213,11 @@ def _block_rows(directory, method, np_):
     with _reading(directory):
         for (coll, size), g in s.groupby(["collective", "msg_bytes"]):
             med = g["median"].astype(float)
-            reps = g["n"].astype(int).sum() + g["n_invalid"].astype(int).sum()
+            n, invalid = g["n"].astype(int), g["n_invalid"].astype(int)  # n counts every repetition
             rows.append({"method": method, "nprocs": np_, "collective": coll, "msg_bytes": int(size),
                          "launches": len(g), "median_s": float(med.median()), "spread": float(med.max() / med.min()),
-                         "invalid_rate": float(g["n_invalid"].astype(int).sum() / reps) if reps else 0.0,
+                         "invalid_rate": invalid_share(n.sum(), invalid.sum()),
+                         "launches_under_half": launches_under_half(n, invalid),
                          "sync_s": float(sorted(sync_s)[len(sync_s) // 2]) if sync_s else float("nan"),
                          "oversubscribed": int(oversub)})
     return rows
@@ -296,13 +309,18 @@ def _figure(study, path):
 def _markdown(study, residuals):
     import pandas as pd
 
-    lines = ["| method | ranks | collective | size | launches | median | spread | invalid | sync time |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["Invalid: the share of all repetitions dropped for a late start. Kept under half: the launches "
+             "that kept fewer than half of their repetitions; their medians rest on a minority of what was "
+             "measured (flagged **thin**).", "",
+             "| method | ranks | collective | size | launches | median | spread | invalid | kept under half | sync time |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in study.sort_values(["nprocs", "collective", "msg_bytes", "method"]).itertuples():
         flag = " (oversubscribed)" if r.oversubscribed else ""
         size = f"{r.msg_bytes >> 20} MiB" if r.msg_bytes >= 1 << 20 else f"{r.msg_bytes >> 10} KiB"
+        thin = f"**thin**: {r.launches_under_half} of {r.launches}" if r.launches_under_half else "0"
         lines.append(f"| {r.method} | {r.nprocs}{flag} | {r.collective} | {size} | {r.launches} | "
-                     f"{r.median_s * 1e6:.1f} us | {r.spread:.2f} | {100 * r.invalid_rate:.1f} % | {r.sync_s * 1e3:.2f} ms |")
+                     f"{r.median_s * 1e6:.1f} us | {r.spread:.2f} | {100 * r.invalid_rate:.1f} % | {thin} | "
+                     f"{r.sync_s * 1e3:.2f} ms |")
     if len(residuals):
         lines += ["", "| clock sync | ranks | sync time | messages | rounds | claimed bound | residual after sync (check error) "
                   "| seconds later | residual then (check error) | drift residual (s/s) |",

@@ -13,7 +13,7 @@ def write_block(root, method, np_, medians, invalid, oversubscribed, sync_s=0.00
     d = root / method / f"np{np_}"
     d.mkdir(parents=True)
     for launch, (med, bad) in enumerate(zip(medians, invalid)):
-        pd.DataFrame([{"collective": "allgather", "msg_bytes": 1024, "median": med, "n": 40 - bad, "n_invalid": bad}]
+        pd.DataFrame([{"collective": "allgather", "msg_bytes": 1024, "median": med, "n": 40, "n_invalid": bad}]
                      ).to_csv(d / f"summary-L{launch}.csv", index=False)
         meta = {"sync": {"sync_cost": {"seconds": sync_s * (launch + 1)}},
                 "oversubscription": {"oversubscribed": oversubscribed}}
@@ -40,7 +40,8 @@ def test_report_spread_invalid_and_oversubscription(tmp_path):
     assert study.loc["barrier", "oversubscribed"] == 0
     assert study.loc["barrier", "sync_s"] == 0.002  # the median of the launches' sync times
     assert study.loc["round-time", "spread"] == 4.0
-    assert study.loc["round-time", "invalid_rate"] == 4 / 80
+    assert study.loc["round-time", "invalid_rate"] == 4 / 80  # n counts all 40 repetitions of a launch
+    assert study.loc["round-time", "launches_under_half"] == 0
     assert study.loc["round-time", "oversubscribed"] == 1
     md = (tmp_path / "out" / "study.md").read_text()
     assert "| round-time | 8 (oversubscribed) |" in md
@@ -64,3 +65,16 @@ def test_report_without_results_is_one_error(tmp_path):
     with pytest.raises(UserError, match="no study results"):
         ts.report(str(tmp_path), str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
+
+
+def test_invalid_share_counts_invalid_repetitions_once(tmp_path):
+    """collbench's n is every repetition, the invalid ones included: 37 invalid of 40 is 92.5 %
+    (the old formula, n + n_invalid in the denominator, said 48 %), and such a launch is flagged."""
+    write_block(tmp_path, "window-linear", 4, [1e-5, 3.2e-4], [37, 0], True)
+    ts.report(str(tmp_path), str(tmp_path / "out"))
+    row = pd.read_csv(tmp_path / "out" / "study.csv").iloc[0]
+    assert row["invalid_rate"] == pytest.approx(37 / 80)
+    assert row["launches_under_half"] == 1
+    assert ts.invalid_share(40, 37) == pytest.approx(0.925)
+    assert ts.launches_under_half(pd.Series([40, 40, 40]), pd.Series([20, 21, 0])) == 1  # 20 of 40 is half: kept
+    assert "**thin**: 1 of 2" in (tmp_path / "out" / "study.md").read_text()
