@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the bash wrappers of collrepro's Python commands (analysis/analyze, interpose/colltune):
 #   source "<repo>/python/collrepro/pywrap.sh"; collrepro_exec_python PROG MODULE "$@"
 # It puts <repo>/python on the import path and execs `python3 -m MODULE "$@"` with the first
