@@ -9,8 +9,10 @@ algorithm are compared with the native call's (the fastest native kind measured 
 two-sided Mann-Whitney test on the launches (collrepro.analysis.stats). An algorithm qualifies
 when it is significantly faster (p < alpha and at least `threshold` faster); the fastest
 qualifying one is chosen, and the native call where none qualifies or no native call was
-measured. With fewer launches than the test can resolve (4 per side at alpha 0.05) everything
-stays native. Points that differ only in what the library cannot see (process count,
+measured. A point with fewer launches than the test can resolve (4 per side at alpha 0.05) stays
+native without a verdict: when every point is that thin colltune refuses (exit 2, no file
+written: an all-native file would look like a measured verdict); when only some are, it writes
+the rules, names how many points stayed native for that reason and exits 4. Points that differ only in what the library cannot see (process count,
 placement, torus dims, Allgatherv distribution) must agree; where they do not, native.
 
 The rules (interpose/rules.hpp) list the sizes in increasing order: `msg_size<=S` takes the
@@ -20,7 +22,6 @@ for the inter-group collectives (Allgatherv: the configured block), the largest 
 isomorphic ones.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -28,13 +29,16 @@ from collections import defaultdict
 
 import numpy as np
 
+from . import safeio
 from .analysis import stats
 from .analysis.aggregate import algorithm_kinds
+from .analysis.cli import Parser
 from .analysis.compare import launch_medians
 from .analysis.loader import load
 from .analysis.schema import InputError
 
 NATIVE = "native"
+PROG = "colltune"
 
 
 def situation(row):
@@ -73,8 +77,20 @@ def choose(medians, kinds, alpha, threshold, need):
     return best
 
 
-def decisions(per, kinds, alpha, threshold, need):
-    """{situation: {size: algorithm}}; conflicting points of one situation and size -> NATIVE."""
+def launches_compared(medians, kinds):
+    """The fewest launches among what a point compares (its fastest native call and every
+    algorithm), or None when it compares nothing (no native call, or nothing beside it)."""
+    natives = [a for a in medians if kinds.get(a) == "native"]
+    others = [a for a in medians if kinds.get(a) != "native"]
+    if not natives or not others:
+        return None
+    reference = min(natives, key=lambda a: np.median(medians[a]))
+    return min(len(medians[a]) for a in [reference] + others)
+
+
+def decisions(per, kinds, alpha, threshold, need, launches=None):
+    """{situation: {size: algorithm}}; conflicting points of one situation and size -> NATIVE.
+    launches: a list that receives the launch count of every point that compares algorithms."""
     per = per.copy()
     per["situation"] = [situation(r) for _, r in per.iterrows()]
     per = per[per["situation"].notna()]
@@ -87,6 +103,9 @@ def decisions(per, kinds, alpha, threshold, need):
         medians = {a: g["median"].to_numpy() for a, g in point.groupby("algorithm")}
         first = point.iloc[0]
         found[first["situation"]][int(first["size"])].add(choose(medians, kinds, alpha, threshold, need))
+        n = launches_compared(medians, kinds)
+        if launches is not None and n is not None:
+            launches.append(n)
     return {s: {size: (next(iter(c)) if len(c) == 1 else NATIVE) for size, c in sizes.items()}
             for s, sizes in found.items()}
 
@@ -113,20 +132,21 @@ def rules_tree(decided):
 
 
 def tune(directories, alpha=0.05, threshold=0.05):
+    """(rules tree, the launch count of every point that compares algorithms)."""
     rs = load(directories)
     need = stats.min_launches(alpha)
-    return rules_tree(decisions(launch_medians(rs), algorithm_kinds(rs.metas), alpha, threshold, need))
+    launches = []
+    tree = rules_tree(decisions(launch_medians(rs), algorithm_kinds(rs.metas), alpha, threshold, need,
+                                launches))
+    return tree, launches
 
 
-def write_atomically(path, text):
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+def _launches_text(n):
+    return f"{n} launch" + ("" if n == 1 else "es")
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="colltune", description=__doc__.split("\n\n")[0])
+def _main(argv):
+    ap = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("directories", nargs="+", help="collbench result directories (one MPI library)")
     ap.add_argument("-o", "--output", required=True, help="the rules file to write (COLLREPRO_PMPI_RULES)")
     ap.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
@@ -137,18 +157,40 @@ def main(argv=None):
         ap.error(f"--alpha must be between 0 and 1 (got {args.alpha})")
     if args.threshold < 0:
         ap.error(f"--threshold must be >= 0 (got {args.threshold})")
-    try:
-        tree = tune(args.directories, args.alpha, args.threshold)
-    except InputError as e:
-        print(f"colltune: {e}", file=sys.stderr)
-        return 2
+    if os.path.isdir(args.output):
+        raise InputError(f"{args.output}: is a directory; give the rules file's name")
+    tree, launches = tune(args.directories, args.alpha, args.threshold)
+    where = ", ".join(args.directories)
     if not tree:
-        print("colltune: no inter-group or isomorphic points in the results; nothing to tune", file=sys.stderr)
-        return 2
-    write_atomically(args.output, json.dumps(tree, indent=2) + "\n")
+        raise InputError(f"{where}: no inter-group or isomorphic points in the results; nothing to tune")
+    if not launches:
+        raise InputError(f"{where}: no point measures the native call beside an algorithm; nothing to "
+                         "tune: sweep `native` together with the algorithms")
+    need = stats.min_launches(args.alpha)
+    thin = [n for n in launches if n < need]
+    if len(thin) == len(launches):
+        found = max(thin)
+        counted = _launches_text(found) if min(thin) == found else f"at most {_launches_text(found)}"
+        raise InputError(f"{where}: {counted} per algorithm, the test needs {need} at alpha "
+                         f"{args.alpha}: no verdict, no rules written (they would all be native); re-run "
+                         f"the sweep with --launches {need} or more (bench/collrun)")
+    try:
+        safeio.write_text(args.output, json.dumps(tree, indent=2) + "\n")
+    except OSError as err:
+        raise safeio.EnvironmentProblem(safeio.os_error_line(err, "write", args.output)) from None
     chosen = sum(1 for leaf in _leaves(tree) if leaf != NATIVE)
     print(f"colltune: wrote {args.output}: {chosen} size ranges served by an algorithm, the rest native")
+    if thin:
+        print(f"colltune: {len(thin)} of {len(launches)} points have fewer than {need} launches (the fewest: "
+              f"{min(thin)}): native there without a verdict; re-run them with --launches {need} or more "
+              f"(exit {safeio.EXIT_INCOMPLETE})", file=sys.stderr)
+        return safeio.EXIT_INCOMPLETE
     return 0
+
+
+def main(argv=None):
+    """colltune's exit code; every failure is one line (safeio.run_cli)."""
+    return safeio.run_cli(PROG, _main, argv)
 
 
 def _leaves(node):

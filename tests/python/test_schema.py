@@ -90,7 +90,7 @@ def test_meta_missing_key_and_bad_json(result_dir):
     (result_dir / "meta-L0.json").write_text(json.dumps(meta))
     assert "meta-L0.json: missing key 'nprocs'" in error_of(result_dir)
     (result_dir / "meta-L0.json").write_text("{")
-    assert "meta-L0.json: invalid JSON" in error_of(result_dir)
+    assert "meta-L0.json: not valid JSON" in error_of(result_dir)
 
 
 def test_tmp_files_are_ignored(result_dir):

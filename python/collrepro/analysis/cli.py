@@ -1,18 +1,105 @@
 """Command line: analyze <subcommand> ... (see analysis/README.md)."""
 
 import argparse
+import contextlib
 import os
+import shutil
 import sys
 from pathlib import Path
 
+from .. import safeio
 from .errors import InputError
 
 # The subcommands import pandas/matplotlib lazily, so that --help is instant.
 
-EXIT_REGRESSION = 1   # compare and trend: a significant slowdown; guidelines: a violation
-EXIT_BAD_INPUT = 2    # unreadable or damaged input: one line naming the file, the row and the fix
-EXIT_INCOMPLETE = 4   # ran, but some point has fewer repetitions or launches than its metadata
-                      # promises, or a verdict was refused for too few launches
+PROG = "analyze: error"   # run_cli's prefix: every error is one line `analyze: error: ...`
+EXIT_REGRESSION = safeio.EXIT_FINDING      # compare and trend: a significant slowdown;
+                                           # guidelines: a violation
+EXIT_BAD_INPUT = safeio.EXIT_BAD_INPUT     # usage, or unreadable or damaged input: one line
+EXIT_INCOMPLETE = safeio.EXIT_INCOMPLETE   # some point has fewer repetitions or launches than
+                                           # its metadata promises, or a verdict was refused
+                                           # for too few launches
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line (exit 2 through safeio.run_cli), not the usage
+    text followed by the error."""
+
+    def error(self, message):
+        raise InputError(f"{message}; see `{self.prog} --help`")
+
+
+# ---------------------------------------------------------------- output, whole or not at all
+
+def check_target(path):
+    """Refuse, before anything is loaded, an output directory that analyze may not replace."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return
+    if not path.is_dir():
+        raise InputError(f"{path}: exists and is not a directory; give a new or empty output directory")
+    if not (path / safeio.OWNER_MARKER).is_file() and any(path.iterdir()):
+        raise InputError(f"{path}: exists, is not empty and was not written by analyze (no "
+                         f"{safeio.OWNER_MARKER} in it); give a new or empty output directory "
+                         "(its contents would be replaced)")
+
+
+@contextlib.contextmanager
+def writing(path):
+    """Turn a failed write (no space, permission) under `path` into one line, exit 5."""
+    try:
+        yield
+    except OSError as err:
+        raise safeio.EnvironmentProblem(safeio.os_error_line(err, "write", path)) from None
+
+
+def _link_or_copy(source, target):
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
+def carry_over(previous, staging):
+    """Give the staging directory the previous directory's entries it did not write itself
+    (hard links where possible), so that commands sharing one directory keep each other's files."""
+    if not previous.is_dir():
+        return
+    for entry in sorted(previous.iterdir()):
+        target = staging / entry.name
+        if entry.name == safeio.OWNER_MARKER or target.exists() or target.is_symlink():
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, target, symlinks=True, copy_function=_link_or_copy)
+        else:
+            _link_or_copy(entry, target)
+
+
+@contextlib.contextmanager
+def output_dir(path, owner, keep_others=False):
+    """Build the output directory `path` aside and swap it in whole (safeio.atomic_dir): a fault
+    or a SIGTERM before the swap leaves the previous directory as it was, and temporaries of a
+    killed run are removed by the next one. keep_others: the new directory also keeps the
+    previous one's files that this run did not write (figure sets and overlays can share one)."""
+    path = Path(path)
+    with writing(path), safeio.atomic_dir(path, owner) as staging:
+        yield staging
+        if keep_others:
+            carry_over(path, staging)
+
+
+def write_csv(path, frame):
+    """One CSV file, whole or not at all."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give a file name")
+    with writing(path):
+        safeio.write_csv(path, frame)
+
+
+def _moved(paths, staging, outdir):
+    """The paths of files written into the staging directory, as they are after the swap."""
+    return [Path(outdir) / Path(p).relative_to(staging) for p in paths]
 
 
 def _dirs(parser, name="dirs", help_text="result directories (raw-*.csv, summary-*.csv, meta-*.json)"):
@@ -43,6 +130,21 @@ def gate(verdicts, failing):
     return EXIT_INCOMPLETE if "insufficient" in verdicts else 0
 
 
+def _need(args):
+    from . import stats
+    return stats.min_launches(args.alpha) if args.min_launches is None else args.min_launches
+
+
+def _refused_line(verdicts, need, what="points"):
+    """One line when verdicts were refused for too few launches (they are marked `insufficient`
+    in the written files and never count as findings)."""
+    refused = int((verdicts == "insufficient").sum())
+    if refused:
+        print(f"analyze: warning: {refused} of {len(verdicts)} {what} have fewer than {need} launches "
+              f"on a side: no verdict, marked 'insufficient' (exit {EXIT_INCOMPLETE} unless there is a "
+              f"finding); re-run them with --launches {need} or more", file=sys.stderr)
+
+
 def _counts_line(verdicts):
     counts = verdicts.value_counts().to_dict()
     print("# " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())), file=sys.stderr)
@@ -52,6 +154,9 @@ def _order(parser):
     parser.add_argument("--order", choices=["version", "date"], default="version",
                         help="installations of one library in natural version order (default) or "
                              "by their earliest meta start_utc (nightly builds)")
+
+
+SHARED_OWNER = "analyze figure/overlay"   # figure sets and overlays may share one directory
 
 
 def _print_paths(paths):
@@ -67,11 +172,11 @@ def cmd_aggregate(args):
     rs = loader.load(args.dirs)
     agg = aggregate(rs)
     if args.per_launch:
-        per_launch(rs).to_csv(args.per_launch, index=False)
+        write_csv(args.per_launch, per_launch(rs))
     if args.speedups:
-        speedups(agg).to_csv(args.speedups, index=False)
+        write_csv(args.speedups, speedups(agg))
     if args.output:
-        agg.to_csv(args.output, index=False)
+        write_csv(args.output, agg)
         _print_paths([p for p in (args.output, args.per_launch, args.speedups) if p])
     else:
         agg.to_csv(sys.stdout, index=False)
@@ -81,20 +186,26 @@ def cmd_aggregate(args):
 def cmd_figure(args):
     from . import figures, loader
     from .aggregate import aggregate
+    check_target(args.outdir)
     rs = loader.load(args.dirs)
     options = {"baseline": args.baseline} if args.set == "seed001" and args.baseline else {}
-    figs = figures.build_and_save(args.set, aggregate(rs), rs.metas, args.outdir, **options)
-    if not figs:
-        raise InputError(f"no data for any {args.set} figure")
-    _print_paths([p for fo in figs for p in fo.paths])
+    with output_dir(args.outdir, SHARED_OWNER, keep_others=True) as staging:
+        figs = figures.build_and_save(args.set, aggregate(rs), rs.metas, staging, **options)
+        if not figs:
+            raise InputError(f"no data for any {args.set} figure")
+        paths = _moved([p for fo in figs for p in fo.paths], staging, args.outdir)
+    _print_paths(paths)
     return 0
 
 
 def cmd_overlay(args):
     from . import loader, overlay
     from .aggregate import aggregate
+    check_target(args.outdir)
     rs = loader.load(args.dirs)
-    paths, _, fits, _ = overlay.run(aggregate(rs), rs.metas, args.outdir, args.source, args.weight)
+    with output_dir(args.outdir, SHARED_OWNER, keep_others=True) as staging:
+        paths, _, fits, _ = overlay.run(aggregate(rs), rs.metas, staging, args.source, args.weight)
+        paths = _moved(paths, staging, args.outdir)
     for fit in fits.itertuples():
         print(f"# {fit.mpi_impl} {fit.mpi_version} nprocs={fit.nprocs}: alpha={fit.alpha_s:.4g} s "
               f"beta={fit.beta_s_per_byte:.4g} s/B (rms rel. residual {fit.rms_rel_residual:.3g})",
@@ -105,27 +216,40 @@ def cmd_overlay(args):
 
 def cmd_compare(args):
     from . import compare, loader
-    _, paths, _, table = compare.run(loader.load([args.a]), loader.load([args.b]), args.outdir,
-                                     args.alpha, args.threshold, args.min_launches)
+    check_target(args.outdir)
+    rs_a, rs_b = loader.load([args.a]), loader.load([args.b])
+    with output_dir(args.outdir, "analyze compare") as staging:
+        _, paths, _, table = compare.run(rs_a, rs_b, staging, args.alpha, args.threshold, args.min_launches)
+        paths = _moved(paths, staging, args.outdir)
     _counts_line(table["verdict"])
+    _refused_line(table["verdict"], _need(args))
     _print_paths(paths)
     return gate(table["verdict"], ["slower"])
 
 
 def cmd_trend(args):
     from . import inventory, trend
-    paths, _, table = trend.run(inventory.load_tree(args.dirs), args.outdir, args.order, args.alpha,
-                                args.threshold, args.min_launches)
+    check_target(args.outdir)
+    entries = inventory.load_tree(args.dirs)
+    with output_dir(args.outdir, "analyze trend") as staging:
+        paths, _, table = trend.run(entries, staging, args.order, args.alpha, args.threshold,
+                                    args.min_launches)
+        paths = _moved(paths, staging, args.outdir)
     _counts_line(table["verdict"])
+    _refused_line(table["verdict"], _need(args))
     _print_paths(paths)
     return gate(table["verdict"], ["slower"])
 
 
 def cmd_guidelines(args):
     from . import guidelines, inventory
-    paths, table = guidelines.run(inventory.load_tree(args.dirs), args.outdir, args.alpha,
-                                  args.threshold, args.min_launches)
+    check_target(args.outdir)
+    entries = inventory.load_tree(args.dirs)
+    with output_dir(args.outdir, "analyze guidelines") as staging:
+        paths, table = guidelines.run(entries, staging, args.alpha, args.threshold, args.min_launches)
+        paths = _moved(paths, staging, args.outdir)
     _counts_line(table["verdict"])
+    _refused_line(table["verdict"], _need(args), "checks")
     _print_paths(paths)
     return gate(table["verdict"], ["violated"])
 
@@ -133,12 +257,14 @@ def cmd_guidelines(args):
 def cmd_dashboard(args):
     import importlib.util
     if importlib.util.find_spec("plotly") is None:
-        raise InputError("the dashboard needs plotly (Debian's python3-plotly): apt-get install "
-                         "python3-plotly, or run ./collrepro deps")
+        raise safeio.EnvironmentProblem("the dashboard needs plotly (Debian's python3-plotly): "
+                                        "apt-get install python3-plotly, or run ./collrepro deps")
     from . import dashboard, inventory
     dashboard.check_target(args.outdir)            # before loading anything
-    index = dashboard.build(inventory.load_tree(args.dirs), args.outdir, args.order, args.alpha,
-                            args.threshold, args.min_launches)
+    entries = inventory.load_tree(args.dirs)
+    with writing(args.outdir):
+        index = dashboard.build(entries, args.outdir, args.order, args.alpha, args.threshold,
+                                args.min_launches)
     _print_paths([index])
     return 0
 
@@ -146,7 +272,8 @@ def cmd_dashboard(args):
 def cmd_migrate(args):
     from . import migrate
     for directory in args.dirs:
-        paths, warnings = migrate.migrate_dir(directory)
+        with writing(directory):
+            paths, warnings = migrate.migrate_dir(directory)
         for line in warnings:
             print(line, file=sys.stderr)
         if not paths:
@@ -157,8 +284,11 @@ def cmd_migrate(args):
 
 def cmd_report(args):
     from . import loader, report
-    path = report.run(loader.load(args.dirs), args.outdir, args.format)
-    _print_paths([path])
+    check_target(args.outdir)
+    rs = loader.load(args.dirs)
+    with output_dir(args.outdir, "analyze report") as staging:
+        path = report.run(rs, staging, args.format)
+    _print_paths(_moved([path], staging, args.outdir))
     return 0
 
 
@@ -175,13 +305,15 @@ def _tree_command(sub, name, func, help_text, description, order=True):
     p.set_defaults(func=func)
 
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="analyze", description="collrepro analysis: aggregate, figures, cost-model overlay, "
         "compare, trend, guidelines, dashboard and report over result directories "
         "(results/CONTRACT.md). Exit codes: 0 ok, 1 regression (compare, trend) or guideline "
-        "violation (guidelines), 2 usage error or unreadable or damaged input, 4 a verdict refused "
-        "for too few launches, or some point has fewer repetitions or launches than its "
-        "metadata promises.")
+        "violation (guidelines), 2 usage error or unreadable, damaged or oversized input, 4 a verdict "
+        "refused for too few launches, or some point has fewer repetitions or launches than its "
+        "metadata promises, 5 a write failed (no space, permission) or a dependency is missing, "
+        "70 a bug, 130/143 interrupted (SIGINT/SIGTERM). Every output directory is replaced whole "
+        "or not at all.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
 
     p = sub.add_parser("aggregate", help="per-point median of per-launch Tukey medians (CSV)",
@@ -280,17 +412,16 @@ def _data_notes(code):
     return code
 
 
-def main(argv=None):
+def _main(argv):
     args = build_parser().parse_args(argv)
     loader = sys.modules.get(f"{__package__}.loader")
     if loader is not None:  # a previous main() in this process
         loader.SHORTFALLS.clear()
         loader.UNVERIFIED.clear()
-    try:
-        return _data_notes(args.func(args))
-    except InputError as err:
-        print(f"analyze: error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except BrokenPipeError:  # e.g. `analyze aggregate DIR | head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    return _data_notes(args.func(args))
+
+
+def main(argv=None):
+    """The exit code of `analyze ARGV`; every failure is one line on stderr (safeio.run_cli:
+    bad input 2, a failed write 5, SIGTERM 143, a bug 70; no traceback)."""
+    return safeio.run_cli(PROG, _main, argv)

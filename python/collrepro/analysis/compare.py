@@ -111,6 +111,12 @@ def write_report(outdir, table, only_a, only_b, desc_a, desc_b, alpha, threshold
         f"- threshold: {threshold:.1%}, alpha: {alpha}, minimum launches per side: {need}",
         f"- common points: {len(table)}; only in A: {only_a}; only in B: {only_b}",
         "- verdicts: " + ", ".join(f"{k}: {counts.get(k, 0)}" for k in order), "",
+    ]
+    if counts.get("insufficient", 0):
+        lines += [f"**No verdict for {counts['insufficient']} of {len(table)} points**: fewer than {need} "
+                  "launches on a side (`insufficient` in compare.csv and below); they are neither "
+                  "regressions nor improvements: measure more launches.", ""]
+    lines += [
         "A point is **slower** only if the test is significant (p < alpha) **and** "
         "median-of-medians B/A > 1 + threshold; **faster** mirrors this (B/A < 1/(1 + threshold)).",
         "", mw_note(alpha, need), "", f"![ratio B/A]({figure})", "",

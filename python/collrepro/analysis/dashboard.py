@@ -7,10 +7,12 @@ marked, the guideline checks and the provenance of every launch. plotly.min.js (
 python3-plotly), style.css and dashboard.js sit beside the pages, so the site opens from the
 file system with no server and no network.
 
-The site is built in a temporary directory beside OUT and then swapped in, so an interrupted
-build leaves the previous site intact. OUT is replaced only when it is empty or a dashboard.
+The site is built in a temporary directory beside OUT and then swapped in (safeio.atomic_dir),
+so an interrupted build leaves the previous site intact, and the temporaries of a killed build
+are removed by the next one. OUT is replaced only when it is empty or written by analyze.
 """
 
+import contextlib
 import os
 import re
 import shutil
@@ -22,10 +24,14 @@ from . import dashboard_figures as figs
 from . import dashboard_html as H
 from . import guidelines, stats, trend
 from . import plotting as pl
+from .. import safeio
 from .aggregate import aggregate, shape_label
 from .errors import InputError
 
-MARKER = ".collrepro-dashboard"
+OWNER = "analyze dashboard"
+LEGACY_MARKER = ".collrepro-dashboard"   # what dashboards built before safeio carried
+# Staging and old sites of builds before safeio: .<OUT>.tmp-<pid>, .<OUT>.old-<pid>
+LEGACY_TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>[0-9]+)")
 
 
 def slug(text):
@@ -234,19 +240,34 @@ def write_assets(directory):
     (directory / "dashboard.js").write_text(H.SCRIPT, encoding="utf-8")
 
 
+def _ours(outdir):
+    return (outdir / safeio.OWNER_MARKER).is_file() or (outdir / LEGACY_MARKER).is_file()
+
+
 def check_target(outdir):
-    if outdir.exists() and (not outdir.is_dir() or (any(outdir.iterdir()) and not (outdir / MARKER).exists())):
+    outdir = Path(outdir)
+    if outdir.exists() and (not outdir.is_dir() or (any(outdir.iterdir()) and not _ours(outdir))):
         raise InputError(f"{outdir}: exists and is not a dashboard built by analyze; give a new or "
                          "empty -o directory (it would be replaced)")
 
 
-def _swap_in(staging, outdir):
-    """Replace outdir by staging with two renames; the old site is removed last."""
-    old = outdir.parent / f".{outdir.name}.old-{os.getpid()}"
-    if outdir.exists():
-        outdir.rename(old)
-    staging.rename(outdir)
-    shutil.rmtree(old, ignore_errors=True)
+def _gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def remove_legacy_temporaries(outdir):
+    """Remove the staging and old sites that builds before safeio left when they were killed."""
+    with contextlib.suppress(OSError):
+        for entry in outdir.parent.iterdir():
+            found = LEGACY_TEMPORARY.fullmatch(entry.name)
+            if found and found["name"] == outdir.name and entry.is_dir() and _gone(int(found["pid"])):
+                shutil.rmtree(entry, ignore_errors=True)
 
 
 def write_site(entries, staging, order, alpha, threshold, need):
@@ -267,7 +288,6 @@ def write_site(entries, staging, order, alpha, threshold, need):
                      "guideline violations": violations,
                      "oversubscribed": ", ".join(over)})
     (staging / "index.html").write_text(index_page(pd.DataFrame(rows), entries), encoding="utf-8")
-    (staging / MARKER).write_text("built by analysis/analyze dashboard\n", encoding="utf-8")
 
 
 def build(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=None):
@@ -275,13 +295,9 @@ def build(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=Non
     need = stats.min_launches(alpha) if need is None else need
     outdir = Path(outdir)
     check_target(outdir)
-    outdir.parent.mkdir(parents=True, exist_ok=True)
-    staging = outdir.parent / f".{outdir.name}.tmp-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    try:
+    if outdir.is_dir() and not (outdir / safeio.OWNER_MARKER).is_file() and (outdir / LEGACY_MARKER).is_file():
+        (outdir / safeio.OWNER_MARKER).write_text("adopted: a dashboard built before safeio\n", encoding="utf-8")
+    remove_legacy_temporaries(outdir)
+    with safeio.atomic_dir(outdir, OWNER) as staging:
         write_site(entries, staging, order, alpha, threshold, need)
-        _swap_in(staging, outdir)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return outdir / "index.html"

@@ -113,6 +113,13 @@ def write_report(outdir, table, alpha, threshold, need):
     lines += [markdown_table(bad, ["experiment", "installation", "collective", "shape", "native",
                                    "msg_bytes", "median_native", "median_mockup", "ratio", "p_value",
                                    "n_native", "n_mockup"]) if len(bad) else "None found.", ""]
+    refused = table[table["verdict"] == "insufficient"]
+    if len(refused):
+        lines += [f"## No verdict: too few launches ({len(refused)})", "",
+                  f"These checks have fewer than {need} launches on a side: not a verdict either way "
+                  "(`insufficient` in guidelines.csv); measure more launches.", "",
+                  markdown_table(refused, ["experiment", "installation", "collective", "shape", "native",
+                                           "msg_bytes", "n_native", "n_mockup"]), ""]
     path = outdir / "guidelines.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

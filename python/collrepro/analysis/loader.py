@@ -6,7 +6,6 @@ Directories of an earlier contract version are migrated to the current version i
 
 import csv
 import hashlib
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import contract as C
+from .. import safeio
 from . import migrate, schema
 from .schema import InputError
 
@@ -54,13 +54,7 @@ def data_files(directory):
 
 
 def read_meta(path, launch):
-    try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: invalid JSON ({err}); the file is damaged: re-run the launch "
-                         "or remove its files") from None
-    meta = schema.check_meta(path, meta)
+    meta = schema.check_meta(path, schema.read_meta_json(path))
     schema.check_meta_launch(path, meta, launch)
     meta["_path"] = str(path)
     meta["_dir"] = str(path.parent)
@@ -101,6 +95,7 @@ def file_integrity(directory, launch, slc=None, version=C.VERSION):
     files, lines = {}, {}
     for kind in ("raw", "summary"):
         name = C.file_name(kind, launch, slc)
+        schema.check_csv_size(Path(directory) / name, f"a {kind} CSV")
         data = (Path(directory) / name).read_bytes()
         lines[kind] = data.split(b"\n")[:-1]
         files[name] = {"rows": max(len(lines[kind]) - 1, 0), "sha256": hashlib.sha256(data).hexdigest()}
@@ -121,9 +116,13 @@ def verify_integrity(directory, metas):
         lines, problems = {}, []
         for name, want in record["files"].items():
             path = directory / name
+            if not isinstance(want, dict) or Path(name).name != name:
+                problems.append(f"the record names {safeio.excerpt(name)!r}, not a file of the directory")
+                continue
             if not path.is_file():
                 problems.append(f"{name} is missing")
                 continue
+            schema.check_csv_size(path)
             data = path.read_bytes()
             lines[name] = data.split(b"\n")[:-1]
             rows = max(len(lines[name]) - 1, 0)
@@ -135,9 +134,12 @@ def verify_integrity(directory, metas):
             continue
         raw, summary = (lines.get(C.file_name(k, meta["launch"], meta.get("slice"))) for k in ("raw", "summary"))
         found = _points_of(raw or [], summary or [], schema.meta_version(meta))
-        damaged = [p for p, h in record.get("points", {}).items() if found.get(p) != h]
+        points = record.get("points") if isinstance(record.get("points"), dict) else {}
+        damaged = sorted((str(p) for p, h in points.items() if found.get(p) != h),
+                         key=lambda p: (not p.isdigit(), int(p) if p.isdigit() else 0, p))
+        shown = ", ".join(damaged[:20]) + (f", ... ({len(damaged)} in all)" if len(damaged) > 20 else "")
         raise InputError(f"{directory}: {'; '.join(problems)} (points damaged or missing: "
-                         f"{', '.join(sorted(damaged, key=int)) or 'none'}); the files no longer match "
+                         f"{shown or 'none'}); the files no longer match "
                          f"{Path(meta['_path']).name}: re-run the launch (collbench re-measures the damaged "
                          "points) or remove its files")
     if unverified and directory not in UNVERIFIED:

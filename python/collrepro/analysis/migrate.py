@@ -18,13 +18,13 @@ K_A and K_B, the Allgatherv distribution or the isomorphic block rule. They are 
 
 import re
 import json
-import os
 from math import comb
 from pathlib import Path
 
 import pandas as pd
 
 from .. import contract as C
+from .. import safeio
 from ..distributions import distribute, nominal_sizes
 from . import schema
 from .errors import InputError
@@ -214,22 +214,24 @@ def notice(directory, guessed, version=1):
 
 # ---------------------------------------------------------------- on disk
 
-TMP_TAG = ".migrate" + C.TMP_SUFFIX
+TMP_TAG = ".migrate" + C.TMP_SUFFIX          # the temporaries of migrations before safeio
+SAFEIO_TEMPORARY = re.compile(r"\.(?P<target>.+)(?:" + re.escape(safeio.TMP_TAG) + "|"
+                              + re.escape(safeio.OLD_TAG) + r")[0-9]+")
 
 
 def _write_atomically(path, write):
-    tmp = path.with_name("." + path.name + TMP_TAG)
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
+    """Replace `path` whole (safeio.atomic_file: temporary sibling, fsync, rename)."""
+    with safeio.atomic_file(path, "w", newline="") as f:
         write(f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def _refuse_unfinished(directory):
     for path in sorted(directory.iterdir()):
+        found = SAFEIO_TEMPORARY.fullmatch(path.name)
         if path.name.startswith(".") and path.name.endswith(TMP_TAG):
             path.unlink()                        # our own leftover of an interrupted migration
+        elif found:
+            safeio.remove_stale(directory / found["target"])   # when its writer is gone
         elif path.name.endswith(C.TMP_SUFFIX):
             raise InputError(f"{path}: temporary file of an unfinished run; finish or remove the "
                              "run before migrating")

@@ -12,7 +12,14 @@ import numpy as np
 import pandas as pd
 
 from .. import contract as C
+from .. import safeio
 from .errors import InputError  # noqa: F401  (re-exported: schema.InputError)
+
+# Size caps, checked before a file is read (one line naming the file when over). Generous: a raw
+# CSV of a long sweep reaches hundreds of MB, a launch's metadata (with its config and pingpong
+# series) a few MB.
+MAX_CSV_BYTES = 2 * safeio.GIB
+MAX_META_BYTES = 64 * safeio.MIB
 
 RAW_COLUMNS = C.RAW_COLUMNS
 SUMMARY_COLUMNS = C.SUMMARY_COLUMNS
@@ -92,6 +99,21 @@ def _check_structure(path, kind):
 def read_header(path):
     with open(path, newline="", encoding="utf-8") as f:
         return [h.strip() for h in next(csv.reader(f), [])]
+
+
+def check_csv_size(path, what="a result CSV"):
+    """Refuse a CSV over MAX_CSV_BYTES before reading it (one line naming the file)."""
+    return safeio.check_size(path, MAX_CSV_BYTES, what)
+
+
+def read_meta_json(path):
+    """A meta-*.json file's JSON value: size capped (MAX_META_BYTES), nesting bounded, UTF-8;
+    every problem one line naming the file and the fix."""
+    text = safeio.read_bounded(path, MAX_META_BYTES, "a result metadata file")
+    try:
+        return safeio.parse_json(text, path)
+    except safeio.UserError as err:
+        raise InputError(f"{err}; the file is damaged: re-run the launch or remove its files") from None
 
 
 # ---------------------------------------------------------------- values
@@ -193,6 +215,7 @@ def _unreadable(path, err):
 def read_csv_checked(path, kind, launch):
     """Read a raw or summary CSV strictly; -> (typed frame, the contract versions whose layout
     the file has, newest first)."""
+    check_csv_size(path, f"a {kind} CSV")
     try:
         return _read_csv_checked(path, kind, launch)
     except (UnicodeDecodeError, csv.Error, pd.errors.ParserError, StopIteration) as err:
