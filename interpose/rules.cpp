@@ -9,7 +9,6 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <tuple>
 #include <unordered_set>
@@ -47,7 +46,6 @@ struct Node {
 
 struct Branch {
   std::string key;
-  bool duplicate = false;  // the same key came earlier in this object
   Condition condition;
   Node child;
 };
@@ -169,7 +167,7 @@ class Builder : public nlohmann::json_sax<nlohmann::json> {
     Node* node = next_value();
     if (!enter()) return false;
     if (node) node->object = true;
-    stack_.push_back({node, {}, {}});
+    stack_.push_back(node);
     return true;
   }
   bool end_object() override {
@@ -180,7 +178,7 @@ class Builder : public nlohmann::json_sax<nlohmann::json> {
   bool start_array(std::size_t) override {
     next_value();
     if (!enter()) return false;
-    stack_.push_back({nullptr, {}, {}});  // arrays are not rules: their contents are skipped
+    stack_.push_back(nullptr);  // arrays are not rules: their contents are skipped
     return true;
   }
   bool end_array() override { return end_object(); }
@@ -196,18 +194,16 @@ class Builder : public nlohmann::json_sax<nlohmann::json> {
                excerpt(key) + "'), over the limit of " + std::to_string(kMaxRulesKeyBytes) + " bytes for one key";
       return false;
     }
-    Frame& top = stack_.back();
-    if (top.node) {
-      top.node->branches.push_back({});
-      Branch& b = top.node->branches.back();
-      b.duplicate = !top.seen.insert(key).second;
+    if (Node* top = stack_.back()) {
+      top->branches.push_back({});
+      Branch& b = top->branches.back();
       b.key = std::move(key);
       pending_ = &b.child;
       path_.back() = &b.key;
     } else {
       pending_ = nullptr;
-      top.skipped = std::move(key);
-      path_.back() = &top.skipped;
+      skipped_[stack_.size()] = std::move(key);
+      path_.back() = &skipped_[stack_.size()];
     }
     return true;
   }
@@ -224,19 +220,13 @@ class Builder : public nlohmann::json_sax<nlohmann::json> {
   const std::string& error() const { return error_; }
 
  private:
-  struct Frame {
-    Node* node;  // nullptr: inside an array, not kept
-    std::unordered_set<std::string> seen;
-    std::string skipped;  // the key being read when the object is not kept
-  };
-
   // The node the next value fills (nullptr when it is not kept).
   Node* next_value() {
     Node* node = nullptr;
     if (!root_seen_) {
       root_seen_ = true;
       node = &root_;
-    } else if (!stack_.empty() && stack_.back().node) {
+    } else if (!stack_.empty() && stack_.back()) {
       node = pending_;
     }
     pending_ = nullptr;
@@ -259,7 +249,8 @@ class Builder : public nlohmann::json_sax<nlohmann::json> {
   Node& root_;
   bool root_seen_ = false;
   Node* pending_ = nullptr;
-  std::deque<Frame> stack_;               // a deque: path_ points into its frames
+  std::vector<Node*> stack_;  // the open objects and arrays (nullptr: not kept)
+  std::vector<std::string> skipped_ = std::vector<std::string>(kMaxRulesDepth + 1);  // keys not kept, by level
   std::vector<const std::string*> path_;  // the key being read at each level (for messages)
   std::size_t keys_ = 0;
   std::string error_;
@@ -275,7 +266,9 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-std::size_t parse_bytes(const std::string& text, const std::string& where) {
+using Path = std::vector<const std::string*>;
+
+std::size_t parse_bytes(const std::string& text, const Path& path) {
   std::size_t used = 0;
   unsigned long long v = 0;
   try {
@@ -284,19 +277,20 @@ std::size_t parse_bytes(const std::string& text, const std::string& where) {
     used = 0;
   }
   if (used != text.size() || text.empty() || text[0] == '-')
-    fail("at " + where + ": '" + excerpt(text) + "' is not a byte count (write a whole number, e.g. msg_size<=4096)");
+    fail("at " + where(path) + ": '" + excerpt(text) +
+         "' is not a byte count (write a whole number, e.g. msg_size<=4096)");
   return static_cast<std::size_t>(v);
 }
 
 // "P:Q" -> (larger, smaller).
-std::pair<int, int> parse_groups(const std::string& text, const std::string& where) {
+std::pair<int, int> parse_groups(const std::string& text, const Path& path) {
   const auto colon = text.find(':');
-  if (colon == std::string::npos) fail("at " + where + ": groups must be written P:Q (e.g. groups=5:3)");
-  const std::size_t p = parse_bytes(text.substr(0, colon), where);
-  const std::size_t q = parse_bytes(text.substr(colon + 1), where);
-  if (p < 1 || q < 1) fail("at " + where + ": both groups need at least one process");
+  if (colon == std::string::npos) fail("at " + where(path) + ": groups must be written P:Q (e.g. groups=5:3)");
+  const std::size_t p = parse_bytes(text.substr(0, colon), path);
+  const std::size_t q = parse_bytes(text.substr(colon + 1), path);
+  if (p < 1 || q < 1) fail("at " + where(path) + ": both groups need at least one process");
   if (p > INT_MAX || q > INT_MAX)
-    fail("at " + where + ": a group of more than " + std::to_string(INT_MAX) + " processes");
+    fail("at " + where(path) + ": a group of more than " + std::to_string(INT_MAX) + " processes");
   return {static_cast<int>(std::max(p, q)), static_cast<int>(std::min(p, q))};
 }
 
@@ -318,9 +312,11 @@ class Checker {
  public:
   void check(Node& node, std::optional<Collective> scope) {
     if (!node.object) fail("at " + where(path_) + ": expected an object of conditions");
-    for (Branch& b : node.branches) {
+    const std::size_t duplicate = first_duplicate(node);
+    for (std::size_t i = 0; i < node.branches.size(); ++i) {
+      Branch& b = node.branches[i];
       path_.push_back(&b.key);
-      if (b.duplicate)
+      if (i == duplicate)
         fail("at " + where(path_) + ": this key appears twice in one object (write each condition once)");
       std::optional<Collective> inner = scope;
       if (starts_with(b.key, kAlgorithm)) {
@@ -334,6 +330,21 @@ class Checker {
   }
 
  private:
+  // The index of the first branch whose key an earlier branch has (the size when none has).
+  static std::size_t first_duplicate(const Node& node) {
+    const std::size_t n = node.branches.size();
+    if (n <= 8) {  // most objects: a few keys
+      for (std::size_t i = 1; i < n; ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (node.branches[i].key == node.branches[j].key) return i;
+      return n;
+    }
+    std::unordered_set<std::string_view> seen(2 * n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!seen.insert(node.branches[i].key).second) return i;
+    return n;
+  }
+
   void leaf(Branch& b, std::optional<Collective> scope) {
     const std::string name = b.key.substr(kAlgorithm.size());
     const bool ok = name == "native" || servable(scope, name);
@@ -360,7 +371,7 @@ class Checker {
       out.kind = Condition::Kind::Collective;
       inner = out.collective;
     } else if (c.name == "groups" && c.op == "=") {
-      std::tie(out.larger, out.smaller) = parse_groups(c.value, where(path_));
+      std::tie(out.larger, out.smaller) = parse_groups(c.value, path_);
       out.kind = Condition::Kind::Groups;
     } else if (c.name == "duplex" && c.op == "=") {
       if (c.value != "half" && c.value != "full") fail("at " + where(path_) + ": duplex is half or full");
@@ -371,7 +382,7 @@ class Checker {
       out.offsets = neighborhood(c.value);
     } else if (c.name == "msg_size" && (c.op == "<=" || c.op == ">")) {
       out.kind = c.op == "<=" ? Condition::Kind::AtMost : Condition::Kind::Above;
-      out.bytes = parse_bytes(c.value, where(path_));
+      out.bytes = parse_bytes(c.value, path_);
     } else {
       fail("at " + where(path_) +
            ": unknown condition (use collective=, groups=, duplex=, neighborhood=, "
@@ -439,6 +450,9 @@ std::optional<std::string> first_leaf(const Node& node, const Query& q) {
 
 std::string size_text(unsigned long long bytes) { return std::to_string(bytes) + " bytes"; }
 
+static_assert(kMaxRulesBytes % (1 << 20) == 0, "the messages name the cap in MiB");
+std::string cap_text() { return "the " + std::to_string(kMaxRulesBytes >> 20) + " MiB limit"; }
+
 }  // namespace
 
 std::vector<iso::Offset> sorted_offsets(std::vector<iso::Offset> offsets) {
@@ -448,7 +462,7 @@ std::vector<iso::Offset> sorted_offsets(std::vector<iso::Offset> offsets) {
 
 Rules Rules::parse(std::string_view text) {
   if (text.size() > kMaxRulesBytes)
-    fail("the rules are " + size_text(text.size()) + ", over the 4 MiB limit (" + std::to_string(kMaxRulesBytes) +
+    fail("the rules are " + size_text(text.size()) + ", over " + cap_text() + " (" + std::to_string(kMaxRulesBytes) +
          " bytes; colltune writes far less: trim them)");
   auto tree = std::make_shared<Tree>();
   Builder builder(tree->root);
@@ -466,7 +480,7 @@ std::string Rules::read_file(const std::string& path) {
     fail("cannot read '" + path + "': " + std::strerror(err) + " (check COLLREPRO_PMPI_RULES)");
   };
   const auto too_big = [&](const std::string& size) {
-    fail(path + " is " + size + ", over the 4 MiB limit for rules (trim it; colltune writes far less)");
+    fail(path + " is " + size + ", over " + cap_text() + " (trim it; colltune writes far less)");
   };
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) cannot(errno);

@@ -320,7 +320,7 @@ TEST(RulesFile, OversizedMissingAndDirectory) {
   std::filesystem::resize_file(big, 100u << 20);  // sparse: refused by its size, never read
   const std::string e = read_error(big);
   expect_one_short_line(e, 200);
-  EXPECT_EQ(e, big + " is 104857600 bytes, over the 4 MiB limit for rules (trim it; colltune writes far less)");
+  EXPECT_EQ(e, big + " is 104857600 bytes, over the 4 MiB limit (trim it; colltune writes far less)");
   EXPECT_NE(read_error((dir.path / "missing.json").string())
                 .find("': No such file or directory (check COLLREPRO_PMPI_RULES)"),
             std::string::npos);
@@ -353,7 +353,7 @@ TEST(RulesFile, SettingsParseTheTextRankZeroRead) {
   EXPECT_FALSE(off.enabled);
   EXPECT_FALSE(off.rules);
   EXPECT_EQ(off.error, "COLLREPRO_PMPI_RULES: " + big + " is " + std::to_string((43u << 20) + 600000) +
-                           " bytes, over the 4 MiB limit for rules (trim it; colltune writes far less)");
+                           " bytes, over the 4 MiB limit (trim it; colltune writes far less)");
 
   RulesFile bad{RulesFile::State::Read, "r.json", "{\"collective=allgather\": {\"algorithm=torus\": {}}}"};
   EXPECT_NE(settings_from_environment(bad).error.find(
