@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -396,14 +397,34 @@ class Checker {
     if (neighborhoods_.size() >= kMaxRulesNeighborhoods)
       fail("at " + where(path_) + ": more than " + std::to_string(kMaxRulesNeighborhoods) +
            " different neighbourhoods, over the limit for a rules file (colltune writes one per swept neighbourhood)");
+    std::shared_ptr<const std::vector<iso::Offset>> offsets;
     try {
-      auto offsets =
+      offsets =
           std::make_shared<const std::vector<iso::Offset>>(sorted_offsets(iso::Neighborhood::parse(spec).offsets()));
-      neighborhoods_.emplace(spec, offsets);
-      return offsets;
     } catch (const std::exception& e) {
       fail("at " + where(path_) + ": " + shorten_quotes(e.what()));
     }
+    enumerated_ += enumerated(spec, *offsets);
+    if (enumerated_ > kMaxRulesNeighborhoodBoxes)
+      fail("at " + where(path_) + ": the neighbourhoods so far span more than " +
+           std::to_string(kMaxRulesNeighborhoodBoxes) +
+           " candidate offsets, over the limit for a rules file (name fewer or smaller generated neighbourhoods)");
+    neighborhoods_.emplace(spec, offsets);
+    return offsets;
+  }
+
+  // The offsets Neighborhood::parse enumerated for `spec`: a list's own; a generated kind's
+  // whole box [-R, R]^d (an upper bound for octant), at most the parser's cap of 2^20.
+  static std::size_t enumerated(const std::string& spec, const std::vector<iso::Offset>& offsets) {
+    const auto first = spec.find_first_not_of(" \t\n");
+    if (first != std::string::npos && spec.compare(first, 4, "list") == 0) return offsets.size();
+    const std::size_t d = offsets.empty() ? 0 : offsets.front().size();
+    long long r = 0;
+    for (const iso::Offset& c : offsets)
+      for (int v : c) r = std::max(r, std::abs(static_cast<long long>(v)));
+    std::size_t box = 1;
+    for (std::size_t j = 0; j < d && box <= (std::size_t{1} << 20); ++j) box *= static_cast<std::size_t>(2 * r + 1);
+    return std::max(offsets.size(), std::min(box, std::size_t{1} << 20));
   }
 
   // NAME is a non-native algorithm of the collective in scope (of any collective without one).
@@ -423,6 +444,7 @@ class Checker {
   std::vector<const std::string*> path_;
   std::map<std::string, std::shared_ptr<const std::vector<iso::Offset>>> neighborhoods_;
   std::map<std::pair<int, std::string>, bool> servable_;
+  std::size_t enumerated_ = 0;  // candidate offsets the neighbourhood parser went through
 };
 
 bool matches(const Condition& c, const Query& q) {

@@ -41,12 +41,16 @@
 
 namespace collrepro::pmpi {
 
+// The caps (interpose/README.md lists them with their error lines):
 inline constexpr std::size_t kMaxRulesBytes = std::size_t{4} << 20;  // 4 MiB: the file (or text)
 inline constexpr std::size_t kMaxRulesDepth = 32;                    // nested objects (a rule needs ~6)
 inline constexpr std::size_t kMaxRulesKeys = 100000;                 // keys in the whole file
 inline constexpr std::size_t kMaxRulesKeyBytes = 65536;              // one key (a long list: neighbourhood)
 inline constexpr std::size_t kMaxRulesNeighborhoods = 64;            // different neighborhood= conditions
-inline constexpr std::size_t kExcerptChars = 60;                     // quoted of a key or value
+// The candidate offsets that the different generated neighbourhoods enumerate, in all (each its
+// box [-R, R]^d, up to 2^20: four of the largest, thousands of moore:d=3,r=3).
+inline constexpr std::size_t kMaxRulesNeighborhoodBoxes = std::size_t{1} << 22;
+inline constexpr std::size_t kExcerptChars = 60;  // quoted of a key or value
 
 // One line naming what is wrong and where.
 class RulesError : public std::runtime_error {

@@ -152,6 +152,24 @@ TEST(RulesCaps, DifferentNeighbourhoods) {
   EXPECT_NE(e.find("at /collective=neighbor-alltoall/neighborhood=list:(65)"), std::string::npos) << e;
 }
 
+// Generated kinds enumerate their box ([-R, R]^d, up to 2^20 offsets each): a budget for the file.
+TEST(RulesCaps, NeighbourhoodBoxes) {
+  const auto shells = [](int n) {  // boxes of 1023^2 offsets, about 4100 kept
+    std::string text = "{\"collective=neighbor-alltoall\": {";
+    for (int i = 1; i <= n; ++i)
+      text += "\"neighborhood=shells:d=2,r=" + std::to_string(i) + "+511\": {\"algorithm=torus\": {}},";
+    text.back() = '}';
+    return text + "}";
+  };
+  EXPECT_EQ(parse_error(shells(4)), "");
+  const std::string e = parse_error(shells(5));
+  expect_one_short_line(e);
+  EXPECT_NE(e.find("at /collective=neighbor-alltoall/neighborhood=shells:d=2,r=5+511: the neighbourhoods so far span "
+                   "more than 4194304 candidate offsets"),
+            std::string::npos)
+      << e;
+}
+
 TEST(RulesCaps, DuplicateKey) {
   const std::string e = parse_error(R"({"collective=allgather": {"any": {"algorithm=native": {}},
                                                                  "any": {"algorithm=root-gathering": {}}}})");
