@@ -48,8 +48,8 @@ inline constexpr std::size_t kMaxRulesKeys = 100000;                 // keys in 
 inline constexpr std::size_t kMaxRulesKeyBytes = 65536;              // one key (a long list: neighbourhood)
 inline constexpr std::size_t kMaxRulesNeighborhoods = 64;            // different neighborhood= conditions
 // The candidate offsets that the different generated neighbourhoods enumerate, in all (each its
-// box [-R, R]^d, up to 2^20: four of the largest, thousands of moore:d=3,r=3).
-inline constexpr std::size_t kMaxRulesNeighborhoodBoxes = std::size_t{1} << 22;
+// box [-R, R]^d, up to 2^20: two of the largest, 124 of moore:d=5,r=3).
+inline constexpr std::size_t kMaxRulesNeighborhoodBoxes = std::size_t{1} << 21;
 inline constexpr std::size_t kExcerptChars = 60;  // quoted of a key or value
 
 // One line naming what is wrong and where.

@@ -161,11 +161,11 @@ TEST(RulesCaps, NeighbourhoodBoxes) {
     text.back() = '}';
     return text + "}";
   };
-  EXPECT_EQ(parse_error(shells(4)), "");
-  const std::string e = parse_error(shells(5));
+  EXPECT_EQ(parse_error(shells(2)), "");
+  const std::string e = parse_error(shells(3));
   expect_one_short_line(e);
-  EXPECT_NE(e.find("at /collective=neighbor-alltoall/neighborhood=shells:d=2,r=5+511: the neighbourhoods so far span "
-                   "more than 4194304 candidate offsets"),
+  EXPECT_NE(e.find("at /collective=neighbor-alltoall/neighborhood=shells:d=2,r=3+511: the neighbourhoods so far span "
+                   "more than 2097152 candidate offsets"),
             std::string::npos)
       << e;
 }
