@@ -1,8 +1,8 @@
 // MPI_Init / MPI_Init_thread read the settings (settings.hpp); a malformed setting is reported
 // in one line by world rank 0 and leaves every call native. The rules file is read once per
 // job: world rank 0 reads it (size-checked) and broadcasts what it read with PMPI_Bcast on
-// MPI_COMM_WORLD, and every rank parses that text, so all ranks agree. MPI_Finalize writes the report
-// when asked and frees every plan before the MPI library finalizes.
+// MPI_COMM_WORLD, and every rank parses that text, so all ranks agree. MPI_Finalize writes the
+// report when asked and frees every plan before the MPI library finalizes.
 // Two C functions let programs and tests look inside: collrepro_pmpi_live_plans() and
 // collrepro_pmpi_live_contexts().
 #include <cstdio>
