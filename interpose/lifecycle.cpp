@@ -1,9 +1,12 @@
 // MPI_Init / MPI_Init_thread read the settings (settings.hpp); a malformed setting is reported
-// in one line by world rank 0 and leaves every call native. MPI_Finalize writes the report
-// when asked and frees every plan before the MPI library finalizes.
+// in one line by world rank 0 and leaves every call native. The rules file is read once per
+// job: world rank 0 reads it (size-checked) and broadcasts what it read with PMPI_Bcast on
+// MPI_COMM_WORLD, and every rank parses that text, so all ranks agree. MPI_Finalize writes the
+// report when asked and frees every plan before the MPI library finalizes.
 // Two C functions let programs and tests look inside: collrepro_pmpi_live_plans() and
 // collrepro_pmpi_live_contexts().
 #include <cstdio>
+#include <cstdlib>
 
 #include "context.hpp"
 #include "intercept.hpp"
@@ -12,11 +15,32 @@
 namespace collrepro::pmpi {
 namespace {
 
+// World rank 0's RulesFile on every rank: a header (state, length) and then the bytes. Every
+// rank takes part whatever its own environment says, so no rank waits for a broadcast that
+// another skips.
+RulesFile shared_rules_file(int rank) {
+  RulesFile f = rank == 0 ? read_rules_file() : RulesFile{};
+  if (rank != 0) {
+    const char* path = std::getenv("COLLREPRO_PMPI_RULES");
+    f.path = path ? path : "";
+  }
+  unsigned long long header[2] = {static_cast<unsigned long long>(f.state), f.text.size()};
+  if (PMPI_Bcast(header, 2, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+      header[0] > static_cast<unsigned long long>(RulesFile::State::Failed) || header[1] > kMaxRulesBytes + 4096)
+    return {RulesFile::State::Failed, f.path, "world rank 0 could not share the rules file (PMPI_Bcast failed)"};
+  f.state = static_cast<RulesFile::State>(header[0]);
+  f.text.resize(header[1]);
+  if (header[1] > 0 &&
+      PMPI_Bcast(f.text.data(), static_cast<int>(header[1]), MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return {RulesFile::State::Failed, f.path, "world rank 0 could not share the rules file (PMPI_Bcast failed)"};
+  return f;
+}
+
 int after_init(int rc) {
   if (rc != MPI_SUCCESS) return rc;
-  Settings s = settings_from_environment();
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  Settings s = settings_from_environment(shared_rules_file(rank));
   if (!s.error.empty() && rank == 0)
     std::fprintf(stderr, "collrepro-pmpi: %s; every call goes to the MPI library\n", s.error.c_str());
   install_settings(std::move(s));

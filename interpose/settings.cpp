@@ -30,7 +30,21 @@ Settings& current() {
 
 }  // namespace
 
-Settings settings_from_environment() {
+RulesFile read_rules_file() {
+  RulesFile f;
+  f.path = env("COLLREPRO_PMPI_RULES");
+  if (f.path.empty()) return f;
+  try {
+    f.text = Rules::read_file(f.path);
+    f.state = RulesFile::State::Read;
+  } catch (const RulesError& e) {
+    f.text = e.what();
+    f.state = RulesFile::State::Failed;
+  }
+  return f;
+}
+
+Settings settings_from_environment(const RulesFile& rules) {
   Settings s;
   const std::string disable = env("COLLREPRO_PMPI_DISABLE");
   s.enabled = disable.empty() || disable == "0";
@@ -39,13 +53,15 @@ Settings settings_from_environment() {
   if (s.report == "1") s.report = "-";
   if (s.report == "0") s.report.clear();
   if (!s.forced.empty() && !forced_name_known(s.forced)) {
-    s.error = "COLLREPRO_PMPI_FORCE=" + s.forced +
+    s.error = "COLLREPRO_PMPI_FORCE=" + excerpt(s.forced) +
               ": no such algorithm (collbench --list-algorithms lists them; 'native' is the MPI library's call)";
-  } else if (const std::string path = env("COLLREPRO_PMPI_RULES"); !path.empty()) {
+  } else if (rules.state == RulesFile::State::Failed) {
+    s.error = "COLLREPRO_PMPI_RULES: " + rules.text;
+  } else if (rules.state == RulesFile::State::Read) {
     try {
-      s.rules = Rules::load(path);
+      s.rules = Rules::parse(rules.text);
     } catch (const RulesError& e) {
-      s.error = std::string("COLLREPRO_PMPI_RULES: ") + e.what();
+      s.error = "COLLREPRO_PMPI_RULES: " + rules.path + ": " + e.what();
     }
   }
   if (!s.error.empty()) {
@@ -54,6 +70,8 @@ Settings settings_from_environment() {
   }
   return s;
 }
+
+Settings settings_from_environment() { return settings_from_environment(read_rules_file()); }
 
 const Settings& settings() { return current(); }
 void install_settings(Settings s) { current() = std::move(s); }

@@ -7,6 +7,10 @@
 //   COLLREPRO_PMPI_REPORT=1|FILE  at MPI_Finalize, the calls each algorithm served (stderr or FILE)
 // A malformed setting disables the library with one line on standard error: the application
 // then runs on the native calls, never on a guess.
+//
+// The rules file is read once per job: at MPI_Init, world rank 0 reads it (read_rules_file,
+// size-checked) and broadcasts what it read (lifecycle.cpp); every rank parses that text from
+// memory (settings_from_environment(RulesFile)), so all reach the same settings.
 #pragma once
 
 #include <optional>
@@ -24,7 +28,21 @@ struct Settings {
   std::string error;             // why the library disabled itself ("" when it did not)
 };
 
-// Reads the environment; never throws (errors land in Settings::error, enabled = false).
+// COLLREPRO_PMPI_RULES as one process read it.
+struct RulesFile {
+  enum class State { None, Read, Failed };
+  State state = State::None;  // None: COLLREPRO_PMPI_RULES is unset or empty
+  std::string path;           // the variable's value
+  std::string text;           // Read: the file's bytes (at most kMaxRulesBytes); Failed: the one-line reason
+};
+
+// Reads the file COLLREPRO_PMPI_RULES names (Rules::read_file); never throws.
+RulesFile read_rules_file();
+
+// The settings from the environment, with the rules parsed from `rules` (no file is read);
+// never throws (errors land in Settings::error, enabled = false).
+Settings settings_from_environment(const RulesFile& rules);
+// The same, reading the rules file itself (one process).
 Settings settings_from_environment();
 
 // The settings of this process (set by the MPI_Init intercepts, disabled before).

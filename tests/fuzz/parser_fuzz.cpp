@@ -1,19 +1,25 @@
 // A deterministic fuzz driver for collbench's parsers (no MPI is initialized): the neighbourhood
-// syntax (collrepro::iso::Neighborhood::parse), the size syntax (parse_size_spec) and the YAML
+// syntax (collrepro::iso::Neighborhood::parse), the size syntax (parse_size_spec), the YAML
 // configuration (parse_config, then make_plan at a few process counts, with --get's
-// config_value). Built with -fsanitize=address,undefined (tests/fuzz/CMakeLists.txt).
+// config_value) and the PMPI library's rules (collrepro::pmpi::Rules::parse, then select on a
+// few calls). Built with -fsanitize=address,undefined (tests/fuzz/CMakeLists.txt).
 //
 //   parser_fuzz CORPUS_DIR [--seconds S] [--seed N] [--timeout-s T]
 //
-// CORPUS_DIR holds neighborhood/, size/ and yaml/ with one input per file (every case of
-// issue #17's table among them). Each corpus input runs once as it is, then mutated inputs
-// (byte flips, inserts, deletions, splices and tokens of the syntaxes, from a fixed-seed
-// generator) run until S seconds have passed. An input fails the run when it
-//   - throws anything but the parser's own error type (ConfigError, invalid_argument),
+// CORPUS_DIR holds neighborhood/, size/, yaml/ and rules/ with one input per file (every case of
+// issue #17's table among them). Each corpus input runs once as it is, then the generated rules
+// inputs too large to commit (rules_generated(): the caps of interpose/rules.hpp and one past
+// each), then mutated inputs (byte flips, inserts, deletions, splices and tokens of the
+// syntaxes, from a fixed-seed generator) run until S seconds have passed. An input fails the
+// run when it
+//   - throws anything but the parser's own error type (ConfigError, invalid_argument,
+//     RulesError), or a RulesError whose message is not one line of at most 480 characters,
 //   - crashes or trips a sanitizer (ASan/UBSan abort, the input is printed first),
 //   - runs longer than T seconds (SIGALRM: a hang),
 //   - allocates more than the ASan caps below (an over-budget allocation aborts).
-// It prints the number of inputs executed.
+// It prints the number of inputs executed, in all and per kind, and the slowest input's time.
+// A quarter of the mutated inputs start from a rules input, the rest from the other kinds' as
+// before the rules joined.
 #include <signal.h>
 #include <unistd.h>
 
@@ -32,6 +38,7 @@
 #include "config.hpp"
 #include "errors.hpp"
 #include "plan.hpp"
+#include "rules.hpp"
 #include "units.hpp"
 
 #include <sanitizer/common_interface_defs.h>
@@ -46,8 +53,9 @@ namespace {
 using namespace collbench;
 namespace fs = std::filesystem;
 
-enum class Kind { Neighborhood, Size, Yaml };
-const char* const kKindDirs[] = {"neighborhood", "size", "yaml"};
+enum class Kind { Neighborhood, Size, Yaml, Rules };
+const char* const kKindDirs[] = {"neighborhood", "size", "yaml", "rules"};
+constexpr int kKinds = 4;
 
 struct Input {
   Kind kind;
@@ -92,7 +100,13 @@ const char* const kTokens[] = {
     "collective: ", "neighbor-alltoall", "neighbor-allgather", "neighbor-alltoallw", "allgather", "allgatherv",
     "intra-bcast", "intra-gather", "groups: ", "ratios: ", "blocks: ", "4:1", "1:0", "25/7", "3/1", "roots: ",
     "distributions: ", "random:7", "distance", "arithmetic", "timing: ", "reps: ", "window: ", "1ms", "launches: ",
-    "algorithms: ", "placements: ", "interleaved", "4x2x1", "99999x1", "6x1", "x", "?", "!!str ", "<<: *a"};
+    "algorithms: ", "placements: ", "interleaved", "4x2x1", "99999x1", "6x1", "x", "?", "!!str ", "<<: *a",
+    // the rules' JSON
+    "{}", "{\"any\": {}}", "\": {", "\": ", "}}", "[", "]", "\"any\"", "\"collective=", "collective=allgather",
+    "collective=neighbor-alltoall", "\"groups=", "groups=5:3", "duplex=half", "duplex=full", "\"neighborhood=",
+    "\"msg_size<=", "\"msg_size>", "4096", "\"algorithm=", "algorithm=native", "algorithm=torus",
+    "algorithm=fullduplex-allgather", "algorithm=root-gathering", "\\u0000", "\\ud800", "\\\"", "\xff", "\xc3\xa9",
+    "\xed\xa0\x80", "1e999", "-0", "true", "false", ","};
 
 std::string mutate(std::string s, const std::vector<Input>& corpus, Kind kind, Random& rng) {
   const std::size_t edits = 1 + rng.below(4);
@@ -155,7 +169,46 @@ void run_yaml(const std::string& text) {
   }
 }
 
+// A few calls, each shape the rules can name.
+std::vector<collrepro::pmpi::Query> rules_queries() {
+  using collrepro::Collective;
+  std::vector<collrepro::pmpi::Query> out;
+  for (Collective c : {Collective::Allgather, Collective::Allgatherv, Collective::NeighborAlltoall})
+    for (std::size_t size : {std::size_t{0}, std::size_t{4096}, std::size_t{1} << 40}) {
+      collrepro::pmpi::Query q;
+      q.collective = c;
+      q.msg_size = size;
+      if (c == Collective::NeighborAlltoall) {
+        q.offsets = collrepro::pmpi::sorted_offsets({{-1, 0}, {1, 0}, {0, -1}, {0, 1}});
+      } else {
+        q.larger = 5;
+        q.smaller = 3;
+        q.half_duplex = size == 0;
+      }
+      out.push_back(q);
+    }
+  return out;
+}
+
+void run_rules(const std::string& text) {
+  static const std::vector<collrepro::pmpi::Query> queries = rules_queries();
+  try {
+    const auto rules = collrepro::pmpi::Rules::parse(text);
+    for (const auto& q : queries) rules.select(q);
+  } catch (const collrepro::pmpi::RulesError& e) {
+    const std::string line = e.what();
+    if (line.empty() || line.size() > 480 || line.find('\n') != std::string::npos)
+      throw std::logic_error("a rules error that is not one short line (" + std::to_string(line.size()) +
+                             " characters)");
+  }
+}
+
+// The slowest input so far (seconds, kind).
+double g_slowest = 0;
+Kind g_slowest_kind = Kind::Neighborhood;
+
 void run(const Input& in, unsigned timeout_s) {
+  const auto start = std::chrono::steady_clock::now();
   g_current = &in;
   alarm(timeout_s);
   try {
@@ -163,6 +216,7 @@ void run(const Input& in, unsigned timeout_s) {
       case Kind::Neighborhood: run_neighborhood(in.text); break;
       case Kind::Size: run_size(in.text); break;
       case Kind::Yaml: run_yaml(in.text); break;
+      case Kind::Rules: run_rules(in.text); break;
     }
   } catch (const std::exception& e) {
     report((std::string("an unexpected exception (") + e.what() + ")").c_str());
@@ -170,11 +224,13 @@ void run(const Input& in, unsigned timeout_s) {
   }
   alarm(0);
   g_current = nullptr;
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (took > g_slowest) g_slowest = took, g_slowest_kind = in.kind;
 }
 
 std::vector<Input> load_corpus(const fs::path& dir) {
   std::vector<Input> out;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < kKinds; ++k) {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(dir / kKindDirs[k])) files.push_back(e.path());
     std::sort(files.begin(), files.end());
@@ -185,6 +241,39 @@ std::vector<Input> load_corpus(const fs::path& dir) {
       out.push_back({static_cast<Kind>(k), ss.str()});
     }
   }
+  return out;
+}
+
+// Rules inputs too large to commit, at and one past each cap of interpose/rules.hpp.
+std::vector<Input> rules_generated() {
+  using namespace collrepro::pmpi;
+  std::vector<Input> out;
+  const auto add = [&](std::string text) { out.push_back({Kind::Rules, std::move(text)}); };
+  const auto keys = [](std::size_t n) {  // n keys in all
+    std::string text = "{\"collective=allgather\": {";
+    for (std::size_t i = 1; i + 2 < n; ++i) text += "\"msg_size<=" + std::to_string(i) + "\": {},";
+    return text + "\"any\": {\"algorithm=native\": {}}}}";
+  };
+  add(keys(kMaxRulesKeys));
+  add(keys(kMaxRulesKeys + 1));
+  std::string big = R"({"any": {"algorithm=native": {}}})";
+  big.resize(kMaxRulesBytes, ' ');
+  add(big);
+  big.push_back(' ');
+  add(big);
+  add("{\"any\": {\"" + std::string(kMaxRulesKeyBytes + 1, 'k') + "\": {}}}");
+  add("{\"" + std::string(kMaxRulesBytes - 8, 'k') + "\": {}}");  // one key of almost 4 MiB
+  add(std::string(kMaxRulesBytes, '{'));                          // nesting
+  add(std::string(kMaxRulesBytes, '['));
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "{\"any\": ";
+  add(deep);
+  std::string dup = "{";
+  for (int i = 0; i < 50000; ++i) dup += "\"any\": {},";
+  add(dup + "\"any\": {}}");
+  std::string boxes = "{\"collective=neighbor-alltoall\": {";  // the largest generated neighbourhoods
+  for (int i = 1; i <= 64; ++i) boxes += "\"neighborhood=shells:d=2,r=" + std::to_string(i) + "+511\": {},";
+  add(boxes + "\"any\": {}}}");
   return out;
 }
 
@@ -209,16 +298,30 @@ int main(int argc, char** argv) {
   const std::vector<Input> corpus = load_corpus(argv[1]);
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  std::size_t executed = 0;
-  for (const Input& in : corpus) run(in, timeout_s), ++executed;
+  std::size_t executed = 0, per_kind[kKinds] = {}, corpus_per_kind[kKinds] = {};
+  const auto count = [&](const Input& in) { ++executed, ++per_kind[static_cast<int>(in.kind)]; };
+  for (const Input& in : corpus) run(in, timeout_s), count(in), ++corpus_per_kind[static_cast<int>(in.kind)];
+  const std::vector<Input> generated = rules_generated();
+  for (const Input& in : generated) run(in, timeout_s), count(in);
+  std::vector<const Input*> rules, others;
+  for (const Input& in : corpus) (in.kind == Kind::Rules ? rules : others).push_back(&in);
   Random rng{seed};
   while (elapsed() < seconds) {
-    const Input& base = corpus[rng.below(corpus.size())];
+    const bool pick_rules = !rules.empty() && (others.empty() || rng.below(4) == 0);
+    const std::vector<const Input*>& from = pick_rules ? rules : others;
+    const Input& base = *from[rng.below(from.size())];
     const Input in{base.kind, mutate(base.text, corpus, base.kind, rng)};
     run(in, timeout_s);
-    ++executed;
+    count(in);
   }
-  std::printf("parser_fuzz: %zu inputs executed (%zu corpus, seed %llu) in %.0f s, no failure\n", executed, corpus.size(),
-              static_cast<unsigned long long>(seed), elapsed());
+  std::printf("parser_fuzz: %zu inputs executed (%zu corpus, %zu generated, seed %llu) in %.0f s, no failure\n",
+              executed, corpus.size(), generated.size(), static_cast<unsigned long long>(seed), elapsed());
+  std::printf("parser_fuzz: the slowest input took %.3f s (%s; the limit is %u s)\n", g_slowest,
+              kKindDirs[static_cast<int>(g_slowest_kind)], timeout_s);
+  for (int k = 0; k < kKinds; ++k) {
+    const std::string extra = k == static_cast<int>(Kind::Rules) ? ", " + std::to_string(generated.size()) + " generated" : "";
+    std::printf("parser_fuzz: %s: %zu inputs (%zu corpus%s)\n", kKindDirs[k], per_kind[k], corpus_per_kind[k],
+                extra.c_str());
+  }
   return 0;
 }

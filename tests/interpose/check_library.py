@@ -11,6 +11,9 @@
                 once through CMake and once with `pkg-config --libs collrepro-pmpi`)
   tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun), interpose/colltune, and the
                 library accepts the rules and serves every call by the algorithm they name
+  oversized_rules  a 600,000-key (~43.6 MB) rules file and a 100 MB one (a single key) at 6
+                processes: one short line naming the limit, every call native, the run completes
+                and takes seconds (the quadratic parse stalled MPI_Init for minutes)
   mpich_suite   MPICH's own coll tests through the library (mpich_suite.py)
 
 The build passes its paths in the environment (tests/interpose/CMakeLists.txt).
@@ -24,6 +27,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 
 SERVED = ("allgather", "allgatherv", "neighbor-alltoall", "neighbor-allgather", "neighbor-alltoallw")
 TIMEOUT = 600
@@ -48,7 +53,7 @@ def launch_env_flags(variables):
     return flags
 
 
-def mpirun(np, argv, variables=None, preload=True):
+def mpirun(np, argv, variables=None, preload=True, timeout=TIMEOUT):
     """Runs argv on np processes; (returncode, stdout, stderr)."""
     variables = dict(variables or {})
     if preload:
@@ -56,9 +61,9 @@ def mpirun(np, argv, variables=None, preload=True):
     cmd = [env("MPIEXEC"), "-n", str(np), *os.environ.get("MPIEXEC_EXTRA", "").split(), *launch_env_flags(variables),
            *argv]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise Failure(f"timed out after {TIMEOUT} s: {' '.join(cmd)}")
+        raise Failure(f"timed out after {timeout} s: {' '.join(cmd)}")
     return p.returncode, p.stdout, p.stderr
 
 
@@ -89,10 +94,10 @@ def servable_algorithms():
     return names
 
 
-def run_transparency(np, variables, report):
+def run_transparency(np, variables, report, timeout=TIMEOUT):
     if os.path.exists(report):
         os.remove(report)
-    rc, out, err = mpirun(np, [env("TRANSPARENCY")], {**variables, "COLLREPRO_PMPI_REPORT": report})
+    rc, out, err = mpirun(np, [env("TRANSPARENCY")], {**variables, "COLLREPRO_PMPI_REPORT": report}, timeout=timeout)
     if rc != 0 or "calls equal" not in out:
         raise Failure(f"transparency with {variables or 'the defaults'} failed (exit {rc}):\n{out}\n{err}")
     return out, err, read_report(report)
@@ -194,6 +199,54 @@ def check_settings():
     print("disabled: no call intercepted")
 
 
+def write_many_keys(path, keys, size):
+    """A valid rules file of `keys` keys and `size` bytes (the audit's: 600,000 keys, 43.6 MB)."""
+    entries = keys // 2 - 1
+    width = 145 - len('  "msg_size<=": {"algorithm=fullduplex-allgather": {}},\n')  # an entry is two keys
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{"collective=allgather": {\n')
+        for start in range(0, entries, 10000):
+            f.write("".join(f'  "msg_size<={n:0{width}d}": {{"algorithm=fullduplex-allgather": {{}}}},\n'
+                            for n in range(start, min(start + 10000, entries))))
+        f.write('  "any": {"algorithm=native": {}}}}\n')
+        f.write(" " * (size - f.tell()))
+
+
+def write_one_key(path, size):
+    """A `size`-byte file of one huge key (the audit's key was echoed whole into the error line)."""
+    with open(path, "w", encoding="ascii") as f:
+        f.write('{"')
+        for _ in range((size - 9) // (1 << 20)):
+            f.write("k" * (1 << 20))
+        f.write("k" * ((size - 9) % (1 << 20)) + '": {}}\n')
+
+
+def check_oversized_rules():
+    np, bound_s = 6, 60
+    with tempfile.TemporaryDirectory(prefix="collrepro-rules-", dir="/tmp") as tmp:
+        many, huge = os.path.join(tmp, "600k.json"), os.path.join(tmp, "100MB.json")
+        write_many_keys(many, 600000, 43600000)
+        write_one_key(huge, 100 * 1000 * 1000)
+        report = os.path.join(tmp, "report.txt")
+        for path in (many, huge):
+            size = os.path.getsize(path)
+            start = time.monotonic()
+            _, err, served = run_transparency(np, {"COLLREPRO_PMPI_RULES": path}, report, timeout=2 * bound_s)
+            wall = time.monotonic() - start
+            lines = [l for l in err.splitlines() if l.startswith("collrepro-pmpi:")]
+            if len(lines) != 1 or "4 MiB limit" not in lines[0] or f"{path} is {size} bytes" not in lines[0]:
+                raise Failure(f"{path} ({size} bytes): expected one line naming the file, its size and the "
+                              f"4 MiB limit, got {lines}")
+            if len(lines[0]) > 200:
+                raise Failure(f"{path}: the line is {len(lines[0])} characters (at most 200): {lines[0][:300]}")
+            if any(a != "native" for (_, a) in served):
+                raise Failure(f"{path}: calls were not all native although the rules were refused: {served}")
+            if wall > bound_s:
+                raise Failure(f"{path}: mpirun -n {np} took {wall:.1f} s (bound {bound_s} s): is the file parsed?")
+            print(f"{os.path.basename(path)} ({size} bytes) at np {np}: whole mpirun {wall:.1f} s "
+                  f"(bound {bound_s} s); {lines[0]}")
+
+
 def pkg_config_build(source, target):
     """Builds `source` the way a user would: the MPI wrapper compiler and pkg-config's flags."""
     pc_dir = os.path.dirname(env("PMPI_LIBRARY"))
@@ -248,7 +301,7 @@ def check_tune():
 
 def main():
     checks = {"transparency": check_transparency, "settings": check_settings, "comm_cycle": check_comm_cycle,
-              "tune": check_tune}
+              "tune": check_tune, "oversized_rules": check_oversized_rules}
     try:
         if sys.argv[1:] == ["mpich_suite"]:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -1,9 +1,17 @@
-// The selection rules (interpose/rules.hpp) and the ring-offset pairing of distributed graphs
-// (interpose/iso_topology.hpp), without MPI calls.
+// The selection rules (interpose/rules.hpp), the settings read from memory (settings.hpp) and
+// the ring-offset pairing of distributed graphs (interpose/iso_topology.hpp), without MPI calls.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 
 #include "iso_topology.hpp"
 #include "rules.hpp"
+#include "settings.hpp"
 
 namespace collrepro::pmpi {
 namespace {
@@ -62,6 +70,314 @@ TEST(Rules, RejectsWhatCannotBeRun) {
                           R"({"groups=0:3": {"algorithm=native": {}}})", R"({"neighborhood=moore:d=0": {}})",
                           R"({"msg_size<=-1": {}})", R"({"msg_size>=4": {}})", R"({})", R"("text")"})
     EXPECT_THROW(Rules::parse(bad), RulesError) << bad;
+}
+
+// ---- The caps: each refusal is its own single, short line ------------------------------------
+
+// The message of the RulesError that parsing `text` throws ("" when it parses).
+std::string parse_error(const std::string& text) {
+  try {
+    Rules::parse(text);
+  } catch (const RulesError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// One line, short whatever the input's size.
+void expect_one_short_line(const std::string& message, std::size_t limit = 320) {
+  EXPECT_FALSE(message.empty());
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_LE(message.size(), limit) << message;
+}
+
+// {"any": {"any": ... {"algorithm=native": {}}}}: `objects` objects nested, the leaf's {} included.
+std::string nested(std::size_t objects) {
+  std::string text;
+  for (std::size_t i = 0; i + 2 < objects; ++i) text += "{\"any\": ";
+  text += "{\"algorithm=native\": {}}";
+  for (std::size_t i = 0; i + 2 < objects; ++i) text += "}";
+  return text;
+}
+
+TEST(RulesCaps, TextOverTheSizeCap) {
+  std::string text = R"({"any": {"algorithm=native": {}}})";
+  text.resize(kMaxRulesBytes + 1, ' ');  // valid JSON, one byte too long
+  const std::string e = parse_error(text);
+  expect_one_short_line(e);
+  EXPECT_NE(e.find("4194305 bytes, over the 4 MiB limit"), std::string::npos) << e;
+  text.resize(kMaxRulesBytes);
+  EXPECT_EQ(parse_error(text), "");
+}
+
+TEST(RulesCaps, NestingDepth) {
+  EXPECT_EQ(parse_error(nested(kMaxRulesDepth)), "");
+  EXPECT_EQ(Rules::parse(nested(kMaxRulesDepth)).select(Query{}), "native");
+  const std::string e = parse_error(nested(kMaxRulesDepth + 1));
+  expect_one_short_line(e);
+  EXPECT_NE(e.find("nested deeper than 32 levels"), std::string::npos) << e;
+  EXPECT_NE(e.find("at /any/any/"), std::string::npos) << e;
+  // Arrays count too, and a deep one stops at the cap, not at the end of the input.
+  const std::string arrays = "{\"any\": " + std::string(1000000, '[');
+  EXPECT_NE(parse_error(arrays).find("nested deeper than 32 levels"), std::string::npos);
+}
+
+TEST(RulesCaps, KeyLength) {
+  const std::string at_cap(kMaxRulesKeyBytes, 'k');  // a key at the cap is read, then checked
+  EXPECT_NE(parse_error("{\"" + at_cap + "\": {}}").find("unknown condition"), std::string::npos);
+  const std::string e = parse_error("{\"collective=allgather\": {\"" + std::string(1 << 20, 'k') + "\": {}}}");
+  expect_one_short_line(e, 200);
+  EXPECT_NE(e.find("at /collective=allgather: a key of 1048576 bytes ('kkkk"), std::string::npos) << e;
+  EXPECT_NE(e.find("over the limit of 65536 bytes for one key"), std::string::npos) << e;
+}
+
+TEST(RulesCaps, KeyCount) {
+  std::string text = "{\"collective=allgather\": {";
+  for (std::size_t i = 0; i < kMaxRulesKeys; ++i) text += "\"msg_size<=" + std::to_string(i) + "\": {},";
+  text += "\"any\": {}}}";
+  const std::string e = parse_error(text);
+  expect_one_short_line(e);
+  EXPECT_NE(e.find("more than 100000 keys (at /collective=allgather)"), std::string::npos) << e;
+}
+
+TEST(RulesCaps, DifferentNeighbourhoods) {
+  std::string text = "{\"collective=neighbor-alltoall\": {";
+  for (std::size_t i = 1; i <= kMaxRulesNeighborhoods + 1; ++i)
+    text += "\"neighborhood=list:(" + std::to_string(i) + ")\": {\"algorithm=torus\": {}},";
+  text.back() = '}';
+  text += "}";
+  const std::string e = parse_error(text);
+  expect_one_short_line(e);
+  EXPECT_NE(e.find("more than 64 different neighbourhoods"), std::string::npos) << e;
+  EXPECT_NE(e.find("at /collective=neighbor-alltoall/neighborhood=list:(65)"), std::string::npos) << e;
+}
+
+// Generated kinds enumerate their box ([-R, R]^d, up to 2^20 offsets each): a budget for the file.
+TEST(RulesCaps, NeighbourhoodBoxes) {
+  const auto shells = [](int n) {  // boxes of 1023^2 offsets, about 4100 kept
+    std::string text = "{\"collective=neighbor-alltoall\": {";
+    for (int i = 1; i <= n; ++i)
+      text += "\"neighborhood=shells:d=2,r=" + std::to_string(i) + "+511\": {\"algorithm=torus\": {}},";
+    text.back() = '}';
+    return text + "}";
+  };
+  EXPECT_EQ(parse_error(shells(2)), "");
+  const std::string e = parse_error(shells(3));
+  expect_one_short_line(e);
+  EXPECT_NE(e.find("at /collective=neighbor-alltoall/neighborhood=shells:d=2,r=3+511: the neighbourhoods so far span "
+                   "more than 2097152 candidate offsets"),
+            std::string::npos)
+      << e;
+}
+
+TEST(RulesCaps, DuplicateKey) {
+  const std::string e = parse_error(R"({"collective=allgather": {"any": {"algorithm=native": {}},
+                                                                 "any": {"algorithm=root-gathering": {}}}})");
+  EXPECT_NE(e.find("at /collective=allgather/any: this key appears twice"), std::string::npos) << e;
+  // The same key in different objects is fine.
+  EXPECT_EQ(parse_error(R"({"collective=allgather": {"any": {"algorithm=native": {}}},
+                            "collective=allgatherv": {"any": {"algorithm=native": {}}}})"),
+            "");
+}
+
+// ---- Excerpts: at most ~60 characters of any key or value in an error line --------------------
+
+TEST(RulesExcerpt, ShortPrintableAndWhole) {
+  EXPECT_EQ(excerpt("msg_size<=4k"), "msg_size<=4k");
+  EXPECT_EQ(excerpt(std::string(1 << 20, 'a')), std::string(57, 'a') + "...");
+  EXPECT_EQ(excerpt("a\nb\x01\xff"), "a\\x0ab\\x01\\xff");  // control bytes and bad UTF-8 escaped
+  const std::string e_acute = "\xc3\xa9";
+  std::string accents;
+  for (int i = 0; i < 40; ++i) accents += e_acute;
+  EXPECT_EQ(excerpt(accents), std::string(accents, 0, 56) + "...");  // never cuts a character
+}
+
+// The longest run of one repeated character: the inputs below repeat one character thousands of times.
+std::size_t longest_run(const std::string& s) {
+  std::size_t best = 0, run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) best = std::max(best, run = i > 0 && s[i] == s[i - 1] ? run + 1 : 1);
+  return best;
+}
+
+TEST(RulesExcerpt, ErrorLinesQuoteShortExcerpts) {
+  const std::string big(60000, 'x');
+  const std::string bad_list = "list:" + std::string(20000, '(') + ")";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{\"collective=allgather\": {\"algorithm=" + big + "\": {}}}", "unknown algorithm 'xxx"},
+      {"{\"collective=" + big + "\": {}}", "unknown collective 'xxx"},
+      {"{\"msg_size<=" + big + "\": {}}", "is not a byte count"},
+      {"{\"neighborhood=" + bad_list + "\": {}}", "bad neighbourhood '"},
+      {"{\"" + big + "\": {}}", "unknown condition"},
+      {"{\"any\": " + std::string(1 << 20, 't') + "}", "not valid JSON"},        // a long bad literal
+      {"{\"any\": {\"" + big + "\xff\": {}}}", "not valid JSON"},                // bad UTF-8 after a long key
+      {"{\"any\": \"" + std::string(1 << 20, 's') + "\n\"}", "not valid JSON"},  // a control character
+      {"{\"any\": {\"groups=1:1\": {\"msg_size<=" + std::string(60000, '0') + "1\": 7}}}", "expected an object"},
+  };
+  for (const auto& [text, what] : cases) {
+    const std::string e = parse_error(text);
+    EXPECT_NE(e.find(what), std::string::npos) << e;
+    expect_one_short_line(e, 400);
+    EXPECT_LE(longest_run(e), kExcerptChars) << e;
+  }
+}
+
+TEST(RulesExcerpt, ExistingMessagesKeepTheirWords) {
+  EXPECT_NE(parse_error(R"({"collective=allgather": {"algorithm=torus": {}}})")
+                .find("at /collective=allgather/algorithm=torus: unknown algorithm 'torus' for allgather"),
+            std::string::npos);
+  EXPECT_NE(parse_error(R"({"collective=allgather": {"msg_size<=4k": {}}})")
+                .find("at /collective=allgather/msg_size<=4k: '4k' is not a byte count"),
+            std::string::npos);
+  EXPECT_NE(parse_error(R"({"collective=allgather": )").find("not valid JSON: [json.exception.parse_error"),
+            std::string::npos);
+  EXPECT_NE(parse_error("[]").find("non-empty JSON object"), std::string::npos);
+  EXPECT_NE(
+      parse_error(R"({"collective=allgather": {"algorithm=native": {"any": {}}}})").find("a leaf's value must be {}"),
+      std::string::npos);
+  EXPECT_NE(
+      parse_error(R"({"collective=allgather": 7})").find("at /collective=allgather: expected an object of conditions"),
+      std::string::npos);
+}
+
+// ---- A file near every cap parses, and selects right -----------------------------------------
+
+// Just under kMaxRulesBytes, exactly kMaxRulesKeys keys, objects nested kMaxRulesDepth deep, a
+// key of almost kMaxRulesKeyBytes and kMaxRulesNeighborhoods neighbourhoods.
+std::string near_the_caps(std::size_t groups) {
+  std::string text = "{\"collective=neighbor-alltoall\": {\n";
+  std::size_t keys = 1;
+  std::string long_list = "neighborhood=list:(1)";
+  for (int i = 2; long_list.size() + 16 < kMaxRulesKeyBytes; ++i) long_list += ",(" + std::to_string(i) + ")";
+  text += " \"" + long_list + "\": {\"algorithm=straightforward\": {}},\n";
+  keys += 2;
+  for (std::size_t n = 2; n <= kMaxRulesNeighborhoods; ++n) {
+    text +=
+        " \"neighborhood=list:(" + std::to_string(n) + "),(-" + std::to_string(n) + ")\": {\"algorithm=torus\": {}},\n";
+    keys += 2;
+  }
+  text += " \"any\": {\"algorithm=native\": {}}},\n\"collective=allgather\": {\n";
+  keys += 3;
+  for (std::size_t g = 1; g <= groups; ++g) {  // 1 + 3 * 4 keys a group
+    text += " \"groups=" + std::to_string(g) + ":1\": {";
+    for (int s = 1; s <= 3; ++s)
+      text += "\"msg_size<=" + std::to_string(g * 10 + s) +
+              "\": {\"algorithm=" + (s == 2 ? "fullduplex-allgather" : "root-gathering") + "\": {}}, ";
+    text += "\"any\": {\"algorithm=native\": {}}},\n";
+    keys += 9;
+  }
+  text += " \"any\": ";  // the rest: a chain of "any" as deep as the cap allows, then filler leaves
+  keys += 1;
+  const std::size_t chain = kMaxRulesDepth - 4;  // root, collective=allgather, any, ..., the leaf's {}
+  for (std::size_t i = 0; i < chain; ++i) text += "{\"any\": ";
+  keys += chain;
+  text += "{";
+  // Filler keys, zero-padded so that the text ends just under the size cap.
+  const std::size_t room = kMaxRulesBytes - 64 - chain - text.size(), left = kMaxRulesKeys - 1 - keys;
+  const std::size_t width = room / left - std::string("\"msg_size>\": {},").size();
+  while (keys + 1 < kMaxRulesKeys) {
+    const std::string n = std::to_string(keys);
+    text += "\"msg_size>" + std::string(width > n.size() ? width - n.size() : 0, '0') + n + "\": {},";
+    ++keys;
+  }
+  text += "\"algorithm=native\": {}}";
+  ++keys;
+  text += std::string(chain, '}') + "}}";
+  EXPECT_EQ(keys, kMaxRulesKeys);
+  EXPECT_LE(text.size(), kMaxRulesBytes);
+  text.resize(kMaxRulesBytes - 1, ' ');  // whitespace up to the cap
+  return text;
+}
+
+TEST(RulesCaps, AFileNearEveryCapParsesAndSelects) {
+  const std::string text = near_the_caps(9000);
+  const auto start = std::chrono::steady_clock::now();
+  const Rules rules = Rules::parse(text);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "parsed " << text.size() << " bytes, " << kMaxRulesKeys << " keys in " << s << " s (not asserted)\n";
+  EXPECT_EQ(rules.select(inter_query(Collective::Allgather, 1, 1, false, 11)), "root-gathering");
+  EXPECT_EQ(rules.select(inter_query(Collective::Allgather, 4567, 1, false, 45672)), "fullduplex-allgather");
+  EXPECT_EQ(rules.select(inter_query(Collective::Allgather, 1, 9000, false, 90004)), "native");
+  EXPECT_EQ(rules.select(inter_query(Collective::Allgather, 9001, 1, false, 8)), "native");  // the deep chain
+  EXPECT_EQ(rules.select(inter_query(Collective::Allgatherv, 5, 3, false, 8)), std::nullopt);
+  Query q;
+  q.collective = Collective::NeighborAlltoall;
+  q.offsets = sorted_offsets({{64}, {-64}});
+  EXPECT_EQ(rules.select(q), "torus");
+  q.offsets = sorted_offsets({{2}, {1}});
+  EXPECT_EQ(rules.select(q), "native");
+  q.offsets.clear();
+  for (int i = 1; i < 4000; ++i) q.offsets.push_back({i});
+  EXPECT_EQ(rules.select(q), "native");  // the long list has more offsets than these
+}
+
+// ---- Files: the size is checked before reading; settings parse what rank 0 read ---------------
+
+struct TempDir {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("collrepro-rules-test-" + std::to_string(::getpid()));
+  TempDir() { std::filesystem::create_directories(path); }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name, std::ios::binary) << text;
+    return (path / name).string();
+  }
+};
+
+std::string read_error(const std::string& path) {
+  try {
+    Rules::read_file(path);
+  } catch (const RulesError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RulesFile, OversizedMissingAndDirectory) {
+  TempDir dir;
+  const std::string big = dir.file("big.json", "{}");
+  std::filesystem::resize_file(big, 100u << 20);  // sparse: refused by its size, never read
+  const std::string e = read_error(big);
+  expect_one_short_line(e, 200);
+  EXPECT_EQ(e, big + " is 104857600 bytes, over the 4 MiB limit (trim it; colltune writes far less)");
+  EXPECT_NE(read_error((dir.path / "missing.json").string())
+                .find("': No such file or directory (check COLLREPRO_PMPI_RULES)"),
+            std::string::npos);
+  EXPECT_NE(read_error(dir.path.string()).find("Is a directory"), std::string::npos);
+  const std::string good = dir.file("good.json", R"({"any": {"algorithm=native": {}}})");
+  EXPECT_EQ(Rules::read_file(good), R"({"any": {"algorithm=native": {}}})");
+  EXPECT_NE(std::string(read_error("/dev/zero")).find("is more than 4194304 bytes, over the 4 MiB limit"),
+            std::string::npos);
+}
+
+TEST(RulesFile, SettingsParseTheTextRankZeroRead) {
+  TempDir dir;
+  const std::string path =
+      dir.file("rules.json", R"({"collective=allgather": {"any": {"algorithm=root-gathering": {}}}})");
+  ::setenv("COLLREPRO_PMPI_RULES", path.c_str(), 1);
+  const RulesFile read = read_rules_file();
+  ASSERT_EQ(read.state, RulesFile::State::Read);
+  std::filesystem::remove(path);  // the other ranks never open the file
+  const Settings s = settings_from_environment(read);
+  EXPECT_TRUE(s.enabled);
+  ASSERT_TRUE(s.rules);
+  EXPECT_EQ(s.rules->select(inter_query(Collective::Allgather, 2, 1, false, 8)), "root-gathering");
+
+  const std::string big = dir.file("big.json", "{}");
+  std::filesystem::resize_file(big, (43u << 20) + 600000);
+  ::setenv("COLLREPRO_PMPI_RULES", big.c_str(), 1);
+  const RulesFile refused = read_rules_file();
+  EXPECT_EQ(refused.state, RulesFile::State::Failed);
+  const Settings off = settings_from_environment(refused);
+  EXPECT_FALSE(off.enabled);
+  EXPECT_FALSE(off.rules);
+  EXPECT_EQ(off.error, "COLLREPRO_PMPI_RULES: " + big + " is " + std::to_string((43u << 20) + 600000) +
+                           " bytes, over the 4 MiB limit (trim it; colltune writes far less)");
+
+  RulesFile bad{RulesFile::State::Read, "r.json", "{\"collective=allgather\": {\"algorithm=torus\": {}}}"};
+  EXPECT_NE(settings_from_environment(bad).error.find(
+                "COLLREPRO_PMPI_RULES: r.json: at /collective=allgather/algorithm=torus"),
+            std::string::npos);
+  ::unsetenv("COLLREPRO_PMPI_RULES");
 }
 
 TEST(RingOffsets, PairsEachDestinationWithTheOppositeSource) {
