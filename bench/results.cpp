@@ -4,10 +4,8 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <limits>
-#include <sstream>
 
 #include "contract.hpp"
 #include "csv.hpp"
