@@ -318,6 +318,13 @@ void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs
     return;
   }
   previous_meta_ = *meta;
+  // The keys a resume reads whole, by type (the others are read with a type check of their own).
+  for (const auto& [key, ok] : {std::pair{"runs", previous_meta_.value("runs", nlohmann::json::array()).is_array()},
+                                std::pair{"integrity", previous_meta_.value("integrity", nlohmann::json::object()).is_object()},
+                                std::pair{"points", previous_meta_.value("points", nlohmann::json::object()).is_object()}})
+    if (!ok)
+      throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + ": " + paths_.meta.filename().string() +
+                        " is damaged (\"" + key + "\" has the wrong type): remove this launch's files or use another --out");
   const int version = previous_meta_.value("contract_version", 1);
   if (version != contract_version())
     throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " holds " +

@@ -287,6 +287,11 @@ TEST(ResultIo, MetadataCapsAndDamage) {
   write(tmp_path(p.meta), bad.dump());
   m = error_of([&] { ResultFiles(dir.path, 0, std::nullopt, "abc", 4); });
   EXPECT_NE(m.find("meta-L0.json is damaged"), std::string::npos) << m;
+  bad = meta_of();
+  bad["runs"] = "not a list";  // read by the driver, not by ResultFiles: checked here all the same
+  write(tmp_path(p.meta), bad.dump());
+  m = error_of([&] { ResultFiles(dir.path, 0, std::nullopt, "abc", 4); });
+  EXPECT_NE(m.find("meta-L0.json is damaged (\"runs\" has the wrong type)"), std::string::npos) << m;
 }
 
 }  // namespace
