@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -45,6 +46,8 @@ const std::vector<std::string>& all_sweep_keys() {
 
 bool is_sweep_key(const std::string& key) { return contains(all_sweep_keys(), key); }
 
+constexpr const char* kTooDeep = "nests deeper than 64 levels (simplify it)";
+
 // ------------------------------------------------------------------ --set
 
 struct PathElem {
@@ -62,10 +65,10 @@ std::vector<PathElem> parse_path(const std::string& path, const std::string& opt
     if (j > i) out.push_back({path.substr(i, j - i), -1});
     while (j < path.size() && path[j] == '[') {
       const auto close = path.find(']', j);
-      if (close == std::string::npos) throw ConfigError("config error: " + option + " " + path + ": missing ']'");
+      if (close == std::string::npos) throw ConfigError("config error: " + option + " " + excerpt(path) + ": missing ']'");
       const std::string idx = path.substr(j + 1, close - j - 1);
       if (idx.empty() || idx.size() > 9 || !std::all_of(idx.begin(), idx.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-        throw ConfigError("config error: " + option + " " + path + ": index [" + idx + "] must be a number");
+        throw ConfigError("config error: " + option + " " + excerpt(path) + ": index [" + excerpt(idx) + "] must be a number");
       out.push_back({"", std::stol(idx)});
       j = close + 1;
     }
@@ -73,7 +76,7 @@ std::vector<PathElem> parse_path(const std::string& path, const std::string& opt
     i = j;
   }
   if (out.empty() || out.front().index >= 0)
-    throw ConfigError("config error: " + option + " needs a key like timing.reps, got \"" + path + "\"");
+    throw ConfigError("config error: " + option + " needs a key like timing.reps, got " + quote(path));
   return out;
 }
 
@@ -84,7 +87,7 @@ void set_path(YAML::Node root, const std::vector<PathElem>& path, const YAML::No
     const PathElem& e = path[i];
     if (e.index < 0) {
       if (!cur.IsMap() && !cur.IsNull())
-        throw ConfigError("config error: --set " + text + ": " + e.key + " is inside a value that is not a map");
+        throw ConfigError("config error: --set " + excerpt(text) + ": " + excerpt(e.key) + " is inside a value that is not a map");
       if (last) {
         cur[e.key] = value;
         return;
@@ -97,7 +100,7 @@ void set_path(YAML::Node root, const std::vector<PathElem>& path, const YAML::No
       cur.reset(next);
     } else {
       if (!cur.IsSequence() || static_cast<std::size_t>(e.index) > cur.size())
-        throw ConfigError("config error: --set " + text + ": index [" + std::to_string(e.index) +
+        throw ConfigError("config error: --set " + excerpt(text) + ": index [" + std::to_string(e.index) +
                           "] does not exist (the list has " + std::to_string(cur.IsSequence() ? cur.size() : 0) +
                           " entries)");
       const auto idx = static_cast<std::size_t>(e.index);
@@ -118,16 +121,18 @@ void set_path(YAML::Node root, const std::vector<PathElem>& path, const YAML::No
 void apply_override(YAML::Node root, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw ConfigError("config error: --set needs key=value (e.g. timing.reps=50), got \"" + assignment + "\"");
+    throw ConfigError("config error: --set needs key=value (e.g. timing.reps=50), got " + quote(assignment));
   const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   YAML::Node value;
   try {
     value = YAML::Load(text);
+  } catch (const YAML::DeepRecursion&) {
+    throw ConfigError("config error: --set " + excerpt(key) + ": the value " + kTooDeep);
   } catch (const YAML::Exception& e) {
-    throw ConfigError("config error: --set " + assignment + ": the value is not valid YAML (" + e.msg + ")");
+    throw ConfigError("config error: --set " + excerpt(assignment) + ": the value is not valid YAML (" + excerpt(e.msg, 100) + ")");
   }
-  if (value.IsNull() && text.empty()) throw ConfigError("config error: --set " + key + "= has no value");
-  check_document(value, "--set " + key);
+  if (value.IsNull() && text.empty()) throw ConfigError("config error: --set " + excerpt(key) + "= has no value");
+  check_document(value, "--set " + excerpt(key));
   const auto path = parse_path(key, "--set");
   set_path(root, path, value, assignment);
   // A whole top-level sweep key set on the command line wins over every setting's own value.
@@ -158,7 +163,7 @@ Sweep read_sweep(const SweepSource& src, const std::string& name) {
   const std::string text = as_string(collective->node, collective->path);
   for (collrepro::Collective c : collrepro::all_collectives())
     if (text == collrepro::to_string(c)) s.collective = c, s.family = family_of(c);
-  if (!s.family) throw config_error(collective->path, "= \"" + text + "\" is not one of " + collective_list());
+  if (!s.family) throw config_error(collective->path, "= " + quote(text) + " is not one of " + collective_list());
   s.algorithms = Names{{"all"}, "algorithms", false};
   if (const auto f = src.get("algorithms")) s.algorithms = names(f->node, f->path);
   s.placements = Names{{"block"}, "placements", false};
@@ -214,7 +219,7 @@ void read_settings(const YAML::Node& root, Config& c) {
     check_keys(s, prefix, keys);
     if (!s["name"]) throw config_error(prefix + "name", "is missing (each setting needs a name, e.g. \"setting 1\")");
     const std::string name = as_string(s["name"], prefix + "name");
-    if (!seen.insert(name).second) throw config_error(prefix + "name", "= \"" + name + "\" is used twice");
+    if (!seen.insert(name).second) throw config_error(prefix + "name", "= " + quote(name) + " is used twice");
     Sweep sw = read_sweep(SweepSource(root, s, prefix), name);
     sw.overrides = to_json(s);
     sw.overrides.erase("name");
@@ -230,10 +235,10 @@ double read_duration(const std::string& text, const std::string& field, double m
   try {
     secs = parse_duration(text);
   } catch (const std::invalid_argument& e) {
-    throw config_error(field, "= \"" + text + "\": " + e.what() + alternative);
+    throw config_error(field, "= " + quote(text) + ": " + e.what() + alternative);
   }
   if (!(secs > 0) || secs > most)
-    throw config_error(field, "= \"" + text + "\" must be positive and at most " + std::to_string(static_cast<int>(most)) +
+    throw config_error(field, "= " + quote(text) + " must be positive and at most " + std::to_string(static_cast<int>(most)) +
                                   " s" + alternative);
   return secs;
 }
@@ -268,7 +273,7 @@ void check_experiment_name(const std::string& s) {
   if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
       }))
-    throw config_error("experiment", "= \"" + s + "\" must be a non-empty name of letters, digits, '-', '_' or '.'");
+    throw config_error("experiment", "= " + quote(s) + " must be a non-empty name of letters, digits, '-', '_' or '.'");
 }
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -293,9 +298,12 @@ Config parse_config(const std::string& yaml_text, const std::vector<std::string>
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
+  } catch (const YAML::DeepRecursion& e) {  // yaml-cpp stops at 500 levels, with the message "bad file"
+    throw ConfigError("config error: " + source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                      std::to_string(e.mark.column + 1) + ": " + kTooDeep);
   } catch (const YAML::Exception& e) {
     throw ConfigError("config error: " + source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                      std::to_string(e.mark.column + 1) + ": " + e.msg);
+                      std::to_string(e.mark.column + 1) + ": " + excerpt(e.msg, 100));
   }
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   check_document(root, source);
@@ -322,7 +330,7 @@ Config parse_config(const std::string& yaml_text, const std::vector<std::string>
     try {
       c.validation_max_bytes = parse_bytes(as_string(n, "validation_max_bytes"));
     } catch (const std::invalid_argument& e) {
-      throw config_error("validation_max_bytes", "= \"" + n.Scalar() + "\": " + e.what());
+      throw config_error("validation_max_bytes", "= " + quote(n.Scalar()) + ": " + e.what());
     }
   }
   if (const auto n = root["binding"]) c.binding = as_enum<Binding>(n, "binding");
@@ -376,8 +384,8 @@ std::string config_value(const Config& c, const std::string& path) {
   for (const auto& e : elems) {
     if (e.index >= 0) {
       if (!cur->is_array() || static_cast<std::size_t>(e.index) >= cur->size())
-        throw config_error("--get " + path, "has no entry [" + std::to_string(e.index) + "] (the value is " +
-                                                cur->dump() + ")");
+        throw config_error("--get " + excerpt(path), "has no entry [" + std::to_string(e.index) + "] (the value is " +
+                                                         excerpt(cur->dump()) + ")");
       cur = &(*cur)[static_cast<std::size_t>(e.index)];
     } else {
       if (!cur->is_object() || !cur->contains(e.key)) return "";  // a known key the config leaves out

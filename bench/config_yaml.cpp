@@ -47,7 +47,7 @@ ConfigError unknown_key(const std::string& prefix, const std::string& key, const
     if (d < best_d) best_d = d, best = k;
   }
   const std::string hint = best.empty() ? "(valid keys: " + join(valid) + ")" : "(did you mean " + prefix + best + "?)";
-  return config_error(prefix + key, "is not a known key " + hint);
+  return config_error(prefix + excerpt(key), "is not a known key " + hint);
 }
 
 void check_keys(const YAML::Node& map, const std::string& prefix, const std::vector<std::string>& valid) {
@@ -82,7 +82,7 @@ struct DocumentCheck {
                           "a key must be a plain name, got " + show(kv.first));
       const std::string key = path.empty() ? kv.first.Scalar() : path + "." + kv.first.Scalar();
       if (!keys.insert(kv.first.Scalar()).second)
-        throw ConfigError("config error: " + at(kv.first) + ": " + key + " is given twice (keep one)");
+        throw ConfigError("config error: " + at(kv.first) + ": " + excerpt(key) + " is given twice (keep one)");
       visit(kv.second, key, depth + 1);
     }
   }
@@ -93,10 +93,10 @@ struct DocumentCheck {
 void check_document(const YAML::Node& root, const std::string& where) { DocumentCheck{where}.visit(root, "", 0); }
 
 std::string show(const YAML::Node& n) {
-  if (n.IsScalar()) return "\"" + n.Scalar() + "\"";
+  if (n.IsScalar()) return quote(n.Scalar());
   YAML::Emitter e;
   e << YAML::Flow << n;
-  return e.c_str();
+  return excerpt(e.c_str());
 }
 
 std::string as_string(const YAML::Node& n, const std::string& field) {
@@ -121,16 +121,16 @@ auto read_whole(const std::string& s, Convert convert) -> std::optional<decltype
 long as_int(const YAML::Node& n, const std::string& field, long lo, long hi) {
   const std::string s = as_string(n, field);
   const auto v = read_whole(s, [](const std::string& t, std::size_t* used) { return std::stol(t, used); });
-  if (!v) throw config_error(field, "= \"" + s + "\" must be an integer");
+  if (!v) throw config_error(field, "= " + quote(s) + " must be an integer");
   if (*v < lo || *v > hi)
-    throw config_error(field, "= " + s + " is out of range (use " + std::to_string(lo) + ".." + std::to_string(hi) + ")");
+    throw config_error(field, "= " + excerpt(s) + " is out of range (use " + std::to_string(lo) + ".." + std::to_string(hi) + ")");
   return *v;
 }
 
 double as_double(const YAML::Node& n, const std::string& field) {
   const std::string s = as_string(n, field);
   const auto v = read_whole(s, [](const std::string& t, std::size_t* used) { return std::stod(t, used); });
-  if (!v) throw config_error(field, "= \"" + s + "\" must be a number");
+  if (!v) throw config_error(field, "= " + quote(s) + " must be a number");
   return *v;
 }
 
@@ -138,7 +138,7 @@ bool as_bool(const YAML::Node& n, const std::string& field) {
   const std::string s = as_string(n, field);
   if (s == "true" || s == "yes" || s == "on") return true;
   if (s == "false" || s == "no" || s == "off") return false;
-  throw config_error(field, "= \"" + s + "\" must be true or false");
+  throw config_error(field, "= " + quote(s) + " must be true or false");
 }
 
 long parse_count(const std::string& digits, const std::string& field, const std::string& problem) {
@@ -150,7 +150,7 @@ long parse_count(const std::string& digits, const std::string& field, const std:
 
 std::string one_of(const YAML::Node& n, const std::string& field, const std::vector<std::string>& allowed) {
   const std::string s = as_string(n, field);
-  if (!contains(allowed, s)) throw config_error(field, "= \"" + s + "\" is not one of " + join(allowed, " | "));
+  if (!contains(allowed, s)) throw config_error(field, "= " + quote(s) + " is not one of " + join(allowed, " | "));
   return s;
 }
 
@@ -224,7 +224,7 @@ std::vector<std::size_t> parse_sizes(const YAML::Node& n, const std::string& fie
       for (std::size_t v : parse_size_spec(as_string(list[i], f)))
         if (seen.insert(v).second) out.push_back(v);
     } catch (const std::invalid_argument& e) {
-      throw config_error(f, "= \"" + list[i].Scalar() + "\": " + e.what());
+      throw config_error(f, "= " + quote(list[i].Scalar()) + ": " + e.what());
     }
     if (out.size() > kMaxSizes)
       throw config_error(field, "has more than " + std::to_string(kMaxSizes) + " sizes (use fewer ranges or larger steps)");

@@ -25,11 +25,11 @@ Distribution parse_distribution(const std::string& text, const std::string& fiel
     d.kind = Distribution::Kind::Random;
     if (head == text) return d;
     const std::string seed = text.substr(head.size() + 1);
-    const std::string form = "= \"" + text + "\": the seed must be a non-negative integer, e.g. random:7";
+    const std::string form = "= " + quote(text) + ": the seed must be a non-negative integer, e.g. random:7";
     d.seed = static_cast<std::uint64_t>(parse_count(seed, field, form));
     return d;
   }
-  throw config_error(field, "= \"" + text + "\" is not a distribution (use equal, arithmetic, random or random:<seed>)");
+  throw config_error(field, "= " + quote(text) + " is not a distribution (use equal, arithmetic, random or random:<seed>)");
 }
 
 std::vector<std::size_t> distribute(const Distribution& d, std::size_t s, int n) {

@@ -6,10 +6,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -23,6 +23,7 @@
 #include "csv.hpp"
 #include "entry.hpp"
 #include "errors.hpp"
+#include "fileio.hpp"
 #include "measure.hpp"
 #include "plan.hpp"
 #include "results.hpp"
@@ -147,6 +148,17 @@ void validate_point(PreparedPoint& point, const Candidate& c, int id) {
   throw ValidationError(bcast_string(msg));
 }
 
+// After writing to stdout (a plan, a report): a failed write is an IoError, not a silent loss.
+void flush_stdout() {
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout) {
+    const int err = errno ? errno : EIO;
+    std::cout.clear();
+    throw io_error("write", "the standard output", err, "free space or choose another place to redirect it");
+  }
+}
+
 fs::path default_out(const Config& c, const MpiLibrary& mpi) {
   return fs::path("results") / c.experiment / (mpi.impl + "-" + mpi.version);
 }
@@ -196,10 +208,11 @@ std::optional<Setup> set_up(const Options& o) {
   std::tie(s.begin, s.end) = o.slice ? slice_range(s.plan.size(), o.slice->first, o.slice->second)
                                      : std::pair<std::size_t, std::size_t>{0, s.plan.size()};
   if (o.dry_run) {
-    if (rank == 0) {
+    on_root([&] {
       if (o.format == "csv") print_plan_csv(std::cout, s.plan, s.begin, s.end);
       else print_plan_text(std::cout, s.config, s.plan, nprocs, s.begin, s.end);
-    }
+      flush_stdout();
+    });
     return std::nullopt;
   }
   check_memory_budget(s.config, s.plan, node_memory_budget());  // before any buffer is allocated
@@ -313,6 +326,9 @@ nlohmann::json initial_metadata(const Options& o, Setup& s, TimingSetup& ts) {
       {"runs", runs},
       {"complete", false}};
   if (auto slurm = slurm_json(); !slurm.is_null()) meta["slurm"] = slurm;
+  // Until finalize() records this run's files, the earlier run's integrity record still describes
+  // the final files: a resume after a failure before then verifies them against it.
+  if (prev.is_object() && prev.contains("integrity")) meta["integrity"] = prev["integrity"];
   const nlohmann::json hooked = hooked_metadata();
   for (const auto& [key, value] : hooked.items()) meta[key] = value;
   meta["sync"] = sync_json(ts.stats, config.timing);
@@ -335,9 +351,10 @@ class Sweeper {
   }
 
   int run() {
+    // The metadata first: data files without it would make the next run refuse the directory.
     on_root([&] {
-      s_.files->start();
       s_.files->write_meta(meta_);
+      s_.files->start();
     });
     t_start_ = std::chrono::steady_clock::now();
     for (std::size_t i = s_.begin; i < s_.end && !interrupted_; ++i)
@@ -364,14 +381,19 @@ class Sweeper {
       try {
         validate_point(*prepared, c, point);
       } catch (const ValidationError& e) {
-        close(false, e.what());
+        try {
+          close(false, e.what());
+        } catch (const SharedError& io) {  // the finding stays the message; the failed write joins it
+          throw ValidationError(std::string(e.what()) + " (and " + io.what() + ")");
+        }
         throw;
       }
     }
     const Measurement m = measurer_.measure(*prepared);
     if ((interrupted_ = m.interrupted)) return;
     ++done_;
-    if (rank_ == 0) record(c, point, utc, m);
+    // Collective, so that a failed write (a full disk) stops every rank at this point with one message.
+    on_root([&] { record(c, point, utc, m); });
   }
 
   bool validated(const Candidate& c) const {
@@ -436,11 +458,15 @@ class Sweeper {
 }  // namespace
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError("config error: cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  ReadFailure why;
+  if (read_bounded(path, kMaxConfigBytes, text, why)) return text;
+  if (why.too_large)
+    throw ConfigError("config error: " + path + " is " + format_file_size(why.size) + ", over the " +
+                      format_file_size(kMaxConfigBytes) + " limit of a configuration file (give the experiment's YAML file)");
+  if (why.not_regular)
+    throw ConfigError("config error: " + path + " is not a regular file (give the experiment's YAML file)");
+  throw ConfigError("config error: cannot read " + path + ": " + why.reason() + " (check the path)");
 }
 
 // One residual check as the --clock-check report gives it.
@@ -465,25 +491,28 @@ int run_clock_check(const Options& o) {
   const ResidualCheck after = ts.sync->check(exchanges, CheckScope::All);
   if (o.clock_check > 0) std::this_thread::sleep_for(std::chrono::duration<double>(o.clock_check));
   const ResidualCheck later = ts.sync->check(exchanges, CheckScope::All);
-  if (world_rank() != 0) return kExitOk;
-  const double drift = ts.sync->drift_residual(later);
-  auto or_null = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
-  const SyncCost& cost = ts.stats.cost;
-  const nlohmann::json out = {
-      {"clock", ts.clock->name()},
-      {"clock_sync", to_string(config.timing.clock_sync)},
-      {"nprocs", ts.machine.world_size},
-      {"nodes", ts.machine.nodes},
-      {"simulated", caps.simulated_clock},
-      {"sync_cost", {{"seconds", cost.seconds}, {"messages", cost.messages}, {"rounds", cost.rounds}}},
-      {"zero_residual_reason", ts.stats.zero_residual_reason.empty() ? nlohmann::json(nullptr)
-                                                                     : nlohmann::json(ts.stats.zero_residual_reason)},
-      {"after_sync", residual_json(after)},
-      {"later", residual_json(later)},
-      {"later_s", later.when_s - after.when_s},
-      {"drift_residual", or_null(drift)},
-      {"drift_resolution", or_null(ts.sync->drift_resolution(later))}};
-  std::cout << out.dump() << std::endl;
+  // Rank 0 prints; every rank waits for it, so that a failed write is reported once, with exit 5.
+  on_root([&] {
+    const double drift = ts.sync->drift_residual(later);
+    auto or_null = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+    const SyncCost& cost = ts.stats.cost;
+    const nlohmann::json out = {
+        {"clock", ts.clock->name()},
+        {"clock_sync", to_string(config.timing.clock_sync)},
+        {"nprocs", ts.machine.world_size},
+        {"nodes", ts.machine.nodes},
+        {"simulated", caps.simulated_clock},
+        {"sync_cost", {{"seconds", cost.seconds}, {"messages", cost.messages}, {"rounds", cost.rounds}}},
+        {"zero_residual_reason", ts.stats.zero_residual_reason.empty() ? nlohmann::json(nullptr)
+                                                                       : nlohmann::json(ts.stats.zero_residual_reason)},
+        {"after_sync", residual_json(after)},
+        {"later", residual_json(later)},
+        {"later_s", later.when_s - after.when_s},
+        {"drift_residual", or_null(drift)},
+        {"drift_resolution", or_null(ts.sync->drift_resolution(later))}};
+    std::cout << out.dump() << "\n";
+    flush_stdout();
+  });
   return kExitOk;
 }
 

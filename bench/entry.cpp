@@ -3,13 +3,16 @@
 #include "entry.hpp"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "collrepro/mpi.hpp"
 #include "config.hpp"
@@ -31,6 +34,31 @@ int launcher_rank() {
   return 0;
 }
 
+// "collbench: <message>" on stderr as one line written by one write(2): lines of several ranks
+// (forwarded by the launcher) never interleave.
+void print_error(const std::string& message) {
+  std::cerr.flush();
+  const std::string line = "collbench: " + one_line(message) + "\n";
+  std::string_view rest = line;
+  while (!rest.empty()) {
+    const ssize_t n = ::write(STDERR_FILENO, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    rest.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// kExitOk once what was printed on stdout is written, else one line and kExitEnvironment.
+int stdout_written(bool printed) {
+  if (!printed) return kExitOk;
+  errno = 0;
+  std::cout.flush();
+  if (std::cout) return kExitOk;
+  print_error(io_error("write", "the standard output", errno ? errno : EIO,
+                       "free space or choose another place to redirect it").what());
+  return kExitEnvironment;
+}
+
 // Commands that need no MPI: --help, --list-algorithms, --get. Returns the exit code, or -1
 // when MPI is needed.
 int without_mpi(const std::optional<Options>& o) {
@@ -38,7 +66,7 @@ int without_mpi(const std::optional<Options>& o) {
   if (!o) return kExitOk;  // --help was printed
   if (o->list_algorithms) {
     if (print) list_algorithms(std::cout);
-    return kExitOk;
+    return stdout_written(print);
   }
   if (!o->get.empty()) {
     // The same checks as a run's parsing (those that need the process count come with the run).
@@ -46,9 +74,9 @@ int without_mpi(const std::optional<Options>& o) {
       const Config c = parse_config(read_file(o->config_path), o->sets, o->config_path);
       const std::string value = config_value(c, o->get);
       if (print) std::cout << value << "\n";
-      return kExitOk;
+      return stdout_written(print);
     } catch (const ConfigError& e) {
-      if (print) std::cerr << "collbench: " << e.what() << std::endl;
+      if (print) print_error(e.what());
       return kExitUsage;
     }
   }
@@ -62,7 +90,7 @@ int without_mpi(const std::optional<Options>& o) {
 int report_usage_error(const std::string& message) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) std::cerr << "collbench: " << message << std::endl;
+  if (rank == 0) print_error(message);
   MPI_Barrier(MPI_COMM_WORLD);
   return kExitUsage;
 }
@@ -70,18 +98,30 @@ int report_usage_error(const std::string& message) {
 int run_mpi(const Options& o, InterruptWatch& watch) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Errors every rank holds (the configuration, the plan, a validation verdict, rank 0's file
+  // writes through on_root): rank 0 prints, every rank returns the code through MPI_Finalize.
+  // Errors of a subset of ranks: each such rank prints one line with its rank (one write(2), so
+  // lines never interleave) and MPI_Abort ends the job with the code.
+  const auto local = [rank](const std::exception& e, int code) {
+    print_error("rank " + std::to_string(rank) + ": " + e.what());
+    MPI_Abort(MPI_COMM_WORLD, code);
+    return code;
+  };
   try {
     return run_driver(o, watch);
   } catch (const ConfigError& e) {
-    if (rank == 0) std::cerr << "collbench: " << e.what() << std::endl;
+    if (rank == 0) print_error(e.what());
     return kExitUsage;
   } catch (const ValidationError& e) {
-    if (rank == 0) std::cerr << "collbench: " << e.what() << std::endl;
+    if (rank == 0) print_error(e.what());
     return kExitValidation;
+  } catch (const SharedError& e) {
+    if (rank == 0) print_error(e.what());
+    return e.code();
+  } catch (const IoError& e) {
+    return local(e, kExitEnvironment);
   } catch (const std::exception& e) {
-    std::cerr << "collbench: error on rank " << rank << ": " << e.what() << std::endl;
-    MPI_Abort(MPI_COMM_WORLD, kExitRuntime);
-    return kExitRuntime;
+    return local(e, kExitRuntime);
   }
 }
 
@@ -155,7 +195,7 @@ int collbench_main(int argc, char** argv) {
   }
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
-    std::cerr << "collbench: " << usage_error.value_or("MPI_Init failed") << std::endl;
+    print_error(usage_error.value_or("MPI_Init failed"));
     return usage_error ? kExitUsage : kExitRuntime;
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -81,14 +81,14 @@ long gcd(long a, long b) { return b == 0 ? a : gcd(b, a % b); }
 std::pair<int, int> resolve_groups(const GroupSpec& g, int nprocs) {
   if (g.kind == GroupSpec::Kind::Sizes) {
     if (g.a + g.b > nprocs)
-      throw config_error(g.field, "= \"" + g.text + "\" needs " + std::to_string(g.a + g.b) + " processes, got " +
+      throw config_error(g.field, "= " + quote(g.text) + " needs " + std::to_string(g.a + g.b) + " processes, got " +
                                       std::to_string(nprocs) + " (use -n " + std::to_string(g.a + g.b) +
                                       " or smaller groups)");
     return {static_cast<int>(g.a), static_cast<int>(g.b)};
   }
   const long d = gcd(g.a, g.b), a = g.a / d, b = g.b / d, sum = a + b;
   if (nprocs % sum != 0)
-    throw config_error(g.field, "= \"" + g.text + "\" needs a multiple of " + std::to_string(sum) + " processes, got " +
+    throw config_error(g.field, "= " + quote(g.text) + " needs a multiple of " + std::to_string(sum) + " processes, got " +
                                     std::to_string(nprocs) + " (use -n " + std::to_string(sum * std::max(1L, nprocs / sum)) +
                                     " or a ratio that divides " + std::to_string(nprocs) + ")");
   return {static_cast<int>(a * nprocs / sum), static_cast<int>(b * nprocs / sum)};
@@ -221,17 +221,17 @@ class InterSession final : public FamilySession {
 
 GroupSpec parse_group(const YAML::Node& n, const std::string& field, GroupSpec::Kind kind) {
   const std::string s = as_string(n, field);
-  const std::string form = "= \"" + s + "\" must be p/q with positive integers, e.g. \"25/7\"";
+  const std::string form = "= " + quote(s) + " must be p/q with positive integers, e.g. \"25/7\"";
   const auto slash = s.find('/');
   if (slash == std::string::npos) throw config_error(field, form);
   GroupSpec g{kind, parse_count(s.substr(0, slash), field, form), parse_count(s.substr(slash + 1), field, form), s, field};
-  if (g.a <= 0 || g.b <= 0) throw config_error(field, "= \"" + s + "\" needs two non-empty groups (p, q >= 1)");
+  if (g.a <= 0 || g.b <= 0) throw config_error(field, "= " + quote(s) + " needs two non-empty groups (p, q >= 1)");
   return g;
 }
 
 BlockRatio parse_block(const YAML::Node& n, const std::string& field) {
   const std::string s = as_string(n, field);
-  const std::string form = "= \"" + s + "\" must be kA:kB with non-negative integers, e.g. \"4:1\" or \"1:0\"";
+  const std::string form = "= " + quote(s) + " must be kA:kB with non-negative integers, e.g. \"4:1\" or \"1:0\"";
   const auto colon = s.find(':');
   if (colon == std::string::npos) throw config_error(field, form);
   BlockRatio b{static_cast<std::size_t>(parse_count(s.substr(0, colon), field, form)),

@@ -194,7 +194,7 @@ class IntraFamily final : public FamilyAdapter {
     if (const auto f = src.get("roots")) s->root_names = names(f->node, f->path);
     for (std::size_t i = 0; i < s->root_names.values.size(); ++i)
       s->roots.push_back(parse_count(s->root_names.values[i], s->root_names.at(i),
-                                     "= \"" + s->root_names.values[i] + "\" must be a rank (a non-negative integer)"));
+                                     "= " + quote(s->root_names.values[i]) + " must be a rank (a non-negative integer)"));
     return s;
   }
   std::vector<std::string> placements() const override { return {"block"}; }

@@ -116,14 +116,14 @@ iso::Neighborhood parse_neighborhood(const Names& names, std::size_t i) {
   try {
     return iso::Neighborhood::parse(names.values[i]);
   } catch (const std::invalid_argument& e) {
-    throw config_error(item(names, i), "= \"" + names.values[i] + "\": " + e.what());
+    throw config_error(item(names, i), "= " + quote(names.values[i]) + ": " + e.what());
   }
 }
 
 // "4x2x1" -> {4, 2, 1}, checked (each part a positive integer that cannot overflow).
 std::vector<int> parse_dims(const Names& names, std::size_t i) {
   const std::string& text = names.values[i];
-  const std::string form = "= \"" + text + "\" must be auto or positive sizes like 4x2x1";
+  const std::string form = "= " + quote(text) + " must be auto or positive sizes like 4x2x1";
   std::vector<int> dims;
   for (std::size_t at = 0;;) {
     const auto x = text.find('x', at);
@@ -151,10 +151,10 @@ std::vector<int> resolve_dims(const Names& names, std::size_t i, int d, int npro
   long long product = 1;
   for (int v : dims) product = std::min(product * v, 1LL << 40);
   if (static_cast<int>(dims.size()) != d)
-    throw config_error(item(names, i), "= \"" + text + "\" has " + std::to_string(dims.size()) +
+    throw config_error(item(names, i), "= " + quote(text) + " has " + std::to_string(dims.size()) +
                                            " dimensions, the neighborhood has " + std::to_string(d) + " (use auto)");
   if (product != nprocs)
-    throw config_error(item(names, i), "= \"" + text + "\" holds " + std::to_string(product) + " processes, got " +
+    throw config_error(item(names, i), "= " + quote(text) + " holds " + std::to_string(product) + " processes, got " +
                                            std::to_string(nprocs) + " (use -n " + std::to_string(product) + " or dims: auto)");
   return dims;
 }
@@ -269,7 +269,7 @@ class IsoFamily final : public FamilyAdapter {
     for (std::size_t i = 0; i < s->rule_names.values.size(); ++i) {
       const std::string& r = s->rule_names.values[i];
       if (r != "equal" && r != "distance")
-        throw config_error(item(s->rule_names, i), "= \"" + r + "\" is not a block rule of " +
+        throw config_error(item(s->rule_names, i), "= " + quote(r) + " is not a block rule of " +
                                                       std::string(collrepro::to_string(c)) + " (use equal or distance)");
       s->rules.push_back(r == "distance" ? iso::BlockRule::SeedDistance : iso::BlockRule::Uniform);
     }
@@ -292,7 +292,7 @@ class IsoFamily final : public FamilyAdapter {
         const std::size_t hops = block_hops(reduced), work = hops * keys.rules.size() * sweep.sizes.size();
         if (hops > kMaxBlockHops || (plan_hops += work) > kMaxPlanHops)
           throw config_error(item(keys.neighborhood_names, ni),
-                             "= \"" + keys.neighborhood_names.values[ni] + "\" on dims " + dims_text(dims) + ": " +
+                             "= " + quote(keys.neighborhood_names.values[ni]) + " on dims " + dims_text(dims) + ": " +
                                  std::to_string(hops) + " block-hops per shape (at most " + std::to_string(kMaxBlockHops) +
                                  ") for " + std::to_string(sweep.sizes.size()) + " size(s), over the plan budget of " +
                                  std::to_string(kMaxPlanHops) + " (use a smaller neighbourhood or fewer sizes)");
@@ -301,8 +301,8 @@ class IsoFamily final : public FamilyAdapter {
             iso::Shape s = rule == iso::BlockRule::SeedDistance ? iso::Shape::seed_irregular(n, size, dims)
                                                             : iso::Shape::regular(reduced, size, dims);
             if (auto why = s.invalid())
-              throw config_error(item(keys.neighborhood_names, ni), "= \"" + keys.neighborhood_names.values[ni] +
-                                                                        "\" with size " + format_bytes(size) + ": " + *why);
+              throw config_error(item(keys.neighborhood_names, ni), "= " + quote(keys.neighborhood_names.values[ni]) +
+                                                                        " with size " + format_bytes(size) + ": " + *why);
             out.push_back(std::make_shared<IsoShape>(std::move(s), sweep.collective, n.to_string(), size));
           }
       }

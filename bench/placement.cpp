@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "collrepro/group_pair.hpp"
+#include "errors.hpp"
 
 namespace collbench {
 
@@ -79,7 +80,7 @@ PlacementResult place_groups(const std::string& placement, int p, int q, std::sp
       r.note = std::to_string(shared) + " node(s) hold ranks of both groups (group sizes do not match node boundaries)";
     return r;
   }
-  throw std::invalid_argument("unknown placement \"" + placement + "\"");
+  throw std::invalid_argument("unknown placement " + quote(placement));
 }
 
 }  // namespace collbench

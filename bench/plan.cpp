@@ -29,7 +29,7 @@ std::vector<const Algorithm*> select_algorithms(const Sweep& sweep, const Family
     if (it == available.end()) {
       std::string names;
       for (const auto* a : available) names += (names.empty() ? "" : ", ") + a->info().name;
-      throw config_error(field, "= \"" + wanted[i] + "\" is not a registered " + collrepro::to_string(c) +
+      throw config_error(field, "= " + quote(wanted[i]) + " is not a registered " + collrepro::to_string(c) +
                                     " algorithm (available: " + names + "; see collbench --list-algorithms)");
     }
     if (std::find(out.begin(), out.end(), *it) == out.end()) out.push_back(*it);
@@ -45,7 +45,7 @@ void check_placements(const Sweep& sweep, const FamilyAdapter& family) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
       throw config_error(sweep.placements.at(i),
-                         "= \"" + v[i] + "\" is not a placement of collective " + collrepro::to_string(sweep.collective) +
+                         "= " + quote(v[i]) + " is not a placement of collective " + collrepro::to_string(sweep.collective) +
                              " (use " + list + ")");
     }
 }
@@ -106,7 +106,7 @@ Plan make_plan(const Config& config, int nprocs, const collrepro::Capabilities& 
           throw config_error(sweep.algorithms.at(static_cast<std::size_t>(
                                  std::find(sweep.algorithms.values.begin(), sweep.algorithms.values.end(),
                                            algorithms[i]->info().name) - sweep.algorithms.values.begin())),
-                             "= \"" + algorithms[i]->info().name + "\" supports none of the " +
+                             "= " + quote(algorithms[i]->info().name) + " supports none of the " +
                                  std::to_string(shapes.size()) + " shapes at " + std::to_string(nprocs) +
                                  " processes: " + why + " (remove it or change groups/blocks/sizes)");
         }

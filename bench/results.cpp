@@ -1,17 +1,16 @@
 #include "results.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <limits>
-#include <sstream>
 
 #include "contract.hpp"
 #include "csv.hpp"
 #include "errors.hpp"
+#include "fileio.hpp"
 
 namespace collbench {
 
@@ -23,22 +22,32 @@ std::string suffix(int launch, std::optional<int> slice) {
   return "L" + std::to_string(launch) + (slice ? "-S" + std::to_string(*slice) : "");
 }
 
-std::string read_all(const fs::path& p);
+// The whole file (a result file of any size); a failure to read it is an IoError, a file that
+// is not a regular file a ConfigError.
+std::string read_all(const fs::path& p) {
+  std::string text;
+  ReadFailure why;
+  if (read_bounded(p, std::numeric_limits<std::uintmax_t>::max(), text, why)) return text;
+  if (why.not_regular)
+    throw ConfigError("config error: --out " + p.parent_path().string() + ": " + p.filename().string() +
+                      " is not a regular file (remove it or use another --out)");
+  throw io_error("read", p.string(), why.err, "check the file and re-run: finished points are kept");
+}
 
-// The complete lines of a file (a last line without '\n' is a partial write: dropped).
-std::vector<std::string> complete_lines(const fs::path& p) {
-  const std::string text = read_all(p);
+// The complete lines of a text (a last line without '\n' is a partial write: dropped).
+std::vector<std::string> complete_lines(const std::string& text) {
   std::vector<std::string> out;
   std::size_t at = 0;
   for (std::size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) out.push_back(text.substr(at, nl - at));
   return out;
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// Whether p exists (a failure to look is an IoError: the directory is not searchable).
+bool present(const fs::path& p) {
+  std::error_code ec;
+  const bool there = fs::exists(p, ec);
+  if (ec) throw io_error("look for", p.string(), ec.value());
+  return there;
 }
 
 // SHA-256 (FIPS 180-4) of a byte string, as 64 hex digits: what `sha256sum` prints.
@@ -105,20 +114,51 @@ std::string join_points(const std::set<int>& points) {
   return out;
 }
 
-std::optional<nlohmann::json> read_json(const fs::path& p) {
-  if (!fs::exists(p)) return std::nullopt;
-  std::ifstream in(p);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception&) {
+// A launch's metadata: nullopt when absent; `problem` says why one present cannot be used (not
+// valid JSON, nested too deeply). A file over kMaxMetaBytes is refused before it is read.
+std::optional<nlohmann::json> read_json(const fs::path& p, std::string& problem) {
+  if (!present(p)) return std::nullopt;
+  std::string text;
+  ReadFailure why;
+  if (!read_bounded(p, kMaxMetaBytes, text, why)) {
+    if (why.too_large)
+      throw ConfigError("config error: --out " + p.parent_path().string() + ": " + p.filename().string() + " is " +
+                        format_file_size(why.size) + ", over the " + format_file_size(kMaxMetaBytes) +
+                        " limit of a collbench metadata file (not collbench's: remove it or use another --out)");
+    if (why.not_regular)
+      throw ConfigError("config error: --out " + p.parent_path().string() + ": " + p.filename().string() +
+                        " is not a regular file (remove it or use another --out)");
+    throw io_error("read", p.string(), why.err, "check the file and re-run: finished points are kept");
+  }
+  if (json_depth(text) > kMaxJsonDepth) {
+    problem = p.filename().string() + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
     return std::nullopt;
   }
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    if (j.is_object()) return j;
+    problem = p.filename().string() + " is not a JSON object";
+  } catch (const nlohmann::json::parse_error& e) {
+    problem = p.filename().string() + " is not valid JSON (at byte " + std::to_string(e.byte) + ")";
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number too large
+    problem = p.filename().string() + " is not valid JSON (" + excerpt(e.what()) + ")";
+  }
+  return std::nullopt;
 }
 
 std::size_t column(const std::vector<std::string>& cols, const char* name) {
   for (std::size_t i = 0; i < cols.size(); ++i)
     if (cols[i] == name) return i;
   return cols.size();
+}
+
+// The fields of a CSV row; none for a row that does not parse (an unterminated quote: damaged).
+std::vector<std::string> split_row(const std::string& line) {
+  try {
+    return csv_split(line);
+  } catch (const std::invalid_argument&) {
+    return {};
+  }
 }
 
 // A non-negative decimal field, or nullopt (a damaged row).
@@ -136,13 +176,13 @@ std::map<int, PointRows> points_of(const std::vector<std::string>& raw_lines,
   const std::size_t point_col = column(rc, "point"), n_col = column(sc, "n");
   std::map<long, std::vector<std::string>> raw_by_point;
   for (std::size_t i = 1; i < raw_lines.size(); ++i) {
-    const auto f = csv_split(raw_lines[i]);
+    const auto f = split_row(raw_lines[i]);
     if (f.size() != rc.size()) continue;
     if (const auto point = count_field(f[point_col])) raw_by_point[*point].push_back(raw_lines[i]);
   }
   std::map<int, PointRows> out;
   for (std::size_t i = 1; i < summary_lines.size(); ++i) {
-    const auto f = csv_split(summary_lines[i]);
+    const auto f = split_row(summary_lines[i]);
     if (f.size() != sc.size()) continue;
     const auto point = count_field(f[point_col]), n = count_field(f[n_col]);
     if (!point || !n || *point > std::numeric_limits<int>::max() || out.count(static_cast<int>(*point))) continue;
@@ -153,18 +193,11 @@ std::map<int, PointRows> points_of(const std::vector<std::string>& raw_lines,
   return out;
 }
 
-void write_all(std::FILE* f, const std::string& s, const fs::path& p) {
-  if (std::fwrite(s.data(), 1, s.size(), f) != s.size()) throw std::runtime_error("cannot write " + p.string());
-}
-
-void sync_file(std::FILE* f, const fs::path& p) {
-  if (std::fflush(f) != 0 || fsync(fileno(f)) != 0) throw std::runtime_error("cannot flush " + p.string());
-}
-
-std::FILE* open_new(const fs::path& p) {
-  std::FILE* f = std::fopen(p.c_str(), "wb");
-  if (!f) throw ConfigError("cannot create " + p.string() + " (check --out)");
-  return f;
+// The lines joined, each with its newline.
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& line : lines) out += line + "\n";
+  return out;
 }
 
 }  // namespace
@@ -181,26 +214,43 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
     : paths_(ResultPaths::of(dir, launch, slice)) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw ConfigError("cannot create the output directory " + dir.string() + ": " + ec.message());
-  check_previous_meta(fingerprint, nprocs, slices);
-  const bool pending = fs::exists(tmp_path(paths_.raw)) || fs::exists(tmp_path(paths_.summary));
-  recover_from(tmp_path(paths_.raw), tmp_path(paths_.summary));
-  std::set<int> from_tmp;
-  for (const auto& [point, rows] : recovered_) from_tmp.insert(point);
-  recover_from(paths_.raw, paths_.summary);
-  if (!previous_meta_.is_null()) verify_final_files(from_tmp);
-  if (!previous_meta_.is_null() && !pending && fs::exists(paths_.meta) && previous_meta_.value("complete", false) &&
-      damage_.empty()) {
-    finished_before_ = true;
-    recovered_.clear();
-    return;
+  if (ec) {
+    const int err = ec.value();
+    if (err == ENOTDIR || err == EEXIST || err == ENAMETOOLONG || err == ELOOP)
+      throw ConfigError("config error: --out " + quote(dir.string()) + ": cannot create the directory: " +
+                        std::strerror(err) + " (use another --out)");
+    throw io_error("create the output directory", dir.string(), err, "check --out and re-run: finished points are kept");
   }
-  for (const auto& [point, rec] : recovered_) {
-    complete_.insert(point);
-    const auto fields = csv_split(rec.summary);
-    const auto& cols = summary_columns();
-    recovered_counts_.first += std::stoul(fields[column(cols, "n")]);
-    recovered_counts_.second += count_field(fields[column(cols, "n_invalid")]).value_or(0);
+  // What a run killed while writing aside left (never the .tmp files: they hold its points).
+  for (const fs::path& p : {paths_.raw, paths_.summary, paths_.meta}) remove_quietly(part_path(tmp_path(p)));
+  try {
+    check_previous_meta(fingerprint, nprocs, slices);
+    raw_tmp_ = read_if_present(tmp_path(paths_.raw));
+    summary_tmp_ = read_if_present(tmp_path(paths_.summary));
+    const bool pending = raw_tmp_ || summary_tmp_;
+    if (raw_tmp_ && summary_tmp_) recover(tmp_path(paths_.raw), *raw_tmp_, tmp_path(paths_.summary), *summary_tmp_);
+    std::set<int> from_tmp;
+    for (const auto& [point, rows] : recovered_) from_tmp.insert(point);
+    if (present(paths_.raw) && present(paths_.summary))
+      recover(paths_.raw, read_all(paths_.raw), paths_.summary, read_all(paths_.summary));
+    if (!previous_meta_.is_null()) verify_final_files(from_tmp);
+    if (!previous_meta_.is_null() && !pending && present(paths_.meta) && previous_meta_.value("complete", false) &&
+        damage_.empty()) {
+      finished_before_ = true;
+      recovered_.clear();
+      return;
+    }
+    for (const auto& [point, rec] : recovered_) {
+      complete_.insert(point);
+      const auto fields = split_row(rec.summary);
+      const auto& cols = summary_columns();
+      recovered_counts_.first += count_field(fields[column(cols, "n")]).value_or(0);
+      recovered_counts_.second += count_field(fields[column(cols, "n_invalid")]).value_or(0);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    // A key of the expected name but of another type (hand-edited or not collbench's).
+    throw ConfigError("config error: --out " + dir.string() + ": " + paths_.meta.filename().string() +
+                      " is damaged (" + excerpt(e.what()) + "): remove this launch's files or use another --out");
   }
 }
 
@@ -213,7 +263,7 @@ void ResultFiles::verify_final_files(const std::set<int>& from_tmp) {
   if (integrity.contains("files"))
     for (const fs::path& p : {paths_.raw, paths_.summary}) {
       const nlohmann::json want = integrity["files"].value(p.filename().string(), nlohmann::json::object());
-      if (!fs::exists(p)) {
+      if (!present(p)) {
         if (!from_tmp.empty()) continue;  // a killed run's .tmp files hold the points
         problems.push_back(p.filename().string() + " is missing");
         continue;
@@ -251,24 +301,30 @@ void ResultFiles::verify_final_files(const std::set<int>& from_tmp) {
   std::cerr << "collbench: warning: " << damage_ << std::endl;
 }
 
-ResultFiles::~ResultFiles() {
-  if (raw_) std::fclose(raw_);
-  if (summary_) std::fclose(summary_);
-}
+ResultFiles::~ResultFiles() = default;
 
 void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs, std::optional<int> slices) {
-  auto meta = read_json(tmp_path(paths_.meta));
-  if (!meta) meta = read_json(paths_.meta);
-  const bool data = fs::exists(paths_.raw) || fs::exists(paths_.summary) || fs::exists(tmp_path(paths_.raw)) ||
-                    fs::exists(tmp_path(paths_.summary));
+  std::string problem;
+  auto meta = read_json(tmp_path(paths_.meta), problem);
+  if (!meta) meta = read_json(paths_.meta, problem);
+  const bool data = present(paths_.raw) || present(paths_.summary) || present(tmp_path(paths_.raw)) ||
+                    present(tmp_path(paths_.summary));
   if (!meta) {
     if (data)
       throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " holds " +
                         paths_.raw.filename().string() + " without readable metadata (" +
-                        paths_.meta.filename().string() + "): remove these files or use another --out");
+                        (problem.empty() ? paths_.meta.filename().string() + " is missing" : problem) +
+                        "): remove these files or use another --out");
     return;
   }
   previous_meta_ = *meta;
+  // The keys a resume reads whole, by type (the others are read with a type check of their own).
+  for (const auto& [key, ok] : {std::pair{"runs", previous_meta_.value("runs", nlohmann::json::array()).is_array()},
+                                std::pair{"integrity", previous_meta_.value("integrity", nlohmann::json::object()).is_object()},
+                                std::pair{"points", previous_meta_.value("points", nlohmann::json::object()).is_object()}})
+    if (!ok)
+      throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + ": " + paths_.meta.filename().string() +
+                        " is damaged (\"" + key + "\" has the wrong type): remove this launch's files or use another --out");
   const int version = previous_meta_.value("contract_version", 1);
   if (version != contract_version())
     throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " holds " +
@@ -279,7 +335,7 @@ void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs
   const std::string before = previous_meta_.value("config_fingerprint", "");
   if (before != fingerprint)
     throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " already holds " +
-                      paths_.meta.filename().string() + " of a different configuration (fingerprint " + before +
+                      paths_.meta.filename().string() + " of a different configuration (fingerprint " + excerpt(before) +
                       ", now " + fingerprint + "): use another --out or another --launch, or remove those files");
   if (previous_meta_.value("nprocs", nprocs) != nprocs)
     throw ConfigError("config error: --out " + paths_.raw.parent_path().string() + " holds launch results at " +
@@ -293,69 +349,108 @@ void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs
                       std::to_string(*slices) + " (use the same T, or another --out)");
 }
 
-void ResultFiles::recover_from(const fs::path& raw, const fs::path& summary) {
-  if (!fs::exists(raw) || !fs::exists(summary)) return;
-  const auto raw_lines = complete_lines(raw), summary_lines = complete_lines(summary);
+// The complete points of a launch's raw and summary texts, added to recovered_ unless already there.
+void ResultFiles::recover(const fs::path& raw, const std::string& raw_text, const fs::path& summary,
+                          const std::string& summary_text) {
+  const auto raw_lines = complete_lines(raw_text), summary_lines = complete_lines(summary_text);
   if (raw_lines.empty() || summary_lines.empty()) return;
-  if (csv_split(raw_lines[0]) != raw_columns() || csv_split(summary_lines[0]) != summary_columns())
+  if (split_row(raw_lines[0]) != raw_columns() || split_row(summary_lines[0]) != summary_columns())
     throw ConfigError("config error: " + raw.string() + " or " + summary.string() +
                       " does not have the contract's columns (results/CONTRACT.md): remove them or use another --out");
   for (auto& [point, rows] : points_of(raw_lines, summary_lines)) recovered_.try_emplace(point, std::move(rows));
 }
 
-void ResultFiles::start() {
-  raw_ = open_new(tmp_path(paths_.raw));
-  summary_ = open_new(tmp_path(paths_.summary));
-  write_all(raw_, csv_line(raw_columns()), paths_.raw);
-  write_all(summary_, csv_line(summary_columns()), paths_.summary);
-  for (const auto& [point, rec] : recovered_) {
-    for (const auto& line : rec.raw) write_all(raw_, line + "\n", paths_.raw);
-    write_all(summary_, rec.summary + "\n", paths_.summary);
+std::optional<std::string> ResultFiles::read_if_present(const fs::path& p) {
+  if (!present(p)) return std::nullopt;
+  return read_all(p);
+}
+
+namespace {
+
+// A .tmp data file holding exactly `text`, open to append. An earlier file that begins with
+// `text` (a killed run's points, perhaps a partial point after them) is cut to it; another
+// earlier file is replaced whole, written aside first (its points are never lost to a failed
+// write); a new file is written in place.
+OutFile open_tmp(const fs::path& path, const std::string& text, const std::optional<std::string>& before) {
+  if (before && before->compare(0, text.size(), text) == 0 && before->size() >= text.size()) {
+    OutFile f = OutFile::truncate_to(path, text.size());
+    f.sync();
+    return f;
   }
-  sync_file(raw_, paths_.raw);
-  sync_file(summary_, paths_.summary);
+  if (before) {
+    replace_file(path, text);
+    return OutFile::truncate_to(path, text.size());
+  }
+  OutFile f = OutFile::create(path);
+  try {
+    f.write(text);
+    f.sync();
+  } catch (...) {
+    f = OutFile();
+    remove_quietly(path);
+    throw;
+  }
+  return f;
+}
+
+}  // namespace
+
+void ResultFiles::start() {
+  std::string raw = csv_line(raw_columns()), summary = csv_line(summary_columns());
+  for (const auto& [point, rec] : recovered_) {
+    raw += joined(rec.raw);
+    summary += rec.summary + "\n";
+  }
+  const bool new_raw = !raw_tmp_;
+  raw_ = open_tmp(tmp_path(paths_.raw), raw, raw_tmp_);
+  try {
+    summary_ = open_tmp(tmp_path(paths_.summary), summary, summary_tmp_);
+  } catch (...) {
+    raw_ = OutFile();
+    if (new_raw) remove_quietly(tmp_path(paths_.raw));
+    throw;
+  }
+  sync_directory(paths_.raw.parent_path());
+  raw_tmp_.reset();
+  summary_tmp_.reset();
   recovered_.clear();
 }
 
 void ResultFiles::append(const std::vector<std::string>& raw_lines, const std::string& summary_line) {
-  for (const auto& line : raw_lines) write_all(raw_, line, paths_.raw);
-  sync_file(raw_, paths_.raw);
-  write_all(summary_, summary_line, paths_.summary);
-  sync_file(summary_, paths_.summary);
+  std::string raw;
+  for (const auto& line : raw_lines) raw += line;
+  raw_.write(raw);
+  raw_.sync();
+  summary_.write(summary_line);
+  summary_.sync();
 }
 
 nlohmann::json ResultFiles::integrity() const {
   nlohmann::json files = nlohmann::json::object(), points = nlohmann::json::object();
-  for (const fs::path& p : {paths_.raw, paths_.summary}) {
-    const std::string text = read_all(tmp_path(p));
-    files[p.filename().string()] = {{"rows", data_rows(text)}, {"sha256", sha256(text)}};
-  }
-  for (const auto& [point, rows] : points_of(complete_lines(tmp_path(paths_.raw)), complete_lines(tmp_path(paths_.summary))))
+  const std::string raw = read_all(tmp_path(paths_.raw)), summary = read_all(tmp_path(paths_.summary));
+  for (const auto& [p, text] : {std::pair{paths_.raw, &raw}, std::pair{paths_.summary, &summary}})
+    files[p.filename().string()] = {{"rows", data_rows(*text)}, {"sha256", sha256(*text)}};
+  for (const auto& [point, rows] : points_of(complete_lines(raw), complete_lines(summary)))
     points[std::to_string(point)] = point_hash(rows.summary, rows.raw);
   return {{"files", files}, {"points", points}};
 }
 
 void ResultFiles::write_meta(const nlohmann::json& meta) {
   meta_ = meta;
-  const fs::path part = fs::path(paths_.meta.string() + ".tmp.part");
-  {
-    std::ofstream out(part, std::ios::trunc);
-    out << meta.dump(2) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + part.string());
-  }
-  fs::rename(part, tmp_path(paths_.meta));
+  replace_file(tmp_path(paths_.meta), meta.dump(2) + "\n");  // via meta-L<L>.json.tmp.part
 }
 
 void ResultFiles::finalize() {
-  if (raw_) std::fclose(std::exchange(raw_, nullptr));
-  if (summary_) std::fclose(std::exchange(summary_, nullptr));
+  if (raw_.is_open()) std::exchange(raw_, OutFile()).close();
+  if (summary_.is_open()) std::exchange(summary_, OutFile()).close();
   if (meta_.is_object()) {
     meta_["integrity"] = integrity();
     write_meta(nlohmann::json(meta_));
   }
-  fs::rename(tmp_path(paths_.raw), paths_.raw);
-  fs::rename(tmp_path(paths_.summary), paths_.summary);
-  fs::rename(tmp_path(paths_.meta), paths_.meta);
+  rename_file(tmp_path(paths_.raw), paths_.raw);
+  rename_file(tmp_path(paths_.summary), paths_.summary);
+  rename_file(tmp_path(paths_.meta), paths_.meta);
+  sync_directory(paths_.raw.parent_path());
 }
 
 }  // namespace collbench

@@ -1,12 +1,18 @@
 // The result files of one launch (and slice), written by rank 0 (results/CONTRACT.md):
 //   raw-L<L>[-S<S>].csv, summary-L<L>[-S<S>].csv, meta-L<L>[-S<S>].json
 // During a run they are <name>.tmp (loaders ignore *.tmp): rows are appended and flushed
-// (fflush + fsync) after every point, the metadata is replaced atomically; finalize()
-// renames them to their final names (also after an interrupt: complete=false).
+// (write + fsync) after every point, the metadata is replaced atomically (written aside as
+// meta-L<L>.json.tmp.part, fsynced, renamed); finalize() renames them to their final names (also
+// after an interrupt: complete=false). Every failed write, read or rename is an IoError naming
+// the file and the system's reason (exit 5); what failed is left as a killed run leaves it, so
+// that a re-run resumes. A *.tmp.part file is removed when its write fails, and a stale one
+// (a kill while writing aside) by the next ResultFiles of the same launch and slice.
 //
 // Resume: on opening, the points already complete in earlier runs of the same launch and
 // slice (a summary row plus exactly n raw rows, in the final files or in .tmp files left by a
-// killed run) are kept and skipped; partial points are dropped and measured again. Earlier
+// killed or failed run) are kept and skipped; partial points are dropped and measured again.
+// start() cuts a .tmp file that begins with the kept points to them, and otherwise rewrites it
+// aside (raw-L<L>.csv.tmp.part, renamed over it), so that a failed start loses no point. Earlier
 // files of a different configuration (fingerprint) or process count are an error.
 //
 // Integrity: finalize() records in the metadata, written last and atomically, each file's
@@ -17,7 +23,6 @@
 // "already complete" only when its files match.
 #pragma once
 
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -26,6 +31,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "fileio.hpp"
 
 namespace collbench {
 
@@ -61,14 +68,16 @@ class ResultFiles {
   // Repetitions and invalid repetitions of the recovered points (for the invalid rate).
   std::pair<std::size_t, std::size_t> recovered_counts() const { return recovered_counts_; }
 
-  void start();  // writes the .tmp files: header + recovered points
+  void start();  // the .tmp files: header + recovered points
   void append(const std::vector<std::string>& raw_lines, const std::string& summary_line);
   void write_meta(const nlohmann::json& meta);
   // Closes the files, adds "integrity" to the last metadata written, and renames all three.
   void finalize();
 
  private:
-  void recover_from(const std::filesystem::path& raw, const std::filesystem::path& summary);
+  void recover(const std::filesystem::path& raw, const std::string& raw_text, const std::filesystem::path& summary,
+               const std::string& summary_text);
+  static std::optional<std::string> read_if_present(const std::filesystem::path& p);
   void check_previous_meta(const std::string& fingerprint, int nprocs, std::optional<int> slices);
   void verify_final_files(const std::set<int>& from_tmp);
   nlohmann::json integrity() const;
@@ -80,8 +89,8 @@ class ResultFiles {
   std::map<int, PointRows> recovered_;
   std::set<int> complete_;
   std::pair<std::size_t, std::size_t> recovered_counts_{0, 0};
-  std::FILE* raw_ = nullptr;
-  std::FILE* summary_ = nullptr;
+  std::optional<std::string> raw_tmp_, summary_tmp_;  // the .tmp files found (until start())
+  OutFile raw_, summary_;
 };
 
 }  // namespace collbench

@@ -12,6 +12,9 @@
 #include <ctime>
 #include <memory>
 #include <regex>
+#include <string_view>
+
+#include "fileio.hpp"
 
 namespace collbench {
 
@@ -84,9 +87,16 @@ namespace {
 nlohmann::json mpi_installation_metadata() {
   nlohmann::json j = nlohmann::json::object();
   if (const char* text = std::getenv("COLLREPRO_MPI_INSTALLATION")) {
-    const auto record = nlohmann::json::parse(text, nullptr, false);
-    if (record.is_object()) j = record;
-    else j["error"] = "COLLREPRO_MPI_INSTALLATION is not a JSON object";
+    const std::string_view t(text);
+    constexpr std::size_t most = 64 * 1024;  // an installation record is a few hundred bytes
+    if (t.size() > most || json_depth(t) > kMaxJsonDepth) {
+      j["error"] = "COLLREPRO_MPI_INSTALLATION is over 64 KiB or nests deeper than " + std::to_string(kMaxJsonDepth) +
+                   " levels (ignored)";
+    } else {
+      const auto record = nlohmann::json::parse(t, nullptr, false);
+      if (record.is_object()) j = record;
+      else j["error"] = "COLLREPRO_MPI_INSTALLATION is not a JSON object";
+    }
   }
   Dl_info info{};
   void* symbol = dlsym(RTLD_DEFAULT, "MPI_Get_library_version");

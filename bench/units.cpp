@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "errors.hpp"
+
 namespace collbench {
 
 namespace {
@@ -23,14 +25,14 @@ std::pair<double, std::string> number_and_unit(const std::string& text, const ch
   const std::string t = trim(text);
   std::size_t i = 0;
   while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
-  if (i == 0) throw std::invalid_argument("expected " + std::string(what) + ", got \"" + text + "\"");
+  if (i == 0) throw std::invalid_argument("expected " + std::string(what) + ", got " + quote(text));
   double value = 0;
   try {
     std::size_t used = 0;
     value = std::stod(t.substr(0, i), &used);
     if (used != i) throw std::invalid_argument("");
   } catch (const std::exception&) {
-    throw std::invalid_argument("expected " + std::string(what) + ", got \"" + text + "\"");
+    throw std::invalid_argument("expected " + std::string(what) + ", got " + quote(text));
   }
   return {value, trim(t.substr(i))};
 }
@@ -46,8 +48,8 @@ double byte_unit(const std::string& unit, const std::string& text) {
                                    {"TB", 1e12}};
   for (const Unit& u : units)
     if (unit == u.name) return u.factor;
-  throw std::invalid_argument("unknown size unit \"" + unit + "\" in \"" + text +
-                              "\" (use B, KiB, MiB, GiB (1024) or kB, MB, GB (1000))");
+  throw std::invalid_argument("unknown size unit " + quote(unit) + " in " + quote(text) +
+                              " (use B, KiB, MiB, GiB (1024) or kB, MB, GB (1000))");
 }
 
 }  // namespace
@@ -56,9 +58,9 @@ std::size_t parse_bytes(const std::string& text) {
   const auto [value, unit] = number_and_unit(text, "a size like 4096, 32KiB or 1MiB");
   const double bytes = value * byte_unit(unit, text);
   if (bytes > static_cast<double>(std::numeric_limits<std::size_t>::max() / 2))
-    throw std::invalid_argument("size \"" + text + "\" is too large");
+    throw std::invalid_argument("size " + quote(text) + " is too large");
   if (bytes != std::floor(bytes))
-    throw std::invalid_argument("size \"" + text + "\" is not a whole number of bytes");
+    throw std::invalid_argument("size " + quote(text) + " is not a whole number of bytes");
   return static_cast<std::size_t>(bytes);
 }
 
@@ -70,14 +72,14 @@ std::vector<std::size_t> parse_size_spec(const std::string& text) {
   std::string rest = trim(t.substr(dots + 2));
   const auto step_at = rest.find_first_of("x+");
   if (step_at == std::string::npos)
-    throw std::invalid_argument("range \"" + text + "\" needs a step: \"FROM..TO xFACTOR\" or \"FROM..TO +STEP\"");
+    throw std::invalid_argument("range " + quote(text) + " needs a step: \"FROM..TO xFACTOR\" or \"FROM..TO +STEP\"");
   const std::size_t from = parse_bytes(from_text);
   const std::size_t to = parse_bytes(rest.substr(0, step_at));
   const char kind = rest[step_at];
   const std::string step_text = trim(rest.substr(step_at + 1));
-  if (to < from) throw std::invalid_argument("range \"" + text + "\" ends before it starts");
+  if (to < from) throw std::invalid_argument("range " + quote(text) + " ends before it starts");
   const auto too_many = [&] {
-    return std::invalid_argument("range \"" + text + "\" has more than " + std::to_string(kMaxSizes) +
+    return std::invalid_argument("range " + quote(text) + " has more than " + std::to_string(kMaxSizes) +
                                  " sizes (use a larger step or factor)");
   };
   std::vector<std::size_t> out;
@@ -93,16 +95,16 @@ std::vector<std::size_t> parse_size_spec(const std::string& text) {
       factor = std::stod(step_text, &used);
       if (used != step_text.size()) throw std::invalid_argument("");
     } catch (const std::exception&) {
-      throw std::invalid_argument("range \"" + text + "\": the factor after x must be a number, got \"" +
-                                  step_text + "\"");
+      throw std::invalid_argument("range " + quote(text) + ": the factor after x must be a number, got " +
+                                  quote(step_text));
     }
-    if (!(factor > 1)) throw std::invalid_argument("range \"" + text + "\": the factor must be greater than 1");
-    if (from == 0) throw std::invalid_argument("range \"" + text + "\": a geometric range cannot start at 0");
+    if (!(factor > 1)) throw std::invalid_argument("range " + quote(text) + ": the factor must be greater than 1");
+    if (from == 0) throw std::invalid_argument("range " + quote(text) + ": a geometric range cannot start at 0");
     for (double v = static_cast<double>(from); v <= static_cast<double>(to) * (1 + 1e-12); v *= factor)
       add(static_cast<std::size_t>(std::llround(v)));
   } else {
     const std::size_t step = parse_bytes(step_text);
-    if (step == 0) throw std::invalid_argument("range \"" + text + "\": the step must be positive");
+    if (step == 0) throw std::invalid_argument("range " + quote(text) + ": the step must be positive");
     if ((to - from) / step >= kMaxSizes) throw too_many();
     for (std::size_t v = from; v <= to; v += step) add(v);
   }
@@ -117,7 +119,7 @@ double parse_duration(const std::string& text) {
   else if (unit == "us" || unit == "\xC2\xB5s") factor = 1e-6;
   else if (unit == "ns") factor = 1e-9;
   else
-    throw std::invalid_argument("duration \"" + text + "\" needs a unit s, ms, us or ns");
+    throw std::invalid_argument("duration " + quote(text) + " needs a unit s, ms, us or ns");
   return value * factor;
 }
 

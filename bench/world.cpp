@@ -18,7 +18,7 @@ std::string bcast_string(std::string s) {
   int len = static_cast<int>(s.size());
   check(MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   s.resize(static_cast<std::size_t>(len));
-  check(MPI_Bcast(s.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (len > 0) check(MPI_Bcast(s.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return s;
 }
 
