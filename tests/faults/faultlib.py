@@ -74,9 +74,9 @@ def unit_state(path):
 
 
 def state_diff(a, b, limit=3):
-    """A short description of how two unit states differ."""
+    """A short description of how unit state b differs from a."""
     if a is None or b is None:
-        return "absent" if a is None else "present"
+        return "it is absent" if b is None else "it exists (want none)"
     only_a = sorted(set(a) - set(b))
     only_b = sorted(set(b) - set(a))
     changed = sorted(k for k in set(a) & set(b) if a[k] != b[k])
