@@ -338,6 +338,8 @@ def run(cmd, logdir, mode="fork", watch=None, fault=None, timeout=300, target_pi
     logdir = Path(logdir)
     logdir.mkdir(parents=True, exist_ok=True)
     out_path, err_path = logdir / "stdout", logdir / "stderr"
+    out_path.write_bytes(b"")  # there even when a signal comes before the child opens them
+    err_path.write_bytes(b"")
     env = base_env()
     for key, value in cmd.env.items():  # None: unset
         if value is None:

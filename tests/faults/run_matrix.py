@@ -247,7 +247,7 @@ def run_writer(w, setup):
                     name, nth = moments[i]
                     cell = f"{w.name}: {SIGNAME[sig]} entering {name} #{nth} (file call {i + 1} of {len(moments)})"
                     outcome = run(w.command(ctx, "B", root), label, inject=(name, nth, sig))
-                else:
+                elif span >= 0.2:
                     delay = (k + offset) / setup.points * span
                     cell = f"{w.name}: {SIGNAME[sig]} {delay:.2f} s after its first write"
 
@@ -255,6 +255,10 @@ def run_writer(w, setup):
                         return first is not None and now >= first + delay
 
                     outcome = run(w.command(ctx, "B", root), label, fault=(due, sig), watch=root)
+                else:  # too short a write to aim at by the clock: moments over the whole run
+                    at = (k + offset) / setup.points * ref.seconds
+                    cell = f"{w.name}: {SIGNAME[sig]} {at:.2f} s into its run"
+                    outcome = run(w.command(ctx, "B", root), label, fault=(at, sig))
                 verdict = check_output(cell)
                 judge_signal(tally, cell, outcome, sig, expect, verdict)
                 if setup.verbose:
@@ -303,12 +307,18 @@ def run_writer(w, setup):
 
 # ------------------------------------------------------------------ collbench: a resumed sweep
 
-CB_SIZES = [f"{k}KiB" for k in range(1, 25)]
 CB_REPS = 5
-CB_SETS = ["--set", "groups.ratios=[1/1]", "--set", "blocks=[1:1]", "--set", "algorithms=[test-slow]",
-           "--set", f"sizes=[{', '.join(CB_SIZES)}]", "--set", f"timing.reps={CB_REPS}", "--set", "timing.warmup=1"]
+
+
+def cb_sets(points):
+    """quick.yaml reduced to `points` points of test-slow (40 ms a repetition: 0.24 s a point)."""
+    sizes = ", ".join(f"{k}KiB" for k in range(1, points + 1))
+    return ["--set", "groups.ratios=[1/1]", "--set", "blocks=[1:1]", "--set", "algorithms=[test-slow]",
+            "--set", f"sizes=[{sizes}]", "--set", f"timing.reps={CB_REPS}", "--set", "timing.warmup=1"]
 CB_FINAL = ("raw-L0.csv", "summary-L0.csv", "meta-L0.json")
-CB_DISK_LEAVES = (0, 1, 2, 4, 6, 9)
+# Pages a full disk leaves beyond what the resume needs to start (None: none at all): it fails
+# at its first metadata write, then at the appends of the next point or of a few points later.
+CB_DISK_LEAVES = (None, 0, 1, 0, 2, 1)
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_mpi_yield_when_idle": "1",
            "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
@@ -377,6 +387,16 @@ def lost_rows(kept, now):
     return lost, names
 
 
+def _resume_pages(res):
+    """Pages a resume of res needs before its first new point: new .tmp copies of the final
+    files when there are no .tmp files (a resume truncates and rewrites those it finds), and
+    the metadata written beside the old one."""
+    meta = F.tree_size_pages([res / "meta-L0.json"]) or 2
+    if (res / "raw-L0.csv.tmp").exists():
+        return meta
+    return meta + F.tree_size_pages([res / "raw-L0.csv", res / "summary-L0.csv"])
+
+
 def run_collbench(setup):
     tally = Tally("collbench (sweep + resume)")
     tally.lost, tally.dup = 0, 0
@@ -392,31 +412,31 @@ def run_collbench(setup):
     cfg = REPO / "configs" / "quick.yaml"
     launcher = [setup.mpiexec, "-n", "2", *setup.mpiexec_extra, exe, cfg]
 
-    def command(*args):
-        return F.Command(program=launcher, args=list(args) + CB_SETS, prog="collbench", env=MPI_ENV, cwd=ws)
-
-    plan = F.run(command("--dry-run", "--format", "csv"), ws / "logs" / "plan", mode="exec")
-    if plan.rc != 0:
-        tally.errors.append(f"the dry run exited {plan.rc}: {last_line(plan.stderr)}")
-        return tally
-    (ws / "plan.csv").write_text(plan.stdout)
-    points = sum(r["supported"] == "1" for r in csv.DictReader(plan.stdout.splitlines()))
     rank_name = Path(exe).name
     per_point = (CB_REPS + 1) * 0.040
 
     with F.Tmpfs(ws / "disk", 16) as fs:
         res = (fs.path if fs.ok else ws) / "res"
         faults = []
-        for k in range(setup.points):
-            faults.append(("SIGTERM", (k + 0.2) / setup.points))
-            faults.append(("SIGKILL", (k + 0.7) / setup.points))
+        for k in range(max(setup.points, setup.disk_points)):
+            if k < setup.points:
+                faults.append(("SIGTERM", (k + 0.2) / setup.points))
+                faults.append(("SIGKILL", (k + 0.7) / setup.points))
             if fs.ok and k < setup.disk_points:
-                faults.append(("disk", CB_DISK_LEAVES[k % len(CB_DISK_LEAVES)]))
-        for k in range(setup.points, setup.disk_points):
-            if fs.ok:
                 faults.append(("disk", CB_DISK_LEAVES[k % len(CB_DISK_LEAVES)]))
         if not fs.ok:
             say(f"  collbench: disk cells skipped: cannot mount a tmpfs ({fs.why})")
+        sets = cb_sets(max(24, 8 + 3 * len(faults)))  # a fault takes a point or two, a full disk a few
+
+        def command(*args):
+            return F.Command(program=launcher, args=list(args) + sets, prog="collbench", env=MPI_ENV, cwd=ws)
+
+        plan = F.run(command("--dry-run", "--format", "csv"), ws / "logs" / "plan", mode="exec")
+        if plan.rc != 0:
+            tally.errors.append(f"the dry run exited {plan.rc}: {last_line(plan.stderr)}")
+            return tally
+        (ws / "plan.csv").write_text(plan.stdout)
+        points = sum(r["supported"] == "1" for r in csv.DictReader(plan.stdout.splitlines()))
         say(f"  collbench: {points} points x {CB_REPS} repetitions at 2 processes, {len(faults)} faults into one "
             f"sweep, then a resume")
         kept = {}
@@ -424,13 +444,14 @@ def run_collbench(setup):
             before, _ = read_points(res)
             if len(before) >= points - 1:
                 tally.failures.append(f"collbench: the sweep finished before fault {n + 1} of {len(faults)}: "
-                                      "enlarge it (CB_SIZES)")
+                                      "enlarge it (cb_sets)")
                 tally.errors.append("sweep too short for the faults")
                 break
             cell = f"collbench: fault {n + 1} ({kind}"
             if kind == "disk":
-                left = fs.fill(arg)
-                cell += f", {left} pages free, {len(before)} points done)"
+                start = _resume_pages(res)
+                left = fs.fill(0 if arg is None else start + arg)
+                cell += f", {left} pages free, the resume needs {start} to start, {len(before)} points done)"
                 try:
                     outcome = F.run(command("--out", res, "--quiet"), ws / "logs" / f"{n}-disk", mode="exec")
                 finally:

@@ -27,15 +27,16 @@ ANALYSIS_MODULES = ["numpy", "pandas", "scipy.stats", "matplotlib", "matplotlib.
 
 class Writer:
     """One row of the table. units: the output paths under the writer's root directory, each of
-    which must be wholly A's or wholly B's after a fault. expect: the exit codes of a complete
-    run (trend and guidelines exit 1 on a finding)."""
+    which must be wholly A's or wholly B's after a fault. expect: the exit codes a complete run
+    may end with (4: complete, but some verdict refused or some point short; trend and
+    guidelines exit 1 on a finding); the cells then want the reference run's own code."""
 
     name = ""
     prog = ""
     units = ("out",)
     preload = ()
     tmpfs_mib = 48
-    expect = (0,)
+    expect = (0, 4)
 
     def available(self, setup):
         """None, or why this writer is skipped here."""
@@ -125,7 +126,7 @@ class Dashboard(Trend):
     preload = Trend.preload + ["plotly", "plotly.offline", "collrepro.analysis.dashboard",
                                "collrepro.analysis.dashboard_html", "collrepro.analysis.dashboard_figures"]
     tmpfs_mib = 160   # about 8 MiB a site (plotly.min.js), several of them during the cells
-    expect = (0,)
+    expect = (0, 4)
 
     def available(self, setup):
         import importlib.util
