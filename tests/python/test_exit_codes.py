@@ -144,6 +144,21 @@ def test_bad_usage_is_2(name):
     check(run(name, *USAGE[name]), name, 2)
 
 
+@pytest.mark.parametrize("args", [["run", "--methods", "no-such-method"], ["run", "--nps", "x"]])
+def test_bad_option_value_is_2_timing_study(args, tmp_path):
+    """A bad value of a known option is a usage error too (it exited 1)."""
+    check(run("timing-study", *args, "--out", tmp_path / "out"), "timing-study", 2)
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_installation_is_2_timing_study(tmp_path):
+    """An unknown --mpi is bad input, said by timing-study itself, not a sweep to resume."""
+    proc = run("timing-study", "run", "--mpi", "no-such-mpi", "--nps", "2", "--methods", "barrier", "--launches", "1",
+               "--out", tmp_path / "out")
+    check(proc, "timing-study", 2, needle="no-such-mpi")
+    assert "resume" not in proc.stderr, proc.stderr
+
+
 @NEEDS_COLLBENCH
 def test_bad_usage_is_2_collbench():
     check(run("collbench", "--no-such-option", launcher=[MPIEXEC, "-n", "2"]), "collbench", 2, under_mpirun=True)
