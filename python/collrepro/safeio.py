@@ -258,11 +258,38 @@ def atomic_dir(path, owner):
     _fsync_dir(path.parent)
 
 
-def _swap_in(staging, path):
-    old = _staging(path, OLD_TAG)
-    if path.exists():
-        path.rename(old)
+def _exchange(a, b):
+    """Swap two existing paths in one step (Linux renameat2 with RENAME_EXCHANGE); False where
+    the system or the file system cannot, OSError when it refuses."""
     try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _swap_in(staging, path):
+    """Put staging at path. Where the system can exchange the two in one step, there is no
+    moment at which path is missing (a SIGKILL anywhere leaves the old or the new output there);
+    the staging name then holds the previous output, removed here or, after a SIGKILL, by the
+    next writer. Elsewhere two renames, and the previous output is put back on any exception
+    (a SIGTERM between them included)."""
+    if path.exists() and _exchange(staging, path):
+        shutil.rmtree(staging, ignore_errors=True)
+        return
+    old = _staging(path, OLD_TAG)
+    try:
+        if path.exists():
+            path.rename(old)
         staging.rename(path)
     except BaseException:
         if old.exists() and not path.exists():
@@ -357,6 +384,24 @@ def _one_line(prog, text):
     sys.stderr.flush()
 
 
+def _underlying(err):
+    """The SIGTERM, Ctrl-C, refused write or user error that `err` happened while handling (e.g.
+    matplotlib's PDF writer fails in its cleanup after a full disk or a SIGTERM), or None."""
+    seen, cause = set(), err.__context__
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, (Terminated, KeyboardInterrupt, OSError, UserError)):
+            return cause
+        cause = cause.__context__
+    return None
+
+
+def _raiser(err):
+    def main(_argv):
+        raise err
+    return main
+
+
 def run_cli(prog, main, argv=None):
     """Run `main(argv)` and return its exit code; every failure becomes one line and a code of
     the exit-code table. SIGTERM is turned into an exception so that `atomic_*` clean up."""
@@ -391,6 +436,9 @@ def run_cli(prog, main, argv=None):
         _one_line(prog, "out of memory; use smaller inputs or a machine with more memory")
         return EXIT_ENVIRONMENT
     except Exception as err:  # noqa: BLE001 - the last resort: a bug
+        underlying = _underlying(err)
+        if underlying is not None:  # a library's cleanup failed after a SIGTERM or a full disk
+            return run_cli(prog, _raiser(underlying), argv)
         if debug:
             import traceback
             traceback.print_exc()
