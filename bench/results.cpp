@@ -215,11 +215,12 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
+    // The system refused the directory (a file in the way, permission, no space): exit 5, as
+    // every other tool's refused output (the README's exit codes).
     const int err = ec.value();
-    if (err == ENOTDIR || err == EEXIST || err == ENAMETOOLONG || err == ELOOP)
-      throw ConfigError("config error: --out " + quote(dir.string()) + ": cannot create the directory: " +
-                        std::strerror(err) + " (use another --out)");
-    throw io_error("create the output directory", dir.string(), err, "check --out and re-run: finished points are kept");
+    const bool path_shape = err == ENOTDIR || err == EEXIST || err == ENAMETOOLONG || err == ELOOP;
+    throw io_error("create the output directory", dir.string(), err,
+                   path_shape ? "use another --out" : "check --out and re-run: finished points are kept");
   }
   // What a run killed while writing aside left (never the .tmp files: they hold its points).
   for (const fs::path& p : {paths_.raw, paths_.summary, paths_.meta}) remove_quietly(part_path(tmp_path(p)));

@@ -18,6 +18,7 @@ Commands (bench/timing-study is the wrapper):
   sim     [--out DIR] [--np 1024] [--ppn 1] [--platform XML]   both clock synchronizations in
           SimGrid (the smpi build): their simulated time, messages and rounds
   report  DIR [-o OUT]  study.csv, residuals.csv, study.md and spread.png (and sim.csv, sim.md)
+                        into OUT (default DIR/report), a directory replaced whole
 
 Runs of more processes than cores are flagged in every table (`oversubscribed`): their
 spread says more about the scheduler than about the method.
@@ -341,22 +342,21 @@ def _figure_png(study):
     return buf.getvalue()
 
 
+def _write_file(path, data):
+    path.write_bytes(data)
+
+
 def _write_together(out, files):
-    """Write {name: bytes} into `out`, all or none: every file is first written and synced under
-    its temporary name (safeio.atomic_file), and only then are they renamed into place, so a full
-    disk or a failed write leaves every previous file as it was (renames need no space)."""
-    with contextlib.ExitStack() as stack:
+    """Write {name: bytes} as the directory `out`, all or none: it is built aside and swapped in
+    whole (safeio.atomic_dir), so a fault at any moment leaves the previous report as it was."""
+    with safeio.atomic_dir(out, "timing-study report") as staging:
         for name, data in files.items():
-            f = stack.enter_context(safeio.atomic_file(os.path.join(out, name), "wb"))
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        # leaving the stack renames each temporary over its file
+            _write_file(staging / name, data)
 
 
 def report(directory, out):
     """The report files of a study directory into `out`. Everything is read and drawn first, then
-    written together (_write_together), so a fault leaves the previous report whole. Raises
+    written together as one directory (_write_together), so a fault leaves the previous report whole. Raises
     UserError (one line) when there is nothing to report or a result file is damaged."""
     import pandas as pd
 
@@ -425,7 +425,7 @@ def main(argv=None):
     p.add_argument("-o", "--out", default="")
     opts = ap.parse_args(argv)
     if opts.cmd == "report":
-        return report(opts.dir, opts.out or opts.dir)
+        return report(opts.dir, opts.out or os.path.join(opts.dir, "report"))
     if opts.cmd == "sim":
         if not 2 <= opts.np <= 1 << 16 or not 1 <= opts.ppn <= opts.np:
             raise UserError("sim --np must be 2..65536 and --ppn 1..np")

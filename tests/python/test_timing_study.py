@@ -56,8 +56,8 @@ def test_sim_table_ratio(tmp_path):
         j.update(platform="fake-platform.xml", ppn=1, wall_s=100.0)
         (tmp_path / "sim" / f"{kind}-np1024.json").write_text(json.dumps(j))
     write_block(tmp_path, "barrier", 2, [1e-5], [0], False)
-    assert ts.report(str(tmp_path), str(tmp_path)) == 0
-    sim = (tmp_path / "sim.md").read_text()
+    assert ts.report(str(tmp_path), str(tmp_path / "out")) == 0
+    sim = (tmp_path / "out" / "sim.md").read_text()
     assert "| linear | 1024 x 1 ppn | fake-platform.xml | 250.000 ms | 165726 | 1023 | 100.0 |" in sim
 
 

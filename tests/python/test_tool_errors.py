@@ -182,7 +182,7 @@ def test_timing_study_report_keeps_the_previous_report_when_an_input_is_damaged(
     (block / "meta-L0.json").write_text(json.dumps({"sync": {"sync_cost": {"seconds": 0.001}}}))
     assert ts.report(str(tmp_path), str(tmp_path / "out")) == 0
     before = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
-    assert set(before) == {"study.csv", "residuals.csv", "study.md", "spread.png"}  # no temporaries left
+    assert set(before) == {"study.csv", "residuals.csv", "study.md", "spread.png", ".collrepro-output"}  # no temporaries left
     (block / "meta-L0.json").write_text('{"sync": {"sync_cost": {"seconds": 0.00')  # truncated
     with pytest.raises(safeio.UserError, match="meta-L0.json: not valid JSON"):
         ts.report(str(tmp_path), str(tmp_path / "out"))
@@ -190,28 +190,27 @@ def test_timing_study_report_keeps_the_previous_report_when_an_input_is_damaged(
 
 
 def test_timing_study_report_is_all_or_nothing_on_a_full_disk(tmp_path, monkeypatch):
-    """A write that fails (ENOSPC) for the third file: no file of the new report is renamed into
-    place, the previous ones stay, no temporary is left."""
+    """A write that fails (ENOSPC) for the third file: the previous report directory stays as it
+    was, byte for byte, and no temporary is left beside it."""
     block = tmp_path / "barrier" / "np2"
     block.mkdir(parents=True)
     (block / "summary-L0.csv").write_text("collective,msg_bytes,median,n,n_invalid\nallgather,1024,1e-05,40,0\n")
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "study.csv").write_text("the previous report\n")
-    real = safeio.atomic_file
+    assert ts.report(str(tmp_path), str(out)) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    (block / "summary-L0.csv").write_text("collective,msg_bytes,median,n,n_invalid\nallgather,1024,2e-05,40,0\n")
+    real = ts._write_file
 
-    @contextlib.contextmanager
-    def full_disk_at_study_md(path, mode="w", **kw):
-        with real(path, mode, **kw) as f:
-            if Path(path).name == "study.md":
-                raise OSError(errno.ENOSPC, "No space left on device")
-            yield f
+    def full_disk_at_study_md(path, data):
+        if Path(path).name == "study.md":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data)
 
-    monkeypatch.setattr(safeio, "atomic_file", full_disk_at_study_md)
+    monkeypatch.setattr(ts, "_write_file", full_disk_at_study_md)
     with pytest.raises(OSError, match="No space left"):
         ts.report(str(tmp_path), str(out))
-    assert sorted(p.name for p in out.iterdir()) == ["study.csv"]
-    assert (out / "study.csv").read_text() == "the previous report\n"
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["barrier", "out"]
 
 
 # ------------------------------------------------------------------ collmpi, collslurm, collrun usage
