@@ -229,7 +229,14 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
     raw_tmp_ = read_if_present(tmp_path(paths_.raw));
     summary_tmp_ = read_if_present(tmp_path(paths_.summary));
     const bool pending = raw_tmp_ || summary_tmp_;
-    if (raw_tmp_ && summary_tmp_) recover(tmp_path(paths_.raw), *raw_tmp_, tmp_path(paths_.summary), *summary_tmp_);
+    // finalize() renames raw, then summary: a run killed between the two leaves one .tmp file
+    // beside the other kind's just-renamed final file, and the two together hold its points.
+    if (raw_tmp_ && summary_tmp_)
+      recover(tmp_path(paths_.raw), *raw_tmp_, tmp_path(paths_.summary), *summary_tmp_);
+    else if (summary_tmp_ && present(paths_.raw))
+      recover(paths_.raw, read_all(paths_.raw), tmp_path(paths_.summary), *summary_tmp_);
+    else if (raw_tmp_ && present(paths_.summary))
+      recover(tmp_path(paths_.raw), *raw_tmp_, paths_.summary, read_all(paths_.summary));
     std::set<int> from_tmp;
     for (const auto& [point, rows] : recovered_) from_tmp.insert(point);
     if (present(paths_.raw) && present(paths_.summary))

@@ -507,9 +507,11 @@ std::string Rules::read_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) cannot(errno);
   if (S_ISDIR(st.st_mode)) cannot(EISDIR);
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))  // opening one could wait for a writer: MPI_Init stalls
+    fail("cannot read '" + path + "': a pipe or socket, not a regular file (write the rules to a file)");
   if (S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > kMaxRulesBytes)
     too_big(size_text(static_cast<unsigned long long>(st.st_size)));
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // never waits (a path swapped since stat)
   if (fd < 0) cannot(errno);
   std::string text(kMaxRulesBytes + 1, '\0');  // one byte past the cap: a file that grew is caught
   std::size_t got = 0;

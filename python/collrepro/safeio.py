@@ -7,7 +7,9 @@ Output. A file or a directory a tool produces appears whole or not at all:
     in with two renames; the previous directory survives any fault before the swap.
 Temporary names are `.<name>.collrepro-tmp-<pid>` (and `.<name>.collrepro-old-<pid>` during a
 swap). Every writer first removes those whose process is gone, so a SIGKILL or a full disk
-leaves nothing that outlives the next successful run.
+leaves nothing that outlives the next successful run. Whether a process is gone is judged on
+this host: one output must not have writers on two hosts at once (on a shared file system one
+could remove the other's temporary).
 
 Input. `read_bounded(path, limit, what)` refuses a file over its size limit before reading it;
 `parse_json` and `parse_yaml` turn a parse error, or nesting deep enough to exhaust Python's
@@ -232,8 +234,8 @@ def atomic_dir(path, owner):
     """Build an output directory aside and swap it in whole.
 
     Yields the staging directory to write into. On success the staging directory, marked as
-    written by `owner` (e.g. "analyze report"), replaces `path` with two renames and the old
-    one is removed last. On any exception (SIGTERM under run_cli included) the staging
+    written by `owner` (e.g. "analyze report"), replaces `path` in one exchange (two renames
+    where the file system cannot exchange) and the old one is removed last. On any exception (SIGTERM under run_cli included) the staging
     directory is removed and `path` is left as it was. A `path` that exists, is not empty and
     was not written by a collrepro tool is refused: it would be replaced."""
     path = Path(path)
@@ -244,6 +246,7 @@ def atomic_dir(path, owner):
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise EnvironmentProblem(os_error_line(err, "create", path.parent)) from None
+    _restore_interrupted_swap(path)
     remove_stale(path)
     staging = _staging(path)
     staging.mkdir()
@@ -256,6 +259,18 @@ def atomic_dir(path, owner):
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _fsync_dir(path.parent)
+
+
+def _restore_interrupted_swap(path):
+    """Where the two-rename swap was killed between its renames, `path` is missing and the
+    previous output waits under a dead writer's `.collrepro-old-` name: put it back before
+    anything stale is removed."""
+    if path.exists():
+        return
+    for entry in stale_temporaries(path):
+        if OLD_TAG in entry.name and entry.is_dir():
+            entry.rename(path)
+            return
 
 
 def _exchange(a, b):
@@ -327,10 +342,11 @@ def read_bounded(path, limit, what, binary=False):
     bytes, unreadable or not text."""
     check_size(path, limit, what)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)  # a pipe or a growing file: never more than the cap
     except OSError as err:
         raise UserError(os_error_line(err, f"read {what}", path)) from None
-    if len(data) > limit:  # grew while being read
+    if len(data) > limit:
         raise UserError(f"{path}: over the {format_size(limit)} limit for {what}")
     if binary:
         return data
@@ -348,6 +364,8 @@ def parse_json(text, where):
         raise UserError(f"{where}: not valid JSON at line {err.lineno} column {err.colno}: {err.msg}") from None
     except RecursionError:
         raise UserError(f"{where}: JSON nested too deeply") from None
+    except ValueError as err:  # e.g. an integer of more digits than Python converts
+        raise UserError(f"{where}: not valid JSON: {excerpt(err)}") from None
 
 
 def parse_yaml(text, where):
@@ -363,6 +381,8 @@ def parse_yaml(text, where):
         raise UserError(f"{where}: not valid YAML: {excerpt(err)}") from None
     except RecursionError:
         raise UserError(f"{where}: YAML nested too deeply") from None
+    except ValueError as err:  # e.g. an integer of more digits than Python converts
+        raise UserError(f"{where}: not valid YAML: {excerpt(err)}") from None
 
 
 def load_json_file(path, limit, what):
@@ -385,12 +405,14 @@ def _one_line(prog, text):
 
 
 def _underlying(err):
-    """The SIGTERM, Ctrl-C, refused write or user error that `err` happened while handling (e.g.
-    matplotlib's PDF writer fails in its cleanup after a full disk or a SIGTERM), or None."""
+    """The SIGTERM, Ctrl-C or failed write (no space, I/O error) that `err` happened while
+    handling (e.g. matplotlib's PDF writer fails in its cleanup after a full disk or a SIGTERM),
+    or None. Nothing else is unwrapped: a bug raised while handling an ordinary error stays a bug."""
     seen, cause = set(), err.__context__
     while cause is not None and id(cause) not in seen:
         seen.add(id(cause))
-        if isinstance(cause, (Terminated, KeyboardInterrupt, OSError, UserError)):
+        if isinstance(cause, (Terminated, KeyboardInterrupt)) or (
+                isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO)):
             return cause
         cause = cause.__context__
     return None

@@ -268,6 +268,19 @@ TEST(ResultIo, AFailedRewriteKeepsTheKilledRunsPoints) {
   EXPECT_EQ(read(tmp_path(p.raw)), csv_line(raw_columns()) + raw_row(0, 0) + raw_row(0, 1) + raw_row(1, 0) + raw_row(1, 1));
 }
 
+TEST(ResultIo, AKillBetweenTheFinalRenamesKeepsThePoints) {
+  // finalize() had renamed raw-L0.csv.tmp when the run was killed: the final raw file and the
+  // summary's .tmp file hold the points together, and the resume keeps all of them.
+  Dir dir;
+  const auto p = ResultPaths::of(dir.path, 0, std::nullopt);
+  killed_run(p, 3);
+  fs::rename(tmp_path(p.raw), p.raw);
+  ResultFiles files(dir.path, 0, std::nullopt, "abc", 4);
+  EXPECT_EQ(files.complete_points(), (std::set<int>{0, 1, 2}));
+  files.start();
+  EXPECT_EQ(read(tmp_path(p.summary)), csv_line(summary_columns()) + summary_row(0) + summary_row(1) + summary_row(2));
+}
+
 TEST(ResultIo, MetadataCapsAndDamage) {
   Dir dir;
   const auto p = ResultPaths::of(dir.path, 0, std::nullopt);

@@ -77,7 +77,9 @@ class Tally:
 
     def failed(self):
         rows = (self.lost if isinstance(self.lost, int) else 0) + (self.dup if isinstance(self.dup, int) else 0)
-        return bool(self.mixed or rows or self.strays or self.wrong_exit or self.bad_lines or self.errors)
+        # a writer whose signals all came too late was never tested: that fails too
+        untested = not self.skipped and self.injected["SIGTERM"] + self.injected["SIGKILL"] == 0
+        return bool(self.mixed or rows or self.strays or self.wrong_exit or self.bad_lines or self.errors or untested)
 
 
 def say(text):

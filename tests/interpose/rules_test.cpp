@@ -1,6 +1,7 @@
 // The selection rules (interpose/rules.hpp), the settings read from memory (settings.hpp) and
 // the ring-offset pairing of distributed graphs (interpose/iso_topology.hpp), without MPI calls.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -347,6 +348,13 @@ TEST(RulesFile, OversizedMissingAndDirectory) {
   EXPECT_EQ(Rules::read_file(good), R"({"any": {"algorithm=native": {}}})");
   EXPECT_NE(std::string(read_error("/dev/zero")).find("is more than 4194304 bytes, over the 4 MiB limit"),
             std::string::npos);
+  // A FIFO without a writer: opening it for reading would wait for ever (rank 0 in MPI_Init,
+  // every other rank in the broadcast); it is refused at once instead.
+  const std::string fifo = (dir.path / "rules.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string f = read_error(fifo);
+  expect_one_short_line(f, 200);
+  EXPECT_NE(f.find("a pipe or socket, not a regular file"), std::string::npos) << f;
 }
 
 TEST(RulesFile, SettingsParseTheTextRankZeroRead) {
