@@ -99,7 +99,8 @@ def os_error_line(err, action, path=None):
 
 # ------------------------------------------------------------------ stale temporary files
 
-def _pid_alive(pid):
+def pid_alive(pid):
+    """Whether process `pid` runs on this host (this process counts as running)."""
     if pid == os.getpid():
         return True
     try:
@@ -130,7 +131,7 @@ def stale_temporaries(path):
     found = []
     for name in names:
         pid = _temporary_pid(name, path.name)
-        if pid is not None and not _pid_alive(pid):
+        if pid is not None and not pid_alive(pid):
             found.append(path.parent / name)
     return sorted(found)
 
@@ -218,15 +219,17 @@ def write_csv(path, frame, **kwargs):
 OWNER_MARKER = ".collrepro-output"
 
 
-def _owned_or_empty(path, owner):
-    if not path.exists():
-        return True
+def check_output_dir(path, owner):
+    """Refuse, with one line, an output directory `owner` may not replace: a path that is not a
+    directory, or a non-empty directory without the marker of a collrepro tool."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return
     if not path.is_dir():
-        return False
-    marker = path / OWNER_MARKER
-    if marker.is_file():
-        return True
-    return not any(path.iterdir())
+        raise UserError(f"{path}: exists and is not a directory; give a new or empty output directory")
+    if not (path / OWNER_MARKER).is_file() and any(path.iterdir()):
+        raise UserError(f"{path}: exists, is not empty and was not written by {owner} (no {OWNER_MARKER} "
+                        "in it); give a new or empty output directory (its contents would be replaced)")
 
 
 @contextlib.contextmanager
@@ -239,9 +242,7 @@ def atomic_dir(path, owner):
     directory is removed and `path` is left as it was. A `path` that exists, is not empty and
     was not written by a collrepro tool is refused: it would be replaced."""
     path = Path(path)
-    if not _owned_or_empty(path, owner):
-        raise UserError(f"{path}: exists, is not empty and was not written by {owner}; give a new or "
-                        "empty output directory (its contents would be replaced)")
+    check_output_dir(path, owner)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -33,15 +33,7 @@ class Parser(argparse.ArgumentParser):
 
 def check_target(path):
     """Refuse, before anything is loaded, an output directory that analyze may not replace."""
-    path = Path(path)
-    if not path.exists() and not path.is_symlink():
-        return
-    if not path.is_dir():
-        raise InputError(f"{path}: exists and is not a directory; give a new or empty output directory")
-    if not (path / safeio.OWNER_MARKER).is_file() and any(path.iterdir()):
-        raise InputError(f"{path}: exists, is not empty and was not written by analyze (no "
-                         f"{safeio.OWNER_MARKER} in it); give a new or empty output directory "
-                         "(its contents would be replaced)")
+    safeio.check_output_dir(path, "analyze")
 
 
 @contextlib.contextmanager

@@ -13,7 +13,6 @@ are removed by the next one. OUT is replaced only when it is empty or written by
 """
 
 import contextlib
-import os
 import re
 import shutil
 from pathlib import Path
@@ -251,22 +250,13 @@ def check_target(outdir):
                          "empty -o directory (it would be replaced)")
 
 
-def _gone(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
-
-
 def remove_legacy_temporaries(outdir):
     """Remove the staging and old sites that builds before safeio left when they were killed."""
     with contextlib.suppress(OSError):
         for entry in outdir.parent.iterdir():
             found = LEGACY_TEMPORARY.fullmatch(entry.name)
-            if found and found["name"] == outdir.name and entry.is_dir() and _gone(int(found["pid"])):
+            if (found and found["name"] == outdir.name and entry.is_dir()
+                    and not safeio.pid_alive(int(found["pid"]))):
                 shutil.rmtree(entry, ignore_errors=True)
 
 
