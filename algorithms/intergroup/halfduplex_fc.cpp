@@ -7,6 +7,8 @@
 //   with m_0 .. m_{p-1}: the intercommunicator MPI_Allgather with one direction empty.
 // Plan: halfduplex_fc_plan.cpp (pure, collplan). Executor: this file (point-to-point phase,
 //   broadcasts, MPI_Allgather(v) on sub-communicators split in prepare()).
+// Phases (timing.phases): p >= q: pair-send, allgather-G; p < q: group-bcast,
+//   subgroup-allgatherv.
 // Cases:
 //   p >= q: a_i sends m_i to b_i (i < q); then G = {b_0..b_{q-1}, a_q..a_{p-1}} runs an
 //           Allgather ordered by message index.
@@ -63,11 +65,20 @@ class HalfDuplexFc final : public Runner {
   void run() override {
     if (p_ >= q_) {
       send_phase_one();
+      end_phase();
       gather_by_message_index();
+      end_phase();
     } else {
       broadcast_in_groups();
+      end_phase();
       gather_in_subgroups();
+      end_phase();
     }
+  }
+
+  std::vector<std::string> phases() const override {
+    if (p_ >= q_) return {"pair-send", "allgather-G"};
+    return {"group-bcast", "subgroup-allgatherv"};
   }
 
  private:

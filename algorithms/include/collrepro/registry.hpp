@@ -57,11 +57,35 @@ struct Cost {
   double seconds(double alpha, double beta) const { return alpha_terms * alpha + beta_bytes * beta; }
 };
 
+// Receives the phase marks of a Runner (timing.phases; bench/measure.cpp reads a clock).
+class PhaseClock {
+ public:
+  virtual ~PhaseClock() = default;
+  virtual void mark() = 0;
+};
+
 // A prepared call: everything set up outside the timed region; run() is what is timed.
+//
+// Phases (optional, for the per-phase timing): a runner that names its phases in phases()
+// calls end_phase() once at the end of each, in that order, on every rank, the last one as
+// run()'s final step. A rank with nothing to do in a phase still marks its end, so that every
+// rank marks the same number of phases. With no clock set, end_phase() is one branch.
 class Runner {
  public:
   virtual ~Runner() = default;
   virtual void run() = 0;
+  // The phases run() marks, in order; the same on every rank of the call. Empty: run() is
+  // one phase (the measurer names it "call").
+  virtual std::vector<std::string> phases() const { return {}; }
+  void set_phase_clock(PhaseClock* clock) { phase_clock_ = clock; }
+
+ protected:
+  void end_phase() {
+    if (phase_clock_) phase_clock_->mark();
+  }
+
+ private:
+  PhaseClock* phase_clock_ = nullptr;
 };
 
 class Algorithm {
