@@ -36,6 +36,7 @@ struct Timing {
   ClockSyncKind clock_sync = ClockSyncKind::Hierarchical;  // the clock synchronization algorithm
   double budget = 1.0;           // round-time: seconds per point (repetitions stop when it is spent)
   double residual_bound = 10e-6; // resync bound: a certain |clock offset| beyond it triggers a resync
+  bool phases = false;           // per-phase timing: the phases file (bench/README.md, "Phases")
 };
 
 struct Config {

@@ -55,6 +55,11 @@ const std::vector<std::string>& summary_columns() {
   return cols;
 }
 
+const std::vector<std::string>& phases_columns() {
+  static const std::vector<std::string> cols = strings(contract()["tables"]["phases"]["columns"]);
+  return cols;
+}
+
 std::vector<std::string> contract_shape_columns(const std::string& family) {
   const auto& families = contract()["families"];
   if (!families.contains(family)) return {};

@@ -16,6 +16,7 @@ int contract_version();
 
 const std::vector<std::string>& raw_columns();
 const std::vector<std::string>& summary_columns();
+const std::vector<std::string>& phases_columns();  // the phases table (timing.phases)
 // The shape columns of family `name` ("inter-group"), in contract order; empty if unknown.
 std::vector<std::string> contract_shape_columns(const std::string& family);
 

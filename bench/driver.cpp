@@ -80,6 +80,28 @@ std::vector<std::string> raw_lines(const Identity& id, const Candidate& c, int p
   return lines;
 }
 
+// The phases rows of a point (timing.phases): per repetition, one row per phase.
+std::vector<std::string> phases_lines(const Identity& id, const Candidate& c, int point, const Measurement& m) {
+  std::vector<std::string> lines;
+  const std::size_t count = m.phase_names.size();
+  if (count == 0) return lines;
+  Row row(phases_columns());
+  row.set("experiment", id.experiment).set("launch", std::to_string(id.launch)).set("point", std::to_string(point));
+  row.set("algorithm", c.algorithm->info().name).set("msg_bytes", std::to_string(c.shape->msg_bytes()));
+  for (std::size_t i = 0; i * count < m.phase_ends.size(); ++i) {
+    double previous = 0;
+    row.set("rep", std::to_string(i));
+    for (std::size_t j = 0; j < count; ++j) {
+      const double end = m.phase_ends[i * count + j];
+      row.set("phase_index", std::to_string(j)).set("phase", m.phase_names[j]);
+      row.set("phase_s", csv_number(std::max(0.0, end - previous))).set("phase_end_s", csv_number(end));
+      previous = std::max(previous, end);
+      lines.push_back(row.line());
+    }
+  }
+  return lines;
+}
+
 std::string summary_line(const Identity& id, const Candidate& c, int point, const Summary& s, const Measurement& m) {
   Row row = identity_row(summary_columns(), id, c, point);
   row.set("n", std::to_string(s.n)).set("n_invalid", std::to_string(s.n_invalid)).set("n_kept", std::to_string(s.n_kept));
@@ -220,7 +242,8 @@ std::optional<Setup> set_up(const Options& o) {
   s.out = o.out.empty() ? default_out(s.config, s.mpi) : fs::path(o.out);
   const std::optional<int> slice = o.slice ? std::optional<int>(o.slice->first) : std::nullopt;
   const std::optional<int> slices = o.slice ? std::optional<int>(o.slice->second) : std::nullopt;
-  on_root([&] { s.files = std::make_unique<ResultFiles>(s.out, o.launch, slice, s.config.fingerprint(), nprocs, slices); });
+  on_root([&] { s.files = std::make_unique<ResultFiles>(s.out, o.launch, slice, s.config.fingerprint(), nprocs, slices,
+                                                        s.config.timing.phases); });
   int finished = rank == 0 && s.files->finished_before() ? 1 : 0;
   check(MPI_Bcast(&finished, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (finished) {
@@ -413,7 +436,7 @@ class Sweeper {
       st.window_min = st.window_min == 0 ? m.window_s : std::min(st.window_min, m.window_s);
       st.window_max = std::max(st.window_max, m.window_s);
     }
-    s_.files->append(raw_lines(id_, c, point, utc, m), summary_line(id_, c, point, sum, m));
+    s_.files->append(raw_lines(id_, c, point, utc, m), summary_line(id_, c, point, sum, m), phases_lines(id_, c, point, m));
     if (o_.quiet) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
     progress(done_, todo_, c, point, sum, elapsed / static_cast<double>(done_) * static_cast<double>(todo_ - done_),

@@ -63,6 +63,11 @@ class PreparedPoint {
   // Runs the call once and checks this rank's result; nullopt when correct, else a message
   // naming this rank and the first wrong byte. Collective like run().
   virtual std::optional<std::string> validate() = 0;
+  // Per-phase timing: the phases this rank's call marks (collrepro::Runner::phases(); empty on
+  // a rank outside the point or for a call that is one phase), and where run() sends the marks
+  // (nullptr: nowhere).
+  virtual std::vector<std::string> phases() const { return {}; }
+  virtual void set_phase_clock(collrepro::PhaseClock*) {}
 };
 
 // What a session needs of the run: the world, where every rank lives, the library's abilities.

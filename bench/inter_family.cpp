@@ -124,6 +124,10 @@ class InterPoint final : public PreparedPoint {
   void run() override {
     if (runner_) runner_->run();
   }
+  std::vector<std::string> phases() const override { return runner_ ? runner_->phases() : std::vector<std::string>{}; }
+  void set_phase_clock(collrepro::PhaseClock* clock) override {
+    if (runner_) runner_->set_phase_clock(clock);
+  }
 
   std::optional<std::string> validate() override {
     if (!pair_) return std::nullopt;

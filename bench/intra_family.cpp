@@ -110,6 +110,10 @@ class IntraPoint final : public PreparedPoint {
   }
 
   void run() override { runner_->run(); }
+  std::vector<std::string> phases() const override { return runner_ ? runner_->phases() : std::vector<std::string>{}; }
+  void set_phase_clock(collrepro::PhaseClock* clock) override {
+    if (runner_) runner_->set_phase_clock(clock);
+  }
 
   std::optional<std::string> validate() override {
     ValidationRun v{"world rank " + std::to_string(rank_), &send_, &recv_, [&] { reset_receive(); },

@@ -179,6 +179,10 @@ class IsoPoint final : public PreparedPoint {
   }
 
   void run() override { runner_->run(); }
+  std::vector<std::string> phases() const override { return runner_ ? runner_->phases() : std::vector<std::string>{}; }
+  void set_phase_clock(collrepro::PhaseClock* clock) override {
+    if (runner_) runner_->set_phase_clock(clock);
+  }
 
   std::optional<std::string> validate() override {
     const auto kind = collective_ == Collective::NeighborAllgather ? collrepro::NeighborKind::Allgather

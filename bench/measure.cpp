@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "collrepro/mpi.hpp"
+#include "phase_timer.hpp"
 #include "stats.hpp"
 
 namespace collbench {
@@ -134,14 +135,18 @@ Measurement Measurer::barrier_reps(PreparedPoint& point) {
   Measurement m;
   const auto n = static_cast<std::size_t>(timing_.reps);
   std::vector<double> local(n, 0.0);
+  const auto phases = phase_timer(timing_.phases, world_, point, [this] { return clock_.now(); });
   for (std::size_t i = 0; i < n; ++i) {
     if (i % static_cast<std::size_t>(timing_.agree_every) == 0)
       if ((m.interrupted = agree_interrupt())) return m;
     synchronize_once();
     const double t0 = clock_.now();
     point.run();
-    local[i] = clock_.now() - t0;
+    const double t1 = clock_.now();
+    local[i] = t1 - t0;
+    if (phases) phases->end_repetition(t0, t1);
   }
+  if (phases) phases->collect(m.phase_names, m.phase_ends);
   if (rank_ == 0) m.times.assign(n, 0.0);
   check(MPI_Reduce(local.data(), rank_ == 0 ? m.times.data() : nullptr, static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, world_),
         "MPI_Reduce (max over ranks)");
@@ -155,6 +160,7 @@ Measurement Measurer::window_reps(PreparedPoint& point, double window) {
   const auto n = static_cast<std::size_t>(timing_.reps);
   std::vector<double> starts(n, 0.0), ends(n, 0.0);
   std::vector<int> late(n, 0);
+  const auto phases = phase_timer(timing_.phases, world_, point, [this] { return sync_->now(); });
   for (std::size_t i = 0; i < n;) {
     // Agreement: stop, or a common start for the next chunk (rank 0's proposal wins the MAX).
     const double lead = 2 * window + 3 * agree_time_ + 50e-6;
@@ -174,9 +180,11 @@ Measurement Measurer::window_reps(PreparedPoint& point, double window) {
       late[i] = wait_for_start(*sync_, start) ? 1 : 0;
       point.run();
       ends[i] = sync_->now();
+      if (phases) phases->end_repetition(start, ends[i]);
     }
   }
   collect_global_times(starts, ends, late, m);
+  if (phases) phases->collect(m.phase_names, m.phase_ends);
   return m;
 }
 
@@ -188,6 +196,7 @@ Measurement Measurer::round_time_reps(PreparedPoint& point) {
   std::vector<int> late;
   const double budget_end = clock_.now() + timing_.budget;
   double lead_factor = 2;  // the lead in agreement times: doubles after a late start, decays after on-time ones
+  const auto phases = phase_timer(timing_.phases, world_, point, [this] { return sync_->now(); });
   while (starts.size() < most) {
     // Agreement: interrupt, budget spent, the last repetition's lateness, and rank 0's
     // proposed start (the MAX wins).
@@ -210,8 +219,10 @@ Measurement Measurer::round_time_reps(PreparedPoint& point) {
     late.push_back(wait_for_start(*sync_, start) ? 1 : 0);
     point.run();
     ends.push_back(sync_->now());
+    if (phases) phases->end_repetition(start, ends.back());
   }
   collect_global_times(starts, ends, late, m);
+  if (phases) phases->collect(m.phase_names, m.phase_ends);
   return m;
 }
 

@@ -30,6 +30,7 @@
 
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "config.hpp"
@@ -50,6 +51,10 @@ struct Measurement {
   double residual_err_s = std::numeric_limits<double>::quiet_NaN();  // its measurement error
   double drift_residual = std::numeric_limits<double>::quiet_NaN();  // s/s since the last sync
   int resynced = -1;          // 1: the clocks were synchronized before this point; -1: n/a
+  // timing.phases (rank 0): the call's phases and, per repetition, the end of each phase by
+  // its last rank, in seconds from the repetition's start (repetitions x phases; phase_timer.hpp).
+  std::vector<std::string> phase_names;
+  std::vector<double> phase_ends;
 };
 
 class Measurer {

@@ -188,7 +188,7 @@ std::map<int, PointRows> points_of(const std::vector<std::string>& raw_lines,
     if (!point || !n || *point > std::numeric_limits<int>::max() || out.count(static_cast<int>(*point))) continue;
     auto it = raw_by_point.find(*point);
     if (it == raw_by_point.end() || it->second.size() != static_cast<std::size_t>(*n)) continue;
-    out[static_cast<int>(*point)] = {summary_lines[i], it->second};
+    out[static_cast<int>(*point)] = {summary_lines[i], it->second, {}};
   }
   return out;
 }
@@ -204,14 +204,15 @@ std::string joined(const std::vector<std::string>& lines) {
 
 ResultPaths ResultPaths::of(const fs::path& dir, int launch, std::optional<int> slice) {
   const std::string s = suffix(launch, slice);
-  return {dir / ("raw-" + s + ".csv"), dir / ("summary-" + s + ".csv"), dir / ("meta-" + s + ".json")};
+  return {dir / ("raw-" + s + ".csv"), dir / ("summary-" + s + ".csv"), dir / ("meta-" + s + ".json"),
+          dir / ("phases-" + s + ".csv")};
 }
 
 fs::path tmp_path(const fs::path& p) { return fs::path(p.string() + ".tmp"); }
 
 ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> slice, const std::string& fingerprint,
-                         int nprocs, std::optional<int> slices)
-    : paths_(ResultPaths::of(dir, launch, slice)) {
+                         int nprocs, std::optional<int> slices, bool phases)
+    : paths_(ResultPaths::of(dir, launch, slice)), phases_(phases) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
@@ -223,12 +224,13 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
                    path_shape ? "use another --out" : "check --out and re-run: finished points are kept");
   }
   // What a run killed while writing aside left (never the .tmp files: they hold its points).
-  for (const fs::path& p : {paths_.raw, paths_.summary, paths_.meta}) remove_quietly(part_path(tmp_path(p)));
+  for (const fs::path& p : {paths_.raw, paths_.summary, paths_.meta, paths_.phases}) remove_quietly(part_path(tmp_path(p)));
   try {
     check_previous_meta(fingerprint, nprocs, slices);
     raw_tmp_ = read_if_present(tmp_path(paths_.raw));
     summary_tmp_ = read_if_present(tmp_path(paths_.summary));
-    const bool pending = raw_tmp_ || summary_tmp_;
+    phases_tmp_ = read_if_present(tmp_path(paths_.phases));
+    const bool pending = raw_tmp_ || summary_tmp_ || (phases_ && phases_tmp_);
     // finalize() renames raw, then summary: a run killed between the two leaves one .tmp file
     // beside the other kind's just-renamed final file, and the two together hold its points.
     if (raw_tmp_ && summary_tmp_)
@@ -242,6 +244,7 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
     if (present(paths_.raw) && present(paths_.summary))
       recover(paths_.raw, read_all(paths_.raw), paths_.summary, read_all(paths_.summary));
     if (!previous_meta_.is_null()) verify_final_files(from_tmp);
+    if (phases_) recover_phases();
     if (!previous_meta_.is_null() && !pending && present(paths_.meta) && previous_meta_.value("complete", false) &&
         damage_.empty()) {
       finished_before_ = true;
@@ -269,7 +272,8 @@ void ResultFiles::verify_final_files(const std::set<int>& from_tmp) {
   std::set<int> damaged;
   const nlohmann::json integrity = previous_meta_.value("integrity", nlohmann::json::object());
   if (integrity.contains("files"))
-    for (const fs::path& p : {paths_.raw, paths_.summary}) {
+    for (const fs::path& p : data_paths()) {
+      if (p == paths_.phases && !integrity["files"].contains(p.filename().string())) continue;
       const nlohmann::json want = integrity["files"].value(p.filename().string(), nlohmann::json::object());
       if (!present(p)) {
         if (!from_tmp.empty()) continue;  // a killed run's .tmp files hold the points
@@ -293,6 +297,11 @@ void ResultFiles::verify_final_files(const std::set<int>& from_tmp) {
       damaged.insert(static_cast<int>(*point));
       if (it != recovered_.end()) recovered_.erase(it);
     }
+  const std::string phases_name = paths_.phases.filename().string();
+  if (std::any_of(problems.begin(), problems.end(), [&](const std::string& p) { return p.rfind(phases_name, 0) == 0; })) {
+    for (const auto& [point, rows] : recovered_) damaged.insert(point);  // no phase row can be trusted
+    recovered_.clear();
+  }
   if (previous_meta_.value("complete", false) && previous_meta_.contains("points")) {
     const auto& pts = previous_meta_["points"];
     for (int p = pts.value("slice_begin", 0); p < pts.value("slice_end", 0); ++p)
@@ -307,6 +316,39 @@ void ResultFiles::verify_final_files(const std::set<int>& from_tmp) {
   else msg += ": every point is intact, the files are rewritten";
   damage_ = paths_.raw.parent_path().string() + ": " + msg;
   std::cerr << "collbench: warning: " << damage_ << std::endl;
+}
+
+std::vector<fs::path> ResultFiles::data_paths() const {
+  if (phases_) return {paths_.raw, paths_.summary, paths_.phases};
+  return {paths_.raw, paths_.summary};
+}
+
+// The phases lines of the recovered points, from the .tmp phases file (a killed run) or else the
+// final one; a point without any is dropped (measured again, so that no phase rows are missing).
+void ResultFiles::recover_phases() {
+  std::optional<std::string> text = phases_tmp_;
+  if (!text && present(paths_.phases)) text = read_all(paths_.phases);
+  std::map<std::string, std::vector<std::string>> by_point;
+  if (text) {
+    const auto lines = complete_lines(*text);
+    if (!lines.empty() && split_row(lines[0]) != phases_columns())
+      throw ConfigError("config error: " + paths_.phases.string() +
+                        " does not have the contract's columns (results/CONTRACT.md): remove it or use another --out");
+    const std::size_t point_col = column(phases_columns(), "point");
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      const auto f = split_row(lines[i]);
+      if (f.size() == phases_columns().size()) by_point[f[point_col]].push_back(lines[i]);
+    }
+  }
+  for (auto it = recovered_.begin(); it != recovered_.end();) {
+    auto found = by_point.find(std::to_string(it->first));
+    if (found == by_point.end()) {
+      it = recovered_.erase(it);
+      continue;
+    }
+    it->second.phases = std::move(found->second);
+    ++it;
+  }
 }
 
 ResultFiles::~ResultFiles() = default;
@@ -413,22 +455,36 @@ void ResultFiles::start() {
   raw_ = open_tmp(tmp_path(paths_.raw), raw, raw_tmp_);
   try {
     summary_ = open_tmp(tmp_path(paths_.summary), summary, summary_tmp_);
+    if (phases_) {
+      std::string phases = csv_line(phases_columns());
+      for (const auto& [point, rec] : recovered_) phases += joined(rec.phases);
+      phases_file_ = open_tmp(tmp_path(paths_.phases), phases, phases_tmp_);
+    }
   } catch (...) {
     raw_ = OutFile();
+    summary_ = OutFile();
     if (new_raw) remove_quietly(tmp_path(paths_.raw));
     throw;
   }
   sync_directory(paths_.raw.parent_path());
   raw_tmp_.reset();
   summary_tmp_.reset();
+  phases_tmp_.reset();
   recovered_.clear();
 }
 
-void ResultFiles::append(const std::vector<std::string>& raw_lines, const std::string& summary_line) {
+void ResultFiles::append(const std::vector<std::string>& raw_lines, const std::string& summary_line,
+                         const std::vector<std::string>& phases_lines) {
   std::string raw;
   for (const auto& line : raw_lines) raw += line;
   raw_.write(raw);
   raw_.sync();
+  if (phases_file_.is_open()) {  // before the summary line, which marks the point complete
+    std::string phases;
+    for (const auto& line : phases_lines) phases += line;
+    phases_file_.write(phases);
+    phases_file_.sync();
+  }
   summary_.write(summary_line);
   summary_.sync();
 }
@@ -440,6 +496,10 @@ nlohmann::json ResultFiles::integrity() const {
     files[p.filename().string()] = {{"rows", data_rows(*text)}, {"sha256", sha256(*text)}};
   for (const auto& [point, rows] : points_of(complete_lines(raw), complete_lines(summary)))
     points[std::to_string(point)] = point_hash(rows.summary, rows.raw);
+  if (phases_) {
+    const std::string phases = read_all(tmp_path(paths_.phases));
+    files[paths_.phases.filename().string()] = {{"rows", data_rows(phases)}, {"sha256", sha256(phases)}};
+  }
   return {{"files", files}, {"points", points}};
 }
 
@@ -451,12 +511,14 @@ void ResultFiles::write_meta(const nlohmann::json& meta) {
 void ResultFiles::finalize() {
   if (raw_.is_open()) std::exchange(raw_, OutFile()).close();
   if (summary_.is_open()) std::exchange(summary_, OutFile()).close();
+  if (phases_file_.is_open()) std::exchange(phases_file_, OutFile()).close();
   if (meta_.is_object()) {
     meta_["integrity"] = integrity();
     write_meta(nlohmann::json(meta_));
   }
   rename_file(tmp_path(paths_.raw), paths_.raw);
   rename_file(tmp_path(paths_.summary), paths_.summary);
+  if (phases_ && present(tmp_path(paths_.phases))) rename_file(tmp_path(paths_.phases), paths_.phases);
   rename_file(tmp_path(paths_.meta), paths_.meta);
   sync_directory(paths_.raw.parent_path());
 }

@@ -1,5 +1,7 @@
 // The result files of one launch (and slice), written by rank 0 (results/CONTRACT.md):
-//   raw-L<L>[-S<S>].csv, summary-L<L>[-S<S>].csv, meta-L<L>[-S<S>].json
+//   raw-L<L>[-S<S>].csv, summary-L<L>[-S<S>].csv, meta-L<L>[-S<S>].json, and with timing.phases
+//   phases-L<L>[-S<S>].csv (a point's phase rows follow its raw rows; a resume keeps them with
+//   the point, and measures again a kept point whose phase rows are missing)
 // During a run they are <name>.tmp (loaders ignore *.tmp): rows are appended and flushed
 // (write + fsync) after every point, the metadata is replaced atomically (written aside as
 // meta-L<L>.json.tmp.part, fsynced, renamed); finalize() renames them to their final names (also
@@ -37,23 +39,26 @@
 namespace collbench {
 
 struct ResultPaths {
-  std::filesystem::path raw, summary, meta;
+  std::filesystem::path raw, summary, meta, phases;
   static ResultPaths of(const std::filesystem::path& dir, int launch, std::optional<int> slice);
 };
 
 std::filesystem::path tmp_path(const std::filesystem::path& p);
 
-// A complete point of a launch's files: its summary line and its raw lines (no newlines).
+// A complete point of a launch's files: its summary line, its raw lines and its phases lines
+// (no newlines; phases only with timing.phases).
 struct PointRows {
   std::string summary;
   std::vector<std::string> raw;
+  std::vector<std::string> phases;
 };
 
 class ResultFiles {
  public:
   // slices: T of --slice S/T (the chunking must match for the points of a slice to match).
+  // phases: timing.phases is on (the phases file is written; a kept point needs its phases).
   ResultFiles(const std::filesystem::path& dir, int launch, std::optional<int> slice, const std::string& fingerprint,
-              int nprocs, std::optional<int> slices = std::nullopt);
+              int nprocs, std::optional<int> slices = std::nullopt, bool phases = false);
   ~ResultFiles();
   ResultFiles(const ResultFiles&) = delete;
   ResultFiles& operator=(const ResultFiles&) = delete;
@@ -69,7 +74,8 @@ class ResultFiles {
   std::pair<std::size_t, std::size_t> recovered_counts() const { return recovered_counts_; }
 
   void start();  // the .tmp files: header + recovered points
-  void append(const std::vector<std::string>& raw_lines, const std::string& summary_line);
+  void append(const std::vector<std::string>& raw_lines, const std::string& summary_line,
+              const std::vector<std::string>& phases_lines = {});
   void write_meta(const nlohmann::json& meta);
   // Closes the files, adds "integrity" to the last metadata written, and renames all three.
   void finalize();
@@ -80,6 +86,8 @@ class ResultFiles {
   static std::optional<std::string> read_if_present(const std::filesystem::path& p);
   void check_previous_meta(const std::string& fingerprint, int nprocs, std::optional<int> slices);
   void verify_final_files(const std::set<int>& from_tmp);
+  void recover_phases();  // attaches the phases lines of the recovered points; drops those without
+  std::vector<std::filesystem::path> data_paths() const;  // raw, summary (and phases when on)
   nlohmann::json integrity() const;
 
   ResultPaths paths_;
@@ -89,8 +97,9 @@ class ResultFiles {
   std::map<int, PointRows> recovered_;
   std::set<int> complete_;
   std::pair<std::size_t, std::size_t> recovered_counts_{0, 0};
-  std::optional<std::string> raw_tmp_, summary_tmp_;  // the .tmp files found (until start())
-  OutFile raw_, summary_;
+  std::optional<std::string> raw_tmp_, summary_tmp_, phases_tmp_;  // the .tmp files found (until start())
+  bool phases_ = false;
+  OutFile raw_, summary_, phases_file_;
 };
 
 }  // namespace collbench

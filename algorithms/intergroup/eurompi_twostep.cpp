@@ -16,6 +16,8 @@
 //   time as Algorithm 1 in the homogeneous model (§4).
 // Plan: eurompi_twostep_plan.cpp (pure, collplan). Executor: exchange_executor.cpp and the
 //   two Allgatherv steps in this file.
+// Phases (timing.phases): exchange, step-1, step-2 (group B runs its one Allgatherv as
+//   step 1; its step 2 is empty).
 // Cases: every shape (roles by size; on p = q it is Algorithm 1). Deviation: for
 //   k_B < g the authors' code switches to a "crawling" scheme; here some segments are
 //   simply empty, which is correct but may time differently.
@@ -53,14 +55,21 @@ class TwoStepAllgather final : public Runner {
 
   void run() override {
     executor_.exchange(args_.send, plan_.exchange.sends, args_.recv, plan_.exchange.recvs);
-    if (!role_a_) {
+    end_phase();
+    if (!role_a_) {  // group B's one Allgatherv is its step 1; its step 2 is empty
       allgatherv_in_place(local_, args_.recv, step1_.counts, step1_.displs, "MPI_Allgatherv (group B)");
+      end_phase();
+      end_phase();
       return;
     }
     if (offset_comm_)
       allgatherv_in_place(offset_comm_.get(), args_.recv, step1_.counts, step1_.displs, "MPI_Allgatherv (step 1)");
+    end_phase();
     allgatherv_in_place(rank_group_comm_.get(), args_.recv, step2_.counts, step2_.displs, "MPI_Allgatherv (step 2)");
+    end_phase();
   }
+
+  std::vector<std::string> phases() const override { return {"exchange", "step-1", "step-2"}; }
 
  private:
   struct Layout {

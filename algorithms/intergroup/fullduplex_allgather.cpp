@@ -14,6 +14,7 @@
 //   (ceil(p/q) + ceil(log2 max(p,q))) t_s + (max(ceil(p/q) k_A, ceil(k_B/floor(p/q)))
 //   + max((p-1) ceil(k_B / floor(p/q)), (q-1) ceil(p/q) k_A)) t_w.
 // Plan: fullduplex_allgather_plan.cpp (pure, collplan). Executor: exchange_executor.cpp.
+// Phases (timing.phases): exchange, group-allgatherv.
 // Cases: any p, q >= 1 (roles by size: the larger group takes role A; on p = q both do and
 //   a_i <-> b_i swap whole blocks); q not dividing p; k_B not divisible by the subgroup
 //   size; k_B smaller than the subgroup (empty segments, never sent); k_A = 0 or k_B = 0
@@ -40,8 +41,12 @@ class SegmentedAllgather final : public Runner {
 
   void run() override {
     executor_.exchange(args_.send, plan_.sends, args_.recv, plan_.recvs);
+    end_phase();
     executor_.gather(args_.recv, counts_, displs_);
+    end_phase();
   }
+
+  std::vector<std::string> phases() const override { return {"exchange", "group-allgatherv"}; }
 
  private:
   const Args& args_;

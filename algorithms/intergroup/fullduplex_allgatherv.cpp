@@ -15,6 +15,8 @@
 // Cost (Theorem 3, Eq. 4): (log p + log q + 2 + max(ceil(K_A/q), ..) + log) ~
 //   (2 log max(p,q) + 2) t_s + (M + max(max k_A, max k_B)) t_w, M = max(K_A, K_B).
 // Plan: fullduplex_allgatherv_plan.cpp (pure, collplan). Executor: exchange_executor.cpp.
+// Phases (timing.phases): offsets (the Allreduce and Exscan of the block sizes), exchange,
+//   group-allgatherv.
 // Cases: any p, q >= 1, any sizes including zeros, a single huge block, K < n (empty
 //   chunks), and arbitrary displs with gaps (the result is staged and copied when the
 //   displs are not contiguous).
@@ -47,10 +49,15 @@ class PartitionedAllgatherv final : public Runner {
     check(MPI_Exscan(&mine, &prefix, 1, MPI_UINT64_T, MPI_SUM, pair_.local()), "MPI_Exscan");
     if (pair_.local_rank() == 0) prefix = 0;  // Exscan leaves rank 0 undefined
     const auto sends = plan_allgatherv_sends(prefix, mine, total, pair_.remote_size());
+    end_phase();
     executor_.exchange(args_.send, sends, stage_.data(), recvs_);
+    end_phase();
     executor_.gather(stage_.data(), counts_, displs_);
     stage_.finish();
+    end_phase();
   }
+
+  std::vector<std::string> phases() const override { return {"offsets", "exchange", "group-allgatherv"}; }
 
  private:
   const GroupPair& pair_;

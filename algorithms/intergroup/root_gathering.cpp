@@ -14,6 +14,7 @@
 //   the scatter-allgather 2x: (3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3M) t_w,
 //   M = max(K_A, K_B); half-duplex: (log p + 1 + 2 log q) t_s + (4p - 1) k t_w (seed 000).
 // Plan and executor: this file (three library collectives and one MPI_Sendrecv).
+// Phases (timing.phases): gather, root-exchange, bcast.
 // Cases: both GroupPair modes. Allgather counts each group's data in words of up to 8 bytes
 //   (collrepro/words.hpp), so an aggregate may exceed 2 GiB (seed 000 at 1024 processes and
 //   4 MiB: 768 x 4 MiB = 3 GiB at one root) up to 2^31 - 1 words. Allgatherv counts bytes: a
@@ -52,13 +53,18 @@ class RootGathering final : public Runner {
 
   void run() override {
     const std::size_t local_total = gather_at_root();
+    end_phase();
     exchange_roots(local_total);
+    end_phase();
     if (remote_total_ > 0)
       check(MPI_Bcast(stage_.data(), mpi_words(remote_total_, remote_word_, "MPI_Bcast"), word_type(remote_word_), 0,
                       pair_.local()),
             "MPI_Bcast");
     stage_.finish();
+    end_phase();
   }
+
+  std::vector<std::string> phases() const override { return {"gather", "root-exchange", "bcast"}; }
 
  private:
   bool is_root() const { return pair_.local_rank() == 0; }

@@ -48,6 +48,8 @@ using RankPlanner = RankPlan (*)(int p, int q, int position);
 // process's own arguments, as in MPI: send_bytes > 0 on senders, recv_counts > 0 on
 // receivers, both 0: no-op. Throws std::invalid_argument on full-duplex or non-uniform
 // arguments, std::logic_error if the plan would leave a receiver incomplete.
+// Phases (timing.phases): one, "call". A ring is one pipeline whose rounds overlap between
+// ranks; the whole call is its one step (the phases file still records it).
 std::unique_ptr<Runner> prepare_ring(const GroupPair& pair, const inter::Args& args, RankPlanner planner);
 
 }  // namespace collrepro::ring
