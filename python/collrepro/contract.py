@@ -70,6 +70,9 @@ META_KEYS = CONTRACT["meta"]["keys"]
 FILE_RE = re.compile(CONTRACT["files"]["pattern"])
 TMP_SUFFIX = CONTRACT["files"]["temporary_suffix"]
 FILE_KINDS = CONTRACT["files"]["kinds"]
+# The phases table (timing.phases): its own file kind, joined to raw on (experiment, launch,
+# point, rep).
+PHASES_COLUMNS = list(CONTRACT["tables"]["phases"]["columns"])
 
 
 def family_of_collective(collective):
@@ -201,6 +204,9 @@ def markdown():
             "## summary CSV columns (exact order, header row present)", "",
             "```", _wrap_columns(SUMMARY_COLUMNS), "```", "",
             CONTRACT["tables"]["empty_cells"], "",
+            "## phases CSV columns (exact order, header row present; only with timing.phases)", "",
+            CONTRACT["tables"]["phases"]["about"], "",
+            "```", _wrap_columns(PHASES_COLUMNS), "```", "",
             "## Families", "",
             "| family | collectives | shape columns | about |", "|---|---|---|---|"]
     out += [f"| `{name}` | {_code_list(f['collectives'])} | {_code_list(f['shape'])} | {_cell(f['about'])} |"
@@ -209,7 +215,8 @@ def markdown():
             "`where`: core columns are filled in every row; a shape column only in the rows of "
             "the families named.", "",
             "| column | type | unit | where | values | about |", "|---|---|---|---|---|---|"]
-    out += [_column_row(name) for name in RAW_COLUMNS + SUMMARY_MEASUREMENT_COLUMNS]
+    out += [_column_row(name) for name in RAW_COLUMNS + SUMMARY_MEASUREMENT_COLUMNS
+            + [c for c in PHASES_COLUMNS if c not in RAW_COLUMNS]]
     out += ["", "## Meta JSON (one per launch and slice)", "",
             "Required keys and their types: "
             + ", ".join(f"`{k}` ({t})" for k, t in CONTRACT["meta"]["required"].items()) + ".", "",

@@ -26,7 +26,8 @@ def test_column_order_and_sets():
     assert C.RAW_COLUMNS[-3:] == ["rep", "time_s", "valid"]
     assert len(C.SHAPE_COLUMNS) == len(set(C.SHAPE_COLUMNS))
     assert C.SHAPE_OWNERS["distribution"] == {"inter-group", "intra"}
-    assert set(C.TYPES) == set(C.RAW_COLUMNS) | set(C.SUMMARY_COLUMNS)
+    assert set(C.TYPES) == set(C.RAW_COLUMNS) | set(C.SUMMARY_COLUMNS) | set(C.PHASES_COLUMNS)
+    assert set(C.PHASES_COLUMNS) - set(C.RAW_COLUMNS) == {"phase_index", "phase", "phase_s", "phase_end_s"}
     assert C.ENUMS["valid"] == [0, 1] and "dist_seed" in C.OPTIONAL_COLUMNS
     assert C.family_of_collective("neighbor-alltoallw") == "isomorphic"
     assert "contract_version" in C.META_REQUIRED and "contract_version" not in C.V1_META_REQUIRED
@@ -37,6 +38,7 @@ def test_file_names():
     assert C.file_name("raw", 3, 1) == "raw-L3-S1.csv"
     assert C.parse_file_name("raw-L3-S1.csv") == ("raw", 3, 1)
     assert C.parse_file_name("meta-L0.json") == ("meta", 0, None)
+    assert C.parse_file_name("phases-L2.csv") == ("phases", 2, None) and C.FILE_KINDS["phases"]["optional"]
     assert C.parse_file_name("meta-L0.csv") is None and C.parse_file_name("raw-0.csv") is None
 
 

@@ -5,7 +5,7 @@ import re
 
 import pandas as pd
 
-from . import figures, guidelines, inventory, overlay, stats
+from . import figures, guidelines, inventory, overlay, phases, stats
 from . import plotting as pl
 from .aggregate import TAIL_COLUMNS, aggregate, shape_label, speedups
 from .models import eq5_limit
@@ -129,6 +129,30 @@ def _guideline_blocks(rs, outdir):
         ([("table", shown)] if len(bad) else [])
 
 
+def _phase_blocks(rs, outdir):
+    """The per-phase section (timing.phases), when the results have phases files."""
+    rows = phases.load(rs)
+    if rows.empty:
+        return [], []
+    reps, worst = phases.sum_check(rows)
+    tab = phases.table(rows)
+    tab.to_csv(outdir / "phases.csv", index=False)
+    made = []
+    for fo in phases.figure(tab, rs.metas, rs.raw):
+        pl.save(fo, outdir / "figures")
+        made.append(fo)
+    check = (f"Check: in all {reps} repetitions the phases add up to time_s within {worst:.2g} s."
+             if worst <= 1e-9 else
+             f"WARNING: in {reps} repetitions the phases differ from time_s by up to {worst:.3g} s: "
+             "the phases file does not match its raw file.")
+    return [("h", 2, "Phases"),
+            ("p", "Per phase, the median over launches of the per-launch median of the phase's time "
+                  "(valid repetitions); a phase runs from the moment the last rank ended the previous "
+                  "phase to the moment the last rank ended it, so the phases add up to the total. "
+                  "Data: phases.csv. " + check),
+            ("table", phases.markdown_rows(tab))], made
+
+
 def build_blocks(rs, outdir):
     """Compute everything and return the report as a list of blocks."""
     agg = aggregate(rs)
@@ -174,6 +198,9 @@ def build_blocks(rs, outdir):
         if len(pairs):
             blocks += [("p", "Speedups:"), ("table", _speedup_pivot(pairs))]
     blocks += _guideline_blocks(rs, outdir)
+    phase_blocks, phase_figures = _phase_blocks(rs, outdir)
+    blocks += phase_blocks
+    made += phase_figures
     blocks.append(("h", 2, "Figures"))
     for fo in made:
         rel = fo.paths[0].relative_to(outdir)

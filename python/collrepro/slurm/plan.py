@@ -72,10 +72,12 @@ def mapping(npoints, launches, slices):
     return out
 
 
-def task_files(launch, slc, slices):
-    """{kind: file name} of one task's results; the slice part only when a launch is sliced."""
+def task_files(launch, slc, slices, optional=False):
+    """{kind: file name} of one task's results; the slice part only when a launch is sliced.
+    The optional kinds (the phases file) only with optional=True."""
     part = slc if slices > 1 else None
-    return {kind: contract.file_name(kind, launch, part) for kind in contract.CONTRACT["files"]["kinds"]}
+    return {kind: contract.file_name(kind, launch, part) for kind, spec in contract.FILE_KINDS.items()
+            if optional or not spec.get("optional")}
 
 
 def result_globs():

@@ -249,6 +249,9 @@ def task_results(d, rec, m):
     if not all(f.is_file() for f in files.values()):
         st["done_points"] = _points_so_far(files["summary"])
         return st
+    for kind, name in task_files(m["launch"], m["slice"], rec["slices"], optional=True).items():
+        if kind not in files and (d / name).is_file():  # the phases file (timing.phases) travels with them
+            st["files"][kind] = str(d / name)
     _check_final_files(files, m, rec, st)
     return st
 
