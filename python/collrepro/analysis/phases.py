@@ -93,7 +93,7 @@ def markdown_rows(tab):
     for (shape, size, algo), sub in tab.groupby(["shape", "msg_bytes", "algorithm"], sort=True):
         parts = [f"{r.phase} {r.median_s * 1e6:.1f} us ({r.share:.0%})" for r in sub.itertuples()]
         rows.append({"shape": shape, "msg_bytes": int(size), "algorithm": algo,
-                     "total_us": round(float(sub["median_s"].sum()) * 1e6, 1),
+                     "sum_of_phases_us": round(float(sub["median_s"].sum()) * 1e6, 1),
                      "phases": "; ".join(parts), "launches": int(sub["launches"].min())})
     return pd.DataFrame(rows)
 
