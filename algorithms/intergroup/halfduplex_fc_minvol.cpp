@@ -28,10 +28,12 @@
 //   runs one Allgather over G = {b_0..b_{q-1}, a_q..a_{p-1}}, so the p - q unpaired senders
 //   also receive every block (into scratch they drop): about p (p - 1) k + q k bytes in all.
 //   On the paper's single-port network only the busiest port counts, and there the paper's
-//   p k t_w is optimal; this variant pays ceil(p/q) k more on the receivers' port (q c k t_w
-//   against p k t_w, plus c - 1 start-ups). On one node, where every copy goes through the
-//   same memory system, the total volume counts, and this variant moves q p k against the
-//   paper's p (p - 1) k + q k (48k against 136k at p/q = 12/4). For p < q both move q p k.
+//   p k t_w is optimal: this variant's q c k t_w equals it when q divides p and exceeds it by
+//   up to (q - 1) k t_w otherwise (c blocks per Allgatherv round at the receivers' ports), and
+//   its c + log q start-ups are never fewer than the paper's 1 + log p. On one node, where
+//   every copy goes through the same memory system, the total volume counts, and this variant
+//   moves q p k against the paper's p (p - 1) k + q k (48k against 136k at p/q = 12/4).
+//   For p < q both move q p k; the paper's (p + 1) k t_w is then the better transfer term.
 #include "collrepro/halfduplex_fc_minvol_plan.hpp"
 #include "collrepro/intergroup.hpp"
 #include "intergroup/costs.hpp"
