@@ -45,6 +45,25 @@ TEST(Rules, FirstMatchInFileOrderAndSizeRanges) {
   EXPECT_EQ(rules.select(inter_query(Collective::Allgatherv, 5, 3, false, 8)), std::nullopt);
 }
 
+// The volume-minimal variant is a registered, servable name: a rules file can choose it beside
+// the paper's algorithm (here by message size, at the 12:4 half-duplex shape of issue #27).
+TEST(Rules, SelectsTheVolumeMinimalVariant) {
+  const auto rules = Rules::parse(R"({
+    "collective=allgather": {
+      "groups=12:4": {"duplex=half": {
+        "msg_size>262144": {"algorithm=halfduplex-fc-minvol": {}},
+        "any": {"algorithm=halfduplex-fc": {}}}},
+      "any": {"algorithm=native": {}}
+    }
+  })");
+  EXPECT_EQ(rules.select(inter_query(Collective::Allgather, 12, 4, true, std::size_t{4} << 20)),
+            "halfduplex-fc-minvol");
+  EXPECT_EQ(rules.select(inter_query(Collective::Allgather, 12, 4, true, 262144)), "halfduplex-fc");
+  EXPECT_EQ(rules.select(inter_query(Collective::Allgather, 12, 4, false, std::size_t{4} << 20)), "native");
+  // Registered for allgather only.
+  EXPECT_THROW(Rules::parse(R"({"collective=allgatherv": {"algorithm=halfduplex-fc-minvol": {}}})"), RulesError);
+}
+
 TEST(Rules, BacktracksWhenASubtreeHasNoMatch) {
   const auto rules = Rules::parse(R"({
     "collective=allgather": {"msg_size<=8": {"groups=2:1": {"algorithm=root-gathering": {}}}},

@@ -3,7 +3,8 @@
 add_executable(inter_check ${CMAKE_CURRENT_LIST_DIR}/inter_check.cpp)
 target_link_libraries(inter_check PRIVATE collalgos)
 
-set(COLLREPRO_ALLGATHER_ALGORITHMS native root-gathering halfduplex-fc fullduplex-allgather eurompi-twostep)
+set(COLLREPRO_ALLGATHER_ALGORITHMS native root-gathering halfduplex-fc halfduplex-fc-minvol fullduplex-allgather
+    eurompi-twostep)
 set(COLLREPRO_ALLGATHERV_ALGORITHMS native root-gathering fullduplex-allgatherv fullduplex-allgatherv-ordered)
 # Algorithms that support only even group sizes append themselves here (no 25:7 test).
 set(COLLREPRO_EVEN_GROUPS_ONLY)

@@ -36,12 +36,12 @@ TAIL_COLUMNS = [c for c in SUMMARY_STAT_COLUMNS if re.fullmatch(r"p[0-9]+", c)] 
 
 # Fallback algorithm kinds when the meta files do not list them.
 DEFAULT_KINDS = {
-    "halfduplex-fc": "proposed", "halfduplex-ring": "proposed",
+    "halfduplex-fc": "proposed", "halfduplex-fc-minvol": "proposed", "halfduplex-ring": "proposed",
     "fullduplex-allgather": "proposed", "fullduplex-allgatherv": "proposed",
     "fullduplex-allgatherv-ordered": "proposed", "torus": "proposed",
     "torus-direct": "proposed",
     "eurompi-twostep": "baseline", "root-gathering": "baseline",
-    "ring-allgather": "baseline", "straightforward": "baseline",
+    "ring-allgather": "baseline", "straightforward": "baseline", "gather-bcast": "baseline",
     "native": "native", "mpi-neighbor": "native", "mpi-neighbor-remapped": "native",
 }
 

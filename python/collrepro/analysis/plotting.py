@@ -27,12 +27,13 @@ CONTEXT_COLUMNS = ["experiment", "mpi_impl", "mpi_version", "nodes", "nprocs", "
 _PALETTE = [f"C{i}" for i in range(10)]
 # One distinct colour per algorithm, the same in every figure.
 _FIXED = {
-    "halfduplex-fc": "#1f77b4", "halfduplex-ring": "#17becf", "fullduplex-allgather": "#000080",
+    "halfduplex-fc": "#1f77b4", "halfduplex-fc-minvol": "#6a5acd", "halfduplex-ring": "#17becf",
+    "fullduplex-allgather": "#000080",
     "fullduplex-allgatherv": "#9467bd", "fullduplex-allgatherv-ordered": "#e377c2",
     "torus": "#008080", "torus-direct": "#800000", "root-gathering": "#d62728",
     "ring-allgather": "#8c564b",
     "eurompi-twostep": "#2ca02c", "straightforward": "#7f7f7f", "native": "#ff7f0e",
-    "mpi-neighbor": "#daa520", "mpi-neighbor-remapped": "#bcbd22",
+    "mpi-neighbor": "#daa520", "mpi-neighbor-remapped": "#bcbd22", "gather-bcast": "#ff1493",
 }
 
 
