@@ -204,6 +204,58 @@ void check_unused_keys(const Config& c, const YAML::Node& root) {
   }
 }
 
+// ------------------------------------------------------------------ arrival
+
+const std::vector<std::string>& arrival_keys() {
+  static const std::vector<std::string> keys = {"pattern", "max_delay", "seed"};
+  return keys;
+}
+
+double read_duration(const std::string& text, const std::string& field, double most, const std::string& alternative);
+
+// arrival: {pattern, max_delay, seed} of one sweep. A setting's arrival overrides the top
+// level's key by key, so the top level can give max_delay and seed once and each setting its
+// pattern. Checked against the timing: a skewed start needs the global clock.
+Arrival read_arrival(const YAML::Node& root, const YAML::Node& setting, const std::string& prefix, const Timing& t,
+                     std::string& pattern_field) {
+  const auto present = [](const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); };
+  const YAML::Node own = setting.IsDefined() && setting.IsMap() ? setting["arrival"] : YAML::Node(YAML::NodeType::Undefined);
+  const YAML::Node top = root["arrival"];
+  for (const auto& [map, path] : {std::pair{own, prefix + "arrival"}, std::pair{top, std::string("arrival")}}) {
+    if (!present(map)) continue;
+    if (!map.IsMap())
+      throw config_error(path, "= " + show(map) + " must be a map (e.g. arrival: {pattern: linear, max_delay: 200us})");
+    check_keys(map, path + ".", arrival_keys());
+  }
+  const auto field = [&](const std::string& key) -> std::optional<SweepSource::Field> {
+    if (present(own) && own[key]) return SweepSource::Field{own[key], prefix + "arrival." + key};
+    if (present(top) && top[key]) return SweepSource::Field{top[key], "arrival." + key};
+    return std::nullopt;
+  };
+  Arrival a;
+  pattern_field = (present(own) ? prefix : std::string()) + "arrival.pattern";
+  if (const auto f = field("pattern")) {
+    a.pattern = as_enum<ArrivalPattern>(f->node, f->path);
+    pattern_field = f->path;
+  }
+  if (const auto f = field("seed")) a.seed = static_cast<std::uint64_t>(as_int(f->node, f->path, 0, 1L << 62));
+  if (!a.skewed()) return a;
+  const auto delay = field("max_delay");
+  if (!delay)
+    throw config_error(prefix + "arrival.max_delay", "is missing: pattern " + to_string(a.pattern) +
+                                                         " needs the largest delay (e.g. max_delay: 200us, at most 1 s)");
+  a.max_delay_s = read_duration(as_string(delay->node, delay->path), delay->path, kMaxArrivalDelay, "");
+  const std::string what = pattern_field + " = " + quote(to_string(a.pattern));
+  if (!uses_global_clock(t.sync))
+    throw ConfigError("config error: " + what + " needs the global clock to skew the starts, but timing.sync is " +
+                      to_string(t.sync) + " (set timing.sync: round-time or window, or arrival pattern none)");
+  if (t.sync == SyncMethod::Window && t.window && *t.window <= a.max_delay_s)
+    throw config_error("timing.window", "= " + format_seconds(*t.window) + " is not longer than " + delay->path + " = " +
+                                            format_seconds(a.max_delay_s) + ": every repetition would start late (use " +
+                                            "window: auto, which adds max_delay, or a longer window)");
+  return a;
+}
+
 void read_settings(const YAML::Node& root, Config& c) {
   const YAML::Node settings = root["settings"];
   if (!settings.IsSequence() || settings.size() == 0)
@@ -221,6 +273,7 @@ void read_settings(const YAML::Node& root, Config& c) {
     const std::string name = as_string(s["name"], prefix + "name");
     if (!seen.insert(name).second) throw config_error(prefix + "name", "= " + quote(name) + " is used twice");
     Sweep sw = read_sweep(SweepSource(root, s, prefix), name);
+    sw.arrival = read_arrival(root, s, prefix, c.timing, sw.arrival_field);
     sw.overrides = to_json(s);
     sw.overrides.erase("name");
     c.sweeps.push_back(std::move(sw));
@@ -245,6 +298,9 @@ double read_duration(const std::string& text, const std::string& field, double m
 
 void read_timing(const YAML::Node& n, Timing& t) {
   if (!n.IsMap()) throw config_error("timing", "must be a map (e.g. timing: {reps: 20})");
+  if (n["arrival"])  // settings vary only sweep keys, and one experiment compares the patterns
+    throw config_error("timing.arrival", "is not a timing key: arrival is a sweep key, so that each setting can have its own "
+                                         "(write arrival: {pattern: linear, max_delay: 200us} at the top level or in a setting)");
   check_keys(n, "timing.", timing_keys());
   if (const auto v = n["sync"]) t.sync = as_enum<SyncMethod>(v, "timing.sync");
   if (const auto v = n["clock"]) t.clock = as_enum<ClockKind>(v, "timing.clock");
@@ -342,6 +398,7 @@ Config parse_config(const std::string& yaml_text, const std::vector<std::string>
     read_settings(root, c);
   } else {
     Sweep top = read_sweep(SweepSource(root, YAML::Node(), ""), "");
+    top.arrival = read_arrival(root, YAML::Node(), "", c.timing, top.arrival_field);
     top.overrides = nlohmann::json::object();
     for (const auto& kv : root)
       if (is_sweep_key(kv.first.as<std::string>())) top.overrides[kv.first.as<std::string>()] = to_json(kv.second);

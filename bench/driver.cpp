@@ -52,6 +52,7 @@ struct Identity {
   int nodes = 1, nprocs = 1, ppn = 1;
   SyncMethod sync = SyncMethod::Barrier;
   ClockKind clock = ClockKind::MpiWtime;
+  std::vector<Arrival> arrivals;  // per sweep (setting)
 };
 
 // The identity and shape columns of a point, by name (the contract fixes their order).
@@ -65,6 +66,8 @@ Row identity_row(const std::vector<std::string>& columns, const Identity& id, co
   row.set("algorithm", info.name).set("topology", info.topology).set("msg_bytes", std::to_string(c.shape->msg_bytes()));
   for (const auto& [column, value] : c.shape->columns()) row.set(column, value);
   row.set("sync", to_string(id.sync)).set("clock", to_string(id.clock));
+  const Arrival& arrival = id.arrivals.at(c.sweep);
+  row.set("arrival", to_string(arrival.pattern)).set("arrival_max_s", csv_number(arrival.max_delay_s));
   return row;
 }
 
@@ -73,8 +76,10 @@ std::vector<std::string> raw_lines(const Identity& id, const Candidate& c, int p
   Row row = identity_row(raw_columns(), id, c, point);
   row.set("utc", utc);
   std::vector<std::string> lines;
+  const std::vector<double>& from_last = m.times_from_last.empty() ? m.times : m.times_from_last;
   for (std::size_t i = 0; i < m.times.size(); ++i) {
     row.set("rep", std::to_string(i)).set("time_s", csv_number(m.times[i])).set("valid", m.valid[i] ? "1" : "0");
+    row.set("time_from_last_s", csv_number(from_last[i]));
     lines.push_back(row.line());
   }
   return lines;
@@ -114,6 +119,8 @@ std::string summary_line(const Identity& id, const Candidate& c, int point, cons
   row.set("clock_residual_s", csv_optional(m.residual_s)).set("clock_residual_err_s", csv_optional(m.residual_err_s));
   row.set("clock_drift_residual", csv_optional(m.drift_residual));
   row.set("resynced", m.resynced < 0 ? "" : std::to_string(m.resynced));
+  row.set("median_from_last", m.times_from_last.empty() ? csv_number(s.median)
+                                                        : csv_number(median_over_kept(m.times, m.valid, s.k, m.times_from_last)));
   return row.line();
 }
 
@@ -368,7 +375,8 @@ class Sweeper {
     int size = 1;
     check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
     id_ = Identity{s.config.experiment, o.launch, s.mpi, ts.machine.nodes, size, ts.machine.ppn,
-                   s.config.timing.sync, s.config.timing.clock};
+                   s.config.timing.sync, s.config.timing.clock, {}};
+    for (const Sweep& sweep : s.config.sweeps) id_.arrivals.push_back(sweep.arrival);
     env_ = RunEnvironment{MPI_COMM_WORLD, ts.machine.localities, s.caps, s.config.validation};
     for (std::size_t i = s.begin; i < s.end; ++i) todo_ += s.skip.count(static_cast<int>(i)) ? 0 : 1;
   }
@@ -412,7 +420,7 @@ class Sweeper {
         throw;
       }
     }
-    const Measurement m = measurer_.measure(*prepared);
+    const Measurement m = measurer_.measure(*prepared, s_.config.sweeps[c.sweep].arrival);
     if ((interrupted_ = m.interrupted)) return;
     ++done_;
     // Collective, so that a failed write (a full disk) stops every rank at this point with one message.

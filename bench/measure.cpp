@@ -55,9 +55,30 @@ void Measurer::collect_global_times(const std::vector<double>& starts, const std
   }
 }
 
+double Measurer::own_delay(std::size_t rep) const { return arrival_delay(arrival_, rank_, size_, rep); }
+
+// When the first rank arrives at repetition `rep` (time_s and the phases count from it).
+double Measurer::first_arrival(double start, std::size_t rep) const {
+  return arrival_.skewed() ? start + arrival_span(arrival_, size_, rep).first : start;
+}
+
+// Rank 0: collect_global_times timed repetition i from the agreed start; with a skewed arrival
+// the first rank arrives at start + the smallest delay (time_s is from then) and the last at
+// start + the largest (time_from_last_s). Every delay is recomputed here (arrival.hpp).
+void Measurer::time_from_arrivals(Measurement& m) const {
+  if (rank_ != 0 || !arrival_.skewed() || m.interrupted) return;
+  m.times_from_last.resize(m.times.size());
+  for (std::size_t i = 0; i < m.times.size(); ++i) {
+    const ArrivalSpan span = arrival_span(arrival_, size_, i);
+    m.times_from_last[i] = std::max(0.0, m.times[i] - span.last);
+    m.times[i] = std::max(0.0, m.times[i] - span.first);
+  }
+}
+
 Measurer::Measurer(MPI_Comm world, const Timing& timing, const Clock& clock, ClockSync* sync, InterruptWatch& watch)
     : world_(world), timing_(timing), clock_(clock), sync_(sync), watch_(watch) {
   check(MPI_Comm_rank(world_, &rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(world_, &size_), "MPI_Comm_size");
 }
 
 int Measurer::agree_interrupt() {
@@ -84,7 +105,8 @@ double Measurer::warm_up(PreparedPoint& point, int runs) {
   return worst;
 }
 
-Measurement Measurer::measure(PreparedPoint& point) {
+Measurement Measurer::measure(PreparedPoint& point, const Arrival& arrival) {
+  arrival_ = arrival;
   if (!uses_global_clock(timing_.sync)) {
     warm_up(point, timing_.warmup);
     return barrier_reps(point);
@@ -101,8 +123,9 @@ Measurement Measurer::on_global_clock(PreparedPoint& point) {
   } else {
     const bool automatic = !timing_.window.has_value();
     const double typical = warm_up(point, automatic ? std::max(timing_.warmup, 3) : timing_.warmup);
-    m = window_reps(point, automatic ? 2 * typical + 50e-6 : *timing_.window);
+    m = window_reps(point, automatic ? 2 * typical + 50e-6 + arrival_.max_delay_s : *timing_.window);
   }
+  time_from_arrivals(m);
   if (m.interrupted) return m;
   m.resynced = resynced ? 1 : 0;
   check_clocks(m);
@@ -177,10 +200,10 @@ Measurement Measurer::window_reps(PreparedPoint& point, double window) {
     for (std::size_t j = 0; j < chunk; ++j, ++i) {
       const double start = out[1] + static_cast<double>(j) * window;
       starts[i] = start;
-      late[i] = wait_for_start(*sync_, start) ? 1 : 0;
+      late[i] = wait_for_start(*sync_, start + own_delay(i)) ? 1 : 0;
       point.run();
       ends[i] = sync_->now();
-      if (phases) phases->end_repetition(start, ends[i]);
+      if (phases) phases->end_repetition(first_arrival(start, i), ends[i]);
     }
   }
   collect_global_times(starts, ends, late, m);
@@ -216,10 +239,10 @@ Measurement Measurer::round_time_reps(PreparedPoint& point) {
     if (out[1] > 0 && !starts.empty()) break;  // the budget is spent (at least one repetition)
     const double start = out[3];
     starts.push_back(start);
-    late.push_back(wait_for_start(*sync_, start) ? 1 : 0);
+    late.push_back(wait_for_start(*sync_, start + own_delay(starts.size() - 1)) ? 1 : 0);
     point.run();
     ends.push_back(sync_->now());
-    if (phases) phases->end_repetition(start, ends.back());
+    if (phases) phases->end_repetition(first_arrival(start, starts.size() - 1), ends.back());
   }
   collect_global_times(starts, ends, late, m);
   if (phases) phases->collect(m.phase_names, m.phase_ends);

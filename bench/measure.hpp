@@ -22,6 +22,11 @@
 // each rank's residual offset to rank 0 (ClockSync::check). With timing.resync = bound the next
 // point resynchronizes when a rank's offset is certainly beyond timing.residual_bound; with
 // point, every point does; with launch, none after the first.
+// Arrival patterns (the sweep key arrival, arrival.hpp; global-clock methods only): each rank
+// waits for the agreed start plus its own delay, and is late against that target. Rank 0
+// recomputes every rank's delay: time_s is from the first arrival (start + the smallest delay;
+// for none the agreed start), times_from_last from the last (start + the largest); the auto
+// window adds max_delay.
 // Interrupts are agreed collectively every agree_every repetitions (every repetition for
 // round-time); an interrupted point is abandoned on all ranks (nothing of it is written).
 #pragma once
@@ -33,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "arrival.hpp"
 #include "config.hpp"
 #include "family.hpp"
 #include "interrupt.hpp"
@@ -43,6 +49,9 @@ namespace collbench {
 
 struct Measurement {
   std::vector<double> times;  // rank 0: seconds per repetition (max over ranks)
+  // rank 0, skewed arrival (global-clock methods): seconds from the last arrival; times are
+  // then from the first arrival. Empty when every rank starts at the agreed start (= times).
+  std::vector<double> times_from_last;
   std::vector<bool> valid;    // rank 0: false = some rank started late (window)
   double window_s = 0;        // window sync: the window used
   int interrupted = 0;        // agreed signal number when the point was abandoned
@@ -64,8 +73,8 @@ class Measurer {
 
   // Collective: the signal any rank has seen (the largest number), or 0.
   int agree_interrupt();
-  // Collective over the world.
-  Measurement measure(PreparedPoint& point);
+  // Collective over the world. `arrival`: how late each rank starts (global-clock methods only).
+  Measurement measure(PreparedPoint& point, const Arrival& arrival = {});
 
  private:
   double warm_up(PreparedPoint& point, int runs);  // returns max over ranks of the median run time
@@ -78,6 +87,9 @@ class Measurer {
   bool refresh_clocks();                  // collective: resynchronize if the policy says so
   void check_clocks(Measurement& m);      // collective: the end-of-point residual
   void synchronize_once();
+  double own_delay(std::size_t rep) const;           // this rank's arrival delay in repetition rep
+  double first_arrival(double start, std::size_t rep) const;
+  void time_from_arrivals(Measurement& m) const;     // rank 0: times from the first and last arrival
 
   MPI_Comm world_;
   Timing timing_;
@@ -85,6 +97,8 @@ class Measurer {
   ClockSync* sync_;
   InterruptWatch& watch_;
   int rank_ = 0;
+  int size_ = 1;
+  Arrival arrival_;           // of the point being measured
   double agree_time_ = 1e-3;  // recent max duration of a window agreement (for the start lead)
   bool resync_due_ = false;   // set by a residual beyond the bound (resync: bound)
 };

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arrival.hpp"
 #include "collrepro/registry.hpp"
 #include "config_yaml.hpp"
 
@@ -57,6 +58,8 @@ struct Sweep {
   std::vector<std::size_t> sizes;
   std::string sizes_field;
   Names placements;
+  Arrival arrival;            // how late each rank starts (arrival.hpp); none by default
+  std::string arrival_field;  // "arrival.pattern" or "settings[2].arrival.pattern" (messages)
   std::shared_ptr<const FamilySweep> fields;  // the family's keys
   nlohmann::json overrides;                   // the setting's own keys (for the metadata)
 

@@ -75,7 +75,7 @@ def tukey(values, k):
     return values[(values >= q1 - k * iqr) & (values <= q3 + k * iqr)]
 
 
-def _stats(times, valid, k):
+def _stats(times, valid, k, from_last):
     """The summary statistics of one point, by column name (absent: empty)."""
     vals = np.array([t for t, v in zip(times, valid) if v])
     kept = tukey(vals, k) if len(vals) else vals
@@ -84,6 +84,9 @@ def _stats(times, valid, k):
         q1, q3 = np.percentile(kept, [25, 75])
         stats.update(median=np.median(kept), q1=q1, q3=q3, min=kept.min(), max=kept.max(),
                      mean=kept.mean())
+        # the times from the last arrival of the repetitions whose time (from the first) was kept
+        stats["median_from_last"] = np.median([f for t, v, f in zip(times, valid, from_last)
+                                               if v and kept.min() <= t <= kept.max()])
     if len(vals):                           # tails: of the valid values, before the filter
         stats.update(zip(("p50", "p90", "p99"), np.percentile(vals, [50, 90, 99])))
     return {c: repr(float(x)) if isinstance(x, (float, np.floating)) else x for c, x in stats.items()}
@@ -94,7 +97,8 @@ def _row_values(pt, ctx, launch, pid, version):
     values = dict(experiment=ctx["experiment"], launch=launch, point=pid, utc=ctx["start_utc"],
                   mpi_impl=ctx["mpi_impl"], mpi_version=ctx["mpi_version"], nodes=ctx["nodes"],
                   nprocs=ctx["nprocs"], ppn=ctx["ppn"], placement=ctx["placement"],
-                  sync="barrier", clock="mpi-wtime")
+                  sync="barrier", clock="mpi-wtime", arrival=pt.get("arrival", "none"),
+                  arrival_max_s=pt.get("arrival_max_s", 0.0))
     for column in ("family", "collective", "algorithm", "topology", "msg_bytes"):
         values[column] = pt[column]
     own = C.FAMILIES[pt["family"]]["shape"]
@@ -132,9 +136,10 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
                      valid_fn=None, k=3.0, experiment="synth", mpi_impl="openmpi",
                      mpi_version="4.1.4", nodes=1, nprocs=8, ppn=8, placement="block",
                      start_utc="2024-01-01T00:00:00Z", pingpong=None, kinds=None, config=None,
-                     version=C.VERSION, extra_meta=None):
+                     version=C.VERSION, extra_meta=None, from_last_fn=None):
     """Write raw-L*.csv, summary-L*.csv, meta-L*.json for `launches` launches; extra_meta: keys
-    added to every meta file (e.g. oversubscription, mpi_library)."""
+    added to every meta file (e.g. oversubscription, mpi_library); from_last_fn(pt, launch, rep):
+    the time from the last arrival (default: the time itself, as for arrival none)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     ctx = dict(experiment=experiment, mpi_impl=mpi_impl, mpi_version=mpi_version, nodes=nodes,
@@ -150,10 +155,11 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
             values = _row_values(pt, ctx, launch, pid, version)
             times = [time_fn(pt, launch, rep) for rep in range(reps)]
             valid = [1 if valid_fn is None else valid_fn(pt, launch, rep) for rep in range(reps)]
-            for rep, (t, v) in enumerate(zip(times, valid)):
-                row = dict(values, rep=rep, time_s=repr(float(t)), valid=v)
+            from_last = times if from_last_fn is None else [from_last_fn(pt, launch, rep) for rep in range(reps)]
+            for rep, (t, v, f) in enumerate(zip(times, valid, from_last)):
+                row = dict(values, rep=rep, time_s=repr(float(t)), valid=v, time_from_last_s=repr(float(f)))
                 raw_rows.append([row[c] for c in tables["raw"]])
-            stats = _stats(times, valid, k)
+            stats = _stats(times, valid, k, from_last)
             cells = {**{c: values[c] for c in identity}, **{c: stats.get(c, "") for c in stat_columns},
                      **{c: "" if pt.get(c) is None else pt[c] for c in coeffs}}
             summary_rows.append([cells[c] for c in tables["summary"]])

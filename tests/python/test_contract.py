@@ -23,7 +23,11 @@ def test_markdown_documents_both_versions():
 
 def test_column_order_and_sets():
     assert C.RAW_COLUMNS.index("family") < C.RAW_COLUMNS.index("msg_bytes") < C.RAW_COLUMNS.index("p")
-    assert C.RAW_COLUMNS[-3:] == ["rep", "time_s", "valid"]
+    assert C.RAW_COLUMNS[-4:] == ["rep", "time_s", "valid", "time_from_last_s"]
+    clock = C.RAW_COLUMNS.index("clock")
+    assert C.RAW_COLUMNS[clock + 1:clock + 3] == ["arrival", "arrival_max_s"]
+    assert C.TABLE_COLUMNS_OF[4]["raw"][-3:] == ["rep", "time_s", "valid"]      # before the arrival columns
+    assert "arrival" not in C.TABLE_COLUMNS_OF[4]["summary"] and "median_from_last" in C.SUMMARY_COLUMNS
     assert len(C.SHAPE_COLUMNS) == len(set(C.SHAPE_COLUMNS))
     assert C.SHAPE_OWNERS["distribution"] == {"inter-group", "intra"}
     assert set(C.TYPES) == set(C.RAW_COLUMNS) | set(C.SUMMARY_COLUMNS) | set(C.PHASES_COLUMNS)

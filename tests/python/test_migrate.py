@@ -159,7 +159,9 @@ def test_v2_reads_with_empty_tails_and_the_aggregation_recomputes_them(tmp_path,
     err = capsys.readouterr().err.splitlines()
     assert err == [f"note: {d} uses results contract v2; read as v{C.VERSION} "
                    "(p50, p90, p99 absent: left empty, recomputed from the raw rows where present; "
-                   "clock_residual_s, clock_residual_err_s, clock_drift_residual, resynced absent: left empty)"]
+                   "clock_residual_s, clock_residual_err_s, clock_drift_residual, resynced absent: left empty; "
+                   "arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at "
+                   "once (arrival none, arrival_max_s 0, times from the last arrival = time_s, median))"]
     assert list(rs.summary.columns[:-1]) == C.SUMMARY_COLUMNS
     assert rs.summary[TAILS].isna().all().all()
     agg = aggregate(rs).set_index("point")
@@ -198,3 +200,37 @@ def test_v2_migrate_refuses_damaged_files(tmp_path, capsys):
     assert cli.main(["migrate", str(d)]) == 2
     assert "points damaged or missing" in capsys.readouterr().err
     assert read_header(d / "summary-L1.csv") == C.TABLE_COLUMNS_OF[2]["summary"]    # nothing rewritten
+
+
+# ---------------------------------------------------------------- version 4
+
+def test_v4_reads_as_simultaneous_arrival_and_migrates(tmp_path, capsys):
+    """Before version 5 every rank started at once: arrival none, arrival_max_s 0, and the times
+    from the last arrival are the times themselves, in memory and after `analyze migrate`."""
+    d = S.write_result_set(tmp_path / "v4", points()[:2], launches=2, reps=20, time_fn=wobbly, version=4)
+    for launch in range(2):
+        path = d / f"meta-L{launch}.json"
+        meta = json.loads(path.read_text())
+        meta["integrity"] = loader.file_integrity(d, launch, None, 4)
+        path.write_text(json.dumps(meta))
+    assert read_header(d / "raw-L0.csv") == C.TABLE_COLUMNS_OF[4]["raw"]
+    before = loader.load([d])
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"note: {d} uses results contract v4; read as v{C.VERSION} (arrival, arrival_max_s, "
+                   "time_from_last_s, median_from_last absent: every rank started at once (arrival none, "
+                   "arrival_max_s 0, times from the last arrival = time_s, median))"]
+    for frame in (before.raw, before.summary):
+        assert list(frame.columns[:-1]) == C.TABLE_COLUMNS["raw" if "rep" in frame else "summary"]
+        assert (frame["arrival"] == "none").all() and (frame["arrival_max_s"] == 0).all()
+    pd.testing.assert_series_equal(before.raw["time_from_last_s"], before.raw["time_s"], check_names=False)
+    pd.testing.assert_series_equal(before.summary["median_from_last"], before.summary["median"], check_names=False)
+    assert cli.main(["migrate", str(d)]) == 0
+    assert read_header(d / "raw-L1.csv") == C.RAW_COLUMNS
+    assert read_header(d / "summary-L0.csv") == C.SUMMARY_COLUMNS
+    meta = json.loads((d / "meta-L0.json").read_text())
+    assert meta["contract_version"] == C.VERSION and meta["integrity"] == loader.file_integrity(d, 0)
+    capsys.readouterr()
+    after = loader.load([d])
+    assert capsys.readouterr().err == ""
+    pd.testing.assert_frame_equal(after.raw, before.raw)
+    pd.testing.assert_frame_equal(after.summary, before.summary)

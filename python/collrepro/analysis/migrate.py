@@ -14,6 +14,10 @@ K_A and K_B, the Allgatherv distribution or the isomorphic block rule. They are 
   If none or several disagreeing ones match, the old guess is used, with a warning;
 - isomorphic: block_max = ka, block_min = kb, neighbors counted from the neighborhood,
   block_rule distance when the setting's distributions ask for it (alltoallw only).
+
+Before version 5 every rank started each repetition at once: the arrival columns read as
+arrival none, arrival_max_s 0, and the times from the last arrival are the times themselves
+(time_from_last_s = time_s, median_from_last = median).
 """
 
 import re
@@ -143,6 +147,21 @@ def _shape_values(row, meta, guessed):
             "distribution": dist, "dist_seed": 0 if dist == "random" else pd.NA}
 
 
+# Columns an earlier version lacks whose value is known (ARRIVAL_FILLS): from the frame itself.
+ARRIVAL_FILLS = {
+    "arrival": lambda frame: pd.Series("none", index=frame.index, dtype=object),
+    "arrival_max_s": lambda frame: pd.Series(0.0, index=frame.index, dtype="float64"),
+    "time_from_last_s": lambda frame: frame["time_s"].astype("float64"),
+    "median_from_last": lambda frame: frame["median"].astype("float64"),
+}
+
+
+def _added_column(column, frame):
+    """A column `frame` (an earlier version's) lacks: its known value, else empty."""
+    fill = ARRIVAL_FILLS.get(column)
+    return fill(frame) if fill is not None else _empty_column(column, frame.index)
+
+
 def added_since(version, kind):
     """The columns of `kind` that the current version has and `version` (>= 2) has not."""
     return [c for c in C.TABLE_COLUMNS[kind] if c not in C.TABLE_COLUMNS_OF[version][kind]]
@@ -166,7 +185,7 @@ def to_current(frame, kind, metas, version=1):
     if version >= 2:
         out = frame.copy()
         for column in added_since(version, kind):
-            out[column] = _empty_column(column, frame.index)
+            out[column] = _added_column(column, frame)
         return out[columns], set()
     keys = ["launch", "point", "collective", "p", "q", "ka", "kb", "neighborhood", "dims", "msg_bytes"]
     guessed = set()
@@ -184,8 +203,8 @@ def to_current(frame, kind, metas, version=1):
             values = values.fillna("") if C.TYPES[column] == "str" else values
         elif column in frame:
             values = frame[column]
-        else:                                           # added after version 2: empty
-            values = _empty_column(column, frame.index)
+        else:                                           # added after version 2: known or empty
+            values = _added_column(column, frame)
         dtype = schema.column_dtype(column)
         out[column] = values.astype(dtype) if dtype is not object else values.astype(str)
     return pd.DataFrame(out, index=frame.index)[columns], guessed
@@ -195,12 +214,15 @@ def notice(directory, guessed, version=1):
     """The one line printed per directory of an earlier version (two when a version 1
     allgatherv distribution was guessed)."""
     if version >= 2:
-        added = [c for kind in ("raw", "summary") for c in added_since(version, kind)]
+        added = list(dict.fromkeys(c for kind in ("raw", "summary") for c in added_since(version, kind)))
         # Tail percentiles come back from the raw rows; what a run measured on its clocks does not.
         recomputed = [c for c in added if re.fullmatch(r"p[0-9]+", c)]
-        empty = [c for c in added if c not in recomputed]
+        filled = [c for c in added if c in ARRIVAL_FILLS]
+        empty = [c for c in added if c not in recomputed and c not in filled]
         parts = ([f"{', '.join(recomputed)} absent: left empty, recomputed from the raw rows where present"]
-                 if recomputed else []) + ([f"{', '.join(empty)} absent: left empty"] if empty else [])
+                 if recomputed else []) + ([f"{', '.join(empty)} absent: left empty"] if empty else []) + \
+            ([f"{', '.join(filled)} absent: every rank started at once (arrival none, arrival_max_s 0, "
+              "times from the last arrival = time_s, median)"] if filled else [])
         return [f"note: {directory} uses results contract v{version}; read as v{C.VERSION} ({'; '.join(parts)})"]
     lines = [f"note: {directory} uses results contract v1; read as v{C.VERSION} "
              "(distribution recovered from the metadata)"]
