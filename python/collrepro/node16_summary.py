@@ -1,9 +1,10 @@
 """node16_summary: the tables of results/node16/README.md, from the node-scale result directories.
 
-    python3 -m collrepro.node16_summary RESULTS_DIR [--out SUMMARY.md]
+    python3 -m collrepro.node16_summary RESULTS [--out SUMMARY.md]
 
-RESULTS_DIR holds <experiment>/<mpi>/ result directories as the device runner brings them back
-(results/node16/experiments.sh). For every directory it writes:
+RESULTS is a directory of <experiment>/<mpi>/ result directories as the device runner brings
+them back (results/node16/experiments.sh), or a .tar.xz of one (results/node16/runs.tar.xz,
+unpacked into a temporary directory). For every result directory it writes:
   - the ratios of root gathering and of the native call to each proposed algorithm, per shape
     and size (median over launches of the per-launch Tukey medians, with the launches behind
     them and the spread of the per-launch medians, max/min, of each side);
@@ -15,6 +16,8 @@ Every table names the machine, the library and the process count it comes from.
 
 import argparse
 import sys
+import tarfile
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -26,38 +29,61 @@ from .analysis import phases as P
 from .analysis.tables import markdown_table
 from .analysis.units import format_bytes
 
-_KEY = ["shape", "msg_bytes"]
+def _keys(per):
+    """Shape and size, plus the arrival pattern where the data has several."""
+    extra = ["arrival"] if "arrival" in per and per["arrival"].nunique() > 1 else []
+    return ["shape"] + extra + ["msg_bytes"]
+
+
+def _per_launch(rs):
+    per = A.per_launch(rs)
+    per = per[per["median"].notna()]
+    return per.assign(shape=[A.shape_label(r) for _, r in per.iterrows()])
 
 
 def _per_point(rs):
     """Median over launches of the per-launch medians, with launches and spread, per algorithm."""
-    per = A.per_launch(rs)
-    per = per[per["median"].notna()]
-    per = per.assign(shape=[A.shape_label(r) for _, r in per.iterrows()])
-    g = per.groupby(_KEY + ["algorithm"])["median"]
+    per = _per_launch(rs)
+    keys = _keys(per)
+    g = per.groupby(keys + ["algorithm"])["median"]
     return pd.DataFrame({"median": g.median(), "launches": g.size(),
-                         "spread": g.max() / g.min()}).reset_index()
+                         "spread": g.max() / g.min()}).reset_index(), keys
 
 
 def ratio_table(rs):
-    """baseline / proposed per shape and size, for root gathering and native."""
-    pts = _per_point(rs)
+    """baseline / proposed per shape and size, for every baseline and native algorithm measured."""
+    pts, keys = _per_point(rs)
     kinds = A.algorithm_kinds(rs.metas)
-    proposed = sorted(a for a in pts["algorithm"].unique() if kinds.get(a) == "proposed")
+    algos = sorted(pts["algorithm"].unique())
+    proposed = [a for a in algos if kinds.get(a) == "proposed"]
+    bases = [a for a in algos if kinds.get(a) in ("baseline", "native")]
     rows = []
-    for (shape, size), sub in pts.groupby(_KEY, sort=True):
+    for key, sub in pts.groupby(keys, sort=True):
         by = sub.set_index("algorithm")
-        row = {"shape": shape, "size": format_bytes(int(size))}
+        row = dict(zip(keys, key))
+        row["msg_bytes"] = format_bytes(int(row["msg_bytes"]))
         for alg in proposed:
             if alg not in by.index:
                 continue
             row[f"{alg} (ms)"] = round(by.loc[alg, "median"] * 1e3, 3)
-            for base in ("root-gathering", "native"):
+            for base in bases:
                 if base in by.index:
                     row[f"{base} / {alg}"] = round(by.loc[base, "median"] / by.loc[alg, "median"], 2)
         row["launches"] = int(sub["launches"].min())
         row["largest spread"] = round(float(sub["spread"].max()), 2)
         rows.append(row)
+    return pd.DataFrame(rows).dropna(axis=1, how="all")
+
+
+def launch_medians(rs):
+    """Every launch's median per algorithm and point, sorted: two modes show as two clusters."""
+    per = _per_launch(rs)
+    rows = []
+    for (coll, alg, shape, size), sub in per.groupby(["collective", "algorithm", "shape", "msg_bytes"]):
+        meds = sorted(sub["median"] * 1e3)
+        rows.append({"collective": coll, "algorithm": alg, "shape": shape, "size": format_bytes(int(size)),
+                     "launch medians (ms)": ", ".join(f"{m:.2f}" for m in meds),
+                     "spread": round(meds[-1] / meds[0], 2), "launches": len(meds)})
     return pd.DataFrame(rows)
 
 
@@ -70,8 +96,8 @@ def phase_table(rs):
 
 def overhead_table(on, off):
     """Phases on / off per shared point: the ratio of the medians, and each side's spread."""
-    a, b = _per_point(on), _per_point(off)
-    both = a.merge(b, on=_KEY + ["algorithm"], suffixes=("_on", "_off"))
+    (a, keys), (b, _) = _per_point(on), _per_point(off)
+    both = a.merge(b, on=keys + ["algorithm"], suffixes=("_on", "_off"))
     if both.empty:
         return both
     out = pd.DataFrame({"shape": both["shape"], "size": [format_bytes(int(s)) for s in both["msg_bytes"]],
@@ -90,9 +116,33 @@ def _context(rs):
             f"({'oversubscribed' if over.get('oversubscribed') else 'one rank per core or fewer'})")
 
 
-def summarize(root):
+# An archive may unpack to at most this much (the committed one: about 35 MB).
+MAX_UNPACKED = 1 << 30
+
+
+def unpack(archive, into):
+    """Extract a .tar.xz of result directories into `into`: regular files and folders only,
+    relative names without '..', at most MAX_UNPACKED bytes."""
+    try:
+        with tarfile.open(archive, "r:xz") as tar:
+            members = tar.getmembers()
+            total = 0
+            for m in members:
+                name = Path(m.name)
+                if name.is_absolute() or ".." in name.parts or not (m.isfile() or m.isdir()):
+                    raise safeio.UserError(f"{archive}: member {safeio.excerpt(m.name)!r} is not a plain "
+                                           "relative file or folder: not a node16 archive")
+                total += m.size
+            if total > MAX_UNPACKED:
+                raise safeio.UserError(f"{archive}: unpacks to {total} bytes, more than {MAX_UNPACKED}")
+            tar.extractall(into, members=members)
+    except (tarfile.TarError, EOFError, OSError) as err:
+        raise safeio.UserError(f"{archive}: not a readable .tar.xz ({err})") from None
+
+
+def summarize(root, title=None):
     root = Path(root)
-    out = [f"# Node-scale summary of {root.name}", "",
+    out = [f"# Node-scale summary of {title or root.name}", "",
            "Generated by `python3 -m collrepro.node16_summary` from the result directories below; "
            "times are the median over launches of the per-launch Tukey medians; a ratio above 1 means "
            "the proposed algorithm is faster; spread = largest / smallest per-launch median.", ""]
@@ -105,6 +155,8 @@ def summarize(root):
         ratios = ratio_table(rs)
         if len(ratios):
             out += [markdown_table(ratios), ""]
+        if d.parent.name.startswith("bi-"):
+            out += ["Every launch's median (launch-to-launch bimodality):", "", markdown_table(launch_medians(rs)), ""]
         phases, (reps, worst) = phase_table(rs)
         if len(phases):
             out += [f"Phases (the phases of each of the {reps} repetitions add up to time_s within "
@@ -129,9 +181,14 @@ def main(argv=None):
     ap.add_argument("results", help="directory of <experiment>/<mpi>/ result directories")
     ap.add_argument("--out", help="write the Markdown here (default: stdout)")
     args = ap.parse_args(argv)
-    if not Path(args.results).is_dir():
-        raise safeio.UserError(f"{args.results}: not a directory")
-    text = summarize(args.results)
+    if Path(args.results).is_file():
+        with tempfile.TemporaryDirectory(prefix="node16-") as tmp:
+            unpack(args.results, tmp)
+            text = summarize(tmp, title=args.results)
+    elif Path(args.results).is_dir():
+        text = summarize(args.results)
+    else:
+        raise safeio.UserError(f"{args.results}: not a directory or a .tar.xz archive")
     if args.out:
         safeio.write_text(args.out, text)
     else:
