@@ -29,6 +29,10 @@ Query query_of(Collective c, const inter::Shape& shape) {
   q.larger = std::max(shape.p, shape.q);
   q.smaller = std::min(shape.p, shape.q);
   q.half_duplex = shape.half_duplex();
+  // The shape is global (Allgather: both block sizes, which every process reads from its send
+  // and receive counts; Allgatherv: every process's size, gathered), so every process of both
+  // groups finds the same sending group: a sender its own group, a receiver the remote one.
+  q.senders = sending_group(shape.p, shape.q, shape.total(0), shape.total(1));
   q.msg_size = std::max(shape.max_block(0), shape.max_block(1));
   return q;
 }

@@ -28,10 +28,11 @@ namespace {
 constexpr std::string_view kAlgorithm = "algorithm=";
 
 struct Condition {
-  enum class Kind : unsigned char { Any, Collective, Groups, Duplex, Neighborhood, AtMost, Above, Leaf };
+  enum class Kind : unsigned char { Any, Collective, Groups, Duplex, Senders, Neighborhood, AtMost, Above, Leaf };
   Kind kind = Kind::Any;
   Collective collective = Collective::Allgather;
   int larger = 0, smaller = 0;
+  int senders = 0;
   bool half = false;
   std::size_t bytes = 0;
   std::shared_ptr<const std::vector<iso::Offset>> offsets;  // sorted; shared by equal specs
@@ -295,6 +296,21 @@ std::pair<int, int> parse_groups(const std::string& text, const Path& path) {
   return {static_cast<int>(std::max(p, q)), static_cast<int>(std::min(p, q))};
 }
 
+// "N" -> a sending group of N >= 1 processes.
+int parse_senders(const std::string& text, const Path& path) {
+  std::size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || text[0] < '0' || text[0] > '9' || v < 1 || v > INT_MAX)
+    fail("at " + where(path) + ": senders='" + excerpt(text) + "' is not a process count (write the sending " +
+         "group's size, a whole number from 1 to " + std::to_string(INT_MAX) + ", e.g. senders=12)");
+  return static_cast<int>(v);
+}
+
 // A condition key, split into its name, operator and value.
 struct Split {
   std::string name, op, value;
@@ -378,6 +394,9 @@ class Checker {
       if (c.value != "half" && c.value != "full") fail("at " + where(path_) + ": duplex is half or full");
       out.kind = Condition::Kind::Duplex;
       out.half = c.value == "half";
+    } else if (c.name == "senders" && c.op == "=") {
+      out.senders = parse_senders(c.value, path_);
+      out.kind = Condition::Kind::Senders;
     } else if (c.name == "neighborhood" && c.op == "=") {
       out.kind = Condition::Kind::Neighborhood;
       out.offsets = neighborhood(c.value);
@@ -386,7 +405,7 @@ class Checker {
       out.bytes = parse_bytes(c.value, path_);
     } else {
       fail("at " + where(path_) +
-           ": unknown condition (use collective=, groups=, duplex=, neighborhood=, "
+           ": unknown condition (use collective=, groups=, duplex=, senders=, neighborhood=, "
            "msg_size<=, msg_size>, any or algorithm=)");
     }
   }
@@ -453,6 +472,7 @@ bool matches(const Condition& c, const Query& q) {
     case Condition::Kind::Collective: return c.collective == q.collective;
     case Condition::Kind::Groups: return q.larger == c.larger && q.smaller == c.smaller;
     case Condition::Kind::Duplex: return q.larger > 0 && c.half == q.half_duplex;
+    case Condition::Kind::Senders: return q.larger > 0 && q.half_duplex && q.senders > 0 && c.senders == q.senders;
     case Condition::Kind::Neighborhood: return !q.offsets.empty() && *c.offsets == q.offsets;
     case Condition::Kind::AtMost: return q.msg_size <= c.bytes;
     case Condition::Kind::Above: return q.msg_size > c.bytes;
@@ -476,6 +496,12 @@ static_assert(kMaxRulesBytes % (1 << 20) == 0, "the messages name the cap in MiB
 std::string cap_text() { return "the " + std::to_string(kMaxRulesBytes >> 20) + " MiB limit"; }
 
 }  // namespace
+
+int sending_group(int p, int q, std::size_t bytes_a, std::size_t bytes_b) {
+  if (bytes_a > 0 && bytes_b == 0) return p;
+  if (bytes_b > 0 && bytes_a == 0) return q;
+  return 0;
+}
 
 std::vector<iso::Offset> sorted_offsets(std::vector<iso::Offset> offsets) {
   std::sort(offsets.begin(), offsets.end());

@@ -15,7 +15,9 @@
 //   }
 //
 // Conditions: collective=NAME (registry names), groups=P:Q (inter-group sizes, either order),
-// duplex=half|full, neighborhood=SPEC (the collbench syntax; the same offsets in any order
+// duplex=half|full, senders=N (a half-duplex inter-group call whose sending group has N
+// processes: with groups=12:4 it tells 12 -> 4 from 4 -> 12; never a full-duplex call nor one
+// where nobody sends), neighborhood=SPEC (the collbench syntax; the same offsets in any order
 // match), msg_size<=N, msg_size>N (bytes: the block of one process; the largest block when
 // blocks differ), any. Leaves: algorithm=NAME, NAME registered for the collective and not a
 // native kind, or `native` (the MPI library's own call). A key appears once per object.
@@ -67,6 +69,7 @@ struct Query {
   Collective collective = Collective::Allgather;
   int larger = 0, smaller = 0;       // inter-group: the group sizes, larger first
   bool half_duplex = false;          // inter-group: one direction carries no data
+  int senders = 0;                   // inter-group, half duplex: the sending group's size; 0 none
   std::vector<iso::Offset> offsets;  // isomorphic: the neighbourhood, sorted
   std::size_t msg_size = 0;          // bytes
 };
@@ -92,6 +95,13 @@ class Rules {
  private:
   std::shared_ptr<const Tree> tree_;
 };
+
+// The size of the one group that sends (p for group A, q for group B) when exactly one of the
+// groups' byte totals is non-zero; 0 otherwise (full duplex, or nobody sends). The totals are
+// the call's global shape (every process's block, as every process of both groups sees it), so
+// every process computes the same value and all choose the same algorithm. Per-process counts
+// would not do: in an Allgatherv a sender with an empty block sees nothing of its own group.
+int sending_group(int p, int q, std::size_t bytes_a, std::size_t bytes_b);
 
 // Offsets in a canonical order, for comparing neighbourhoods whatever their listing order.
 std::vector<iso::Offset> sorted_offsets(std::vector<iso::Offset> offsets);

@@ -64,6 +64,67 @@ TEST(Rules, SelectsTheVolumeMinimalVariant) {
   EXPECT_THROW(Rules::parse(R"({"collective=allgatherv": {"algorithm=halfduplex-fc-minvol": {}}})"), RulesError);
 }
 
+// senders=N tells the two orientations of one groups=P:Q apart (issue #27: minvol is faster when
+// the larger group sends, slower when the smaller one does). The query's sending group comes
+// from the call's global shape, as interpose/intergroup_calls.cpp builds it.
+Query sending_query(int p, int q, std::size_t ka, std::size_t kb) {
+  Query query = inter_query(Collective::Allgather, p, q, ka == 0 || kb == 0, std::max(ka, kb));
+  query.senders = sending_group(p, q, static_cast<std::size_t>(p) * ka, static_cast<std::size_t>(q) * kb);
+  return query;
+}
+
+TEST(Rules, SendersTellsTheOrientationsApart) {
+  const auto rules = Rules::parse(R"({
+    "collective=allgather": {
+      "groups=12:4": {
+        "senders=12": {"algorithm=halfduplex-fc-minvol": {}},
+        "senders=4": {"algorithm=halfduplex-fc": {}},
+        "any": {"algorithm=fullduplex-allgather": {}}
+      }
+    }
+  })");
+  const std::size_t k = std::size_t{1} << 20;
+  EXPECT_EQ(rules.select(sending_query(12, 4, k, 0)), "halfduplex-fc-minvol");  // A (12) sends
+  EXPECT_EQ(rules.select(sending_query(4, 12, 0, k)), "halfduplex-fc-minvol");  // B (12) sends
+  EXPECT_EQ(rules.select(sending_query(4, 12, k, 0)), "halfduplex-fc");         // A (4) sends
+  EXPECT_EQ(rules.select(sending_query(12, 4, 0, k)), "halfduplex-fc");         // B (4) sends
+  // Full duplex and nobody sending: senders= never matches, the next branch does.
+  EXPECT_EQ(rules.select(sending_query(12, 4, k, k)), "fullduplex-allgather");
+  EXPECT_EQ(rules.select(sending_query(12, 4, 0, 0)), "fullduplex-allgather");
+  Query stale = sending_query(12, 4, k, k);  // a full-duplex query with a sender count set
+  stale.senders = 12;
+  EXPECT_EQ(rules.select(stale), "fullduplex-allgather");
+  // Another shape: no senders= branch applies.
+  EXPECT_EQ(rules.select(sending_query(5, 3, k, 0)), std::nullopt);
+}
+
+TEST(Rules, SendingGroupNeedsExactlyOneGroupSending) {
+  EXPECT_EQ(sending_group(12, 4, 12 * 64, 0), 12);
+  EXPECT_EQ(sending_group(12, 4, 0, 4 * 64), 4);
+  EXPECT_EQ(sending_group(12, 4, 64, 64), 0);
+  EXPECT_EQ(sending_group(12, 4, 0, 0), 0);
+  // Allgatherv: one sender of three with a block is enough; the totals are global.
+  EXPECT_EQ(sending_group(3, 1, 7, 0), 3);
+}
+
+TEST(Rules, RefusesABadSendersValueInOneLine) {
+  for (const char* value : {"0", "-4", "+4", " 4", "4x", "", "3:1", "99999999999", "999999999999999999999999"}) {
+    const std::string text =
+        std::string(R"({"collective=allgather": {"groups=3:1": {"senders=)") + value + R"(": {"algorithm=native": {}}}}})";
+    try {
+      Rules::parse(text);
+      ADD_FAILURE() << "accepted senders=" << value;
+    } catch (const RulesError& e) {
+      const std::string line = e.what();
+      EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+      EXPECT_NE(line.find("senders="), std::string::npos) << line;
+      EXPECT_NE(line.find("is not a process count"), std::string::npos) << line;
+      EXPECT_LE(line.size(), 320u) << line;
+    }
+  }
+  EXPECT_NO_THROW(Rules::parse(R"({"senders=2147483647": {"algorithm=native": {}}})"));
+}
+
 TEST(Rules, BacktracksWhenASubtreeHasNoMatch) {
   const auto rules = Rules::parse(R"({
     "collective=allgather": {"msg_size<=8": {"groups=2:1": {"algorithm=root-gathering": {}}}},
