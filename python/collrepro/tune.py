@@ -3,7 +3,8 @@
     interpose/colltune RESULT_DIR [RESULT_DIR ...] -o rules.json [--alpha 0.05] [--threshold 0.05]
 
 For every measured situation the library can tell apart (collective; inter-group: the group
-sizes and whether one direction is empty; isomorphic: the neighbourhood) and every message
+sizes, whether one direction is empty and, for a half-duplex call, which group sends;
+isomorphic: the neighbourhood) and every message
 size, the per-launch medians (the analysis loader, Tukey-filtered as everywhere) of each
 algorithm are compared with the native call's (the fastest native kind measured there) by a
 two-sided Mann-Whitney test on the launches (collrepro.analysis.stats). An algorithm qualifies
@@ -14,6 +15,12 @@ native without a verdict: when every point is that thin colltune refuses (exit 2
 written: an all-native file would look like a measured verdict); when only some are, it writes
 the rules, names how many points stayed native for that reason and exits 4. Points that differ only in what the library cannot see (process count,
 placement, torus dims, Allgatherv distribution) must agree; where they do not, native.
+
+Half duplex, both orientations: when one `groups=P:Q` was measured with the larger group sending
+(ka > 0, kb = 0 at p > q) and with the smaller one sending, and the two choose different
+algorithms at a size both measured, its `duplex=half` rules split into `senders=P` and
+`senders=Q` sub-trees, each with its own sizes. Otherwise the two orientations are one
+situation, as before (a size where they disagree: native).
 
 The rules (interpose/rules.hpp) list the sizes in increasing order: `msg_size<=S` takes the
 sizes above the previous boundary up to S (runs of the same choice merged); sizes beyond the
@@ -50,6 +57,19 @@ def situation(row):
                 f"duplex={'half' if half else 'full'}")
     if row["family"] == "isomorphic":
         return (f"collective={row['collective']}", f"neighborhood={row['neighborhood']}")
+    return None
+
+
+def senders(row):
+    """The sending group's size of a half-duplex inter-group point (ka > 0 and kb = 0: p; the
+    other way: q), None otherwise."""
+    if row["family"] != "inter-group":
+        return None
+    ka, kb = int(row["ka"]), int(row["kb"])
+    if ka > 0 and kb == 0:
+        return int(row["p"])
+    if kb > 0 and ka == 0:
+        return int(row["q"])
     return None
 
 
@@ -98,16 +118,46 @@ def decisions(per, kinds, alpha, threshold, need, launches=None):
     point_columns = [c for c in per.columns
                      if c not in ("algorithm", "topology", "source", "launch", "median", "point", "mpi_impl",
                                   "mpi_version")]
-    found = defaultdict(lambda: defaultdict(set))
+    found = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))  # situation, senders, size
     for _, point in per.groupby(point_columns, dropna=False, sort=False):
         medians = {a: g["median"].to_numpy() for a, g in point.groupby("algorithm")}
         first = point.iloc[0]
-        found[first["situation"]][int(first["size"])].add(choose(medians, kinds, alpha, threshold, need))
+        chosen = choose(medians, kinds, alpha, threshold, need)
+        found[first["situation"]][senders(first)][int(first["size"])].add(chosen)
         n = launches_compared(medians, kinds)
         if launches is not None and n is not None:
             launches.append(n)
-    return {s: {size: (next(iter(c)) if len(c) == 1 else NATIVE) for size, c in sizes.items()}
-            for s, sizes in found.items()}
+    decided = {}
+    for s, by_senders in found.items():
+        split = _by_sending_group(by_senders)
+        if split:
+            for n, sizes in split.items():
+                decided[s + (f"senders={n}",)] = sizes
+            continue
+        merged = defaultdict(set)
+        for sizes in by_senders.values():
+            for size, c in sizes.items():
+                merged[size] |= c
+        decided[s] = _resolve(merged)
+    return decided
+
+
+def _resolve(sizes):
+    """{size: the one algorithm chosen there, NATIVE where points disagree}."""
+    return {size: (next(iter(c)) if len(c) == 1 else NATIVE) for size, c in sizes.items()}
+
+
+def _by_sending_group(by_senders):
+    """{senders: {size: algorithm}} when a half-duplex situation was measured in both
+    orientations (two different sending-group sizes: p > q sending and p < q sending) and their
+    choices differ at a size both measured; None otherwise (the rules stay as without senders=)."""
+    if len(by_senders) != 2 or None in by_senders:
+        return None
+    (n1, s1), (n2, s2) = sorted(by_senders.items())
+    first, second = _resolve(s1), _resolve(s2)
+    if not any(first[size] != second[size] for size in first.keys() & second.keys()):
+        return None
+    return {n1: first, n2: second}
 
 
 def size_rules(by_size):
