@@ -5,7 +5,8 @@
                 with the default choice: every call equals the native call byte for byte, and
                 the report shows the forced algorithm served calls
   settings      bad rules files and names (one line at MPI_Init, every call native, results
-                right), a good rules file, a forced algorithm that does not support the shape
+                right), a good rules file, a senders= rules file at 4 processes (3:1 and 1:3
+                served by different algorithms, results right), a forced algorithm that does not support the shape
                 (native, warned once per process), COLLREPRO_PMPI_DISABLE
   comm_cycle    communicators freed and re-created in a loop (the program links -lcollrepro_pmpi,
                 once through CMake and once with `pkg-config --libs collrepro-pmpi`)
@@ -165,6 +166,8 @@ def check_settings():
          r"'4k' is not a byte count"),
         ("leaf with a value", json.dumps({"collective=allgather": {"algorithm=native": {"any": {}}}}),
          r"a leaf's value must be \{\}"),
+        ("bad senders", json.dumps({"collective=allgather": {"senders=0": {"algorithm=native": {}}}}),
+         r"senders='0' is not a process count"),
     ]
     for what, text, pattern in bad:
         expect_one_line({"COLLREPRO_PMPI_RULES": write_rules("bad.json", text)}, pattern, what)
@@ -185,6 +188,8 @@ def check_settings():
         raise Failure(f"rules {good}: unexpected report {served} or messages {err}")
     print(f"good rules: {sorted(served.items())}")
 
+    check_senders_rules(report)
+
     _, err, served = run_transparency(2, {"COLLREPRO_PMPI_FORCE": "halfduplex-ring"}, report)
     warnings = [l for l in err.splitlines() if "does not support" in l]
     if not 1 <= len(warnings) <= 2 or not all("(said once)" in w for w in warnings):
@@ -197,6 +202,23 @@ def check_settings():
     if served or "collrepro-pmpi" in err:
         raise Failure(f"COLLREPRO_PMPI_DISABLE=1: the library still acted: {served} {err}")
     print("disabled: no call intercepted")
+
+
+def check_senders_rules(report):
+    """senders= at 4 processes: groups=3:1 half duplex, minvol when the 3 send, halfduplex-fc when
+    the 1 does. transparency.cpp makes, at each split p = 3 and p = 1, one half-duplex Allgather per
+    direction and non-zero block (1, 7, 70000 bytes): 3 calls of each orientation per split, on each
+    of the 4 processes, so each algorithm serves exactly 2 * 3 * 4 = 24 process-calls; the
+    full-duplex and empty calls match no rule (native); every result equals the native one."""
+    rules = {"collective=allgather": {"groups=3:1": {"duplex=half": {
+        "senders=3": {"algorithm=halfduplex-fc-minvol": {}}, "senders=1": {"algorithm=halfduplex-fc": {}}}}}}
+    _, err, served = run_transparency(4, {"COLLREPRO_PMPI_RULES": write_rules("senders.json", json.dumps(rules))},
+                                      report)
+    ours = {a: n for (c, a), n in served.items() if a != "native"}
+    if ours != {"halfduplex-fc-minvol": 24, "halfduplex-fc": 24} or "collrepro-pmpi" in err:
+        raise Failure(f"rules {rules}: expected 24 process-calls each of halfduplex-fc-minvol (3 -> 1) and "
+                      f"halfduplex-fc (1 -> 3), got {served}; messages: {err}")
+    print(f"senders rules at 4 processes: {sorted(served.items())}")
 
 
 def write_many_keys(path, keys, size):
