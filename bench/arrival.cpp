@@ -2,23 +2,19 @@
 
 #include <algorithm>
 
+#include "collrepro/buffers.hpp"
 #include "stats.hpp"
 
 namespace collbench {
 
 namespace {
 
-// SplitMix64's finalizer: a bijective mix of 64 bits (every input bit affects every output bit).
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using collrepro::splitmix64;
 
 // Uniform in [0, 1] from (seed, rep, rank) alone.
 double unit_uniform(std::uint64_t seed, std::uint64_t rep, int rank) {
-  const std::uint64_t h = mix(mix(mix(seed) ^ rep) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(rank)));
+  const std::uint64_t h =
+      splitmix64(splitmix64(splitmix64(seed) ^ rep) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(rank)));
   return static_cast<double>(h >> 11) / static_cast<double>((std::uint64_t{1} << 53) - 1);
 }
 

@@ -8,14 +8,14 @@
 
 namespace collrepro {
 
-namespace {
-
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
+
+namespace {
 
 std::uint64_t word(int side, int rank, std::size_t w, std::uint64_t salt) {
   return splitmix64(salt ^ (static_cast<std::uint64_t>(side) << 62) ^

@@ -17,6 +17,26 @@ inline double log2_rounds(std::size_t n) {
 
 inline double bytes(std::size_t n) { return static_cast<double>(n); }
 
+// The half-duplex Allgather algorithms' shape check (halfduplex-fc, halfduplex-fc-minvol).
+inline Support half_duplex_equal_blocks(const Shape& s) {
+  if (!s.half_duplex())
+    return Support::no("half-duplex only: one group must send nothing (set kb = 0 or ka = 0); "
+                       "use fullduplex-allgather for two-way exchanges");
+  if (!s.uniform_blocks()) return Support::no("Allgather needs equal blocks in each group");
+  return Support::yes();
+}
+
+// A half-duplex shape seen from its direction: p senders, q receivers, k bytes per block.
+struct HalfDuplexSides {
+  std::size_t p, q;
+  double k;
+};
+inline HalfDuplexSides half_duplex_sides(const Shape& s) {
+  const bool a_sends = s.total(0) > 0;
+  return {static_cast<std::size_t>(a_sends ? s.p : s.q), static_cast<std::size_t>(a_sends ? s.q : s.p),
+          bytes(s.max_block(a_sends ? 0 : 1))};
+}
+
 // M = max(K_A, K_B): the single-port transfer lower bound of seed 001 §2.2 / §4.1.
 inline double transfer_bound(const Shape& s) { return bytes(std::max(s.total(0), s.total(1))); }
 

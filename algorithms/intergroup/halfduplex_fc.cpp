@@ -135,18 +135,10 @@ class HalfDuplexFcAlgorithm final : public InterAlgorithm {
                         "seed 000 §III (p = q, p > q, p < q; p < q with q mod p != 0 extended)",
                         "p >= q: (1 + log p) t_s + p k t_w; p < q: (log p + 2 log(q/p + 1)) t_s + (p + 1) k t_w"}) {}
 
-  Support supports(const Shape& s, PairMode) const override {
-    if (!s.half_duplex())
-      return Support::no("half-duplex only: one group must send nothing (set kb = 0 or ka = 0); "
-                         "use fullduplex-allgather for two-way exchanges");
-    if (!s.uniform_blocks()) return Support::no("Allgather needs equal blocks in each group");
-    return Support::yes();
-  }
+  Support supports(const Shape& s, PairMode) const override { return half_duplex_equal_blocks(s); }
 
   Cost cost(const Shape& s) const override {
-    const bool a_sends = s.total(0) > 0;
-    const std::size_t p = static_cast<std::size_t>(a_sends ? s.p : s.q), q = static_cast<std::size_t>(a_sends ? s.q : s.p);
-    const double k = bytes(s.max_block(a_sends ? 0 : 1));
+    const auto [p, q, k] = half_duplex_sides(s);
     if (p >= q) return {1 + log2_rounds(p), static_cast<double>(p) * k};
     const std::size_t f = q / p, r = q % p;
     return {log2_rounds(p + (r + f - 1) / f) + 2 * log2_rounds(f + 1), static_cast<double>(p + 1) * k};

@@ -110,18 +110,10 @@ class HalfDuplexFcMinvolAlgorithm final : public InterAlgorithm {
                         "collrepro variant of seed 000 §III: volume-minimal",
                         "(ceil(p/q) + log q) t_s + q ceil(p/q) k t_w; q p k bytes in all"}) {}
 
-  Support supports(const Shape& s, PairMode) const override {
-    if (!s.half_duplex())
-      return Support::no("half-duplex only: one group must send nothing (set kb = 0 or ka = 0); "
-                         "use fullduplex-allgather for two-way exchanges");
-    if (!s.uniform_blocks()) return Support::no("Allgather needs equal blocks in each group");
-    return Support::yes();
-  }
+  Support supports(const Shape& s, PairMode) const override { return half_duplex_equal_blocks(s); }
 
   Cost cost(const Shape& s) const override {
-    const bool a_sends = s.total(0) > 0;
-    const std::size_t p = static_cast<std::size_t>(a_sends ? s.p : s.q), q = static_cast<std::size_t>(a_sends ? s.q : s.p);
-    const double k = bytes(s.max_block(a_sends ? 0 : 1));
+    const auto [p, q, k] = half_duplex_sides(s);
     const auto c = static_cast<double>(halfduplex_fc_minvol_busiest(p, q));
     const Cost to_owners{c, c * k};
     const Cost receiver_allgatherv{log2_rounds(q), static_cast<double>(q - 1) * c * k};

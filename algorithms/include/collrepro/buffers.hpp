@@ -18,6 +18,10 @@ namespace collrepro {
 
 inline constexpr std::byte kSentinel{0xA5};
 
+// SplitMix64's finalizer: a bijective mix of 64 bits, every input bit affecting every output
+// bit (the data pattern below, and collbench's seeded arrival delays).
+std::uint64_t splitmix64(std::uint64_t x);
+
 // Byte i of the pattern of (side, rank, salt): an endless deterministic byte stream.
 std::byte pattern_byte(int side, int rank, std::size_t i, std::uint64_t salt = 0);
 // Writes pattern bytes [from, from + out.size()) of (side, rank, salt) to `out`.
