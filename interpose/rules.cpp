@@ -270,18 +270,25 @@ bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(
 
 using Path = std::vector<const std::string*>;
 
-std::size_t parse_bytes(const std::string& text, const Path& path) {
+// The whole of `text` as an unsigned number; nullopt when it is not one (or it overflows).
+std::optional<unsigned long long> whole_number(const std::string& text) {
   std::size_t used = 0;
   unsigned long long v = 0;
   try {
     v = std::stoull(text, &used);
   } catch (const std::exception&) {
-    used = 0;
+    return std::nullopt;
   }
-  if (used != text.size() || text.empty() || text[0] == '-')
+  if (used != text.size() || text.empty() || text[0] < '0' || text[0] > '9') return std::nullopt;
+  return v;
+}
+
+std::size_t parse_bytes(const std::string& text, const Path& path) {
+  const auto v = whole_number(text);
+  if (!v)
     fail("at " + where(path) + ": '" + excerpt(text) +
          "' is not a byte count (write a whole number, e.g. msg_size<=4096)");
-  return static_cast<std::size_t>(v);
+  return static_cast<std::size_t>(*v);
 }
 
 // "P:Q" -> (larger, smaller).
@@ -298,17 +305,11 @@ std::pair<int, int> parse_groups(const std::string& text, const Path& path) {
 
 // "N" -> a sending group of N >= 1 processes.
 int parse_senders(const std::string& text, const Path& path) {
-  std::size_t used = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || text[0] < '0' || text[0] > '9' || v < 1 || v > INT_MAX)
+  const auto v = whole_number(text);
+  if (!v || *v < 1 || *v > INT_MAX)
     fail("at " + where(path) + ": senders='" + excerpt(text) + "' is not a process count (write the sending " +
          "group's size, a whole number from 1 to " + std::to_string(INT_MAX) + ", e.g. senders=12)");
-  return static_cast<int>(v);
+  return static_cast<int>(*v);
 }
 
 // A condition key, split into its name, operator and value.
