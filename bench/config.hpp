@@ -2,7 +2,7 @@
 // overrides, checked completely before any measurement.
 //
 // The file has global fields (experiment, timing, validation, launches, binding) and sweep
-// fields: the common ones (collective, algorithms, sizes, placements, sweep.hpp) and those of
+// fields: the common ones (collective, algorithms, sizes, placements, arrival; sweep.hpp) and those of
 // the collective's family (groups, blocks, neighborhoods, ...: parsed by the family adapter,
 // family.hpp). Optionally `settings`: named sweeps overriding some sweep fields of the top level.
 //

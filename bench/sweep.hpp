@@ -1,5 +1,5 @@
 // One sweep of an experiment: the keys every family shares (collective, algorithms, sizes,
-// placements) and the family's own typed keys (FamilySweep), parsed by the family itself.
+// placements, arrival) and the family's own typed keys (FamilySweep), parsed by the family itself.
 //
 // A configuration file holds one sweep at its top level, or `settings`: a list of named
 // sweeps, each overriding some keys of the top level (seed 001's settings 1-8 in one file).
