@@ -54,14 +54,16 @@ def load(rs):
     keys = ["source", "launch", "point", "rep"]
     raw = rs.raw.copy()
     raw["source"] = raw["source"].astype(str)
+    # The shape label once per point, not once per phase row.
+    points = raw.drop_duplicates(["source", "launch", "point"])
+    labels = points[["source", "launch", "point"]].assign(shape=[shape_label(r) for _, r in points.iterrows()])
     shape = [c for c in C.SHAPE_COLUMNS if c in raw.columns]
     joined = phases.merge(raw[keys + ["time_s", "valid"] + _CONTEXT + shape], on=keys, how="inner")
     if len(joined) < len(phases):
         lost = len(phases) - len(joined)
         raise InputError(f"{lost} phase row(s) name a repetition that no raw row has: the phases file "
                          "does not belong to these results (re-run the launch)")
-    joined["shape"] = [shape_label(r) for _, r in joined.iterrows()]
-    return joined
+    return joined.merge(labels, on=["source", "launch", "point"], how="left")
 
 
 def sum_check(phases):
