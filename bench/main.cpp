@@ -4,6 +4,6 @@
 //   4 MPI or run-time error (MPI_Abort), 5 a file write or read the system refused (no space,
 //   permission; finished points kept), 130 / 143 interrupted by SIGINT / SIGTERM (finished
 //   points kept, metadata complete: false).
-#include "entry.hpp"
+#include "run/entry.hpp"
 
 int main(int argc, char** argv) { return collbench::collbench_main(argc, argv); }

@@ -1,10 +1,10 @@
-// The per-point statistics of collbench (bench/stats.hpp) on 1e3..1e5 repetition times.
+// The per-point statistics of collbench (bench/timing/stats.hpp) on 1e3..1e5 repetition times.
 #include <benchmark/benchmark.h>
 
 #include <random>
 #include <vector>
 
-#include "stats.hpp"
+#include "timing/stats.hpp"
 
 namespace {
 

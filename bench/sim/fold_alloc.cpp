@@ -39,7 +39,7 @@
 #include <xbt/config.hpp>
 
 #include "collrepro/buffers.hpp"
-#include "entry.hpp"
+#include "run/entry.hpp"
 
 extern "C" {
 void* __real_aligned_alloc(std::size_t alignment, std::size_t size);

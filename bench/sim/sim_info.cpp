@@ -1,6 +1,6 @@
 #include "sim_info.hpp"
 
-#include "run_info.hpp"
+#include "output/run_info.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/NetZone.hpp>

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "collrepro/mpi.hpp"
-#include "errors.hpp"
+#include "run/errors.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

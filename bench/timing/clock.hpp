@@ -10,7 +10,7 @@
 // its own origin and clock synchronization estimates its offset.
 #pragma once
 
-#include "enums.hpp"
+#include "config/enums.hpp"
 
 #include <mpi.h>
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "stats.hpp"
+#include "timing/stats.hpp"
 
 namespace collbench {
 

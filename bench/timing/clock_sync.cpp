@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "stats.hpp"
+#include "timing/stats.hpp"
 
 namespace collbench {
 

@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collrepro/mpi.hpp"
-#include "enums.hpp"
+#include "config/enums.hpp"
 #include "timing/clock.hpp"
 #include "timing/clock_model.hpp"
 #include "timing/sync_level.hpp"

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collrepro/mpi.hpp"
-#include "placement.hpp"
+#include "config/placement.hpp"
 #include "timing/oversubscription.hpp"
 
 namespace collbench {

@@ -1,6 +1,6 @@
 """Allgatherv block sizes per group: equal, arithmetic, random.
 
-This must match `distribute()` in bench/inter_family.cpp bit for bit (the Python tools
+This must match `distribute()` in bench/families/inter_family.cpp bit for bit (the Python tools
 recompute K_A and K_B of old result directories with it): change both together.
 
   equal       s for every process
@@ -46,7 +46,7 @@ def distribute(dist, s, n, seed=0):
 def nominal_sizes(size, ka, kb):
     """(s_A, s_B): the swept size split by the block ratio kA:kB; the larger side gets size.
 
-    As InterFamily::shapes in bench/inter_family.cpp (integer arithmetic, no overflow for
+    As InterFamily::shapes in bench/families/inter_family.cpp (integer arithmetic, no overflow for
     any size that fits in 64 bits).
     """
     big = max(ka, kb)

@@ -1,4 +1,4 @@
-// Arrival patterns (bench/arrival.hpp): the pure delay function, the first and last arrival
+// Arrival patterns (bench/timing/arrival.hpp): the pure delay function, the first and last arrival
 // rank 0 recomputes, the median over the kept repetitions, and the configuration's arrival key
 // with its refusals.
 #include <gtest/gtest.h>
@@ -7,10 +7,10 @@
 #include <set>
 #include <vector>
 
-#include "arrival.hpp"
-#include "config.hpp"
+#include "timing/arrival.hpp"
+#include "config/config.hpp"
 #include "error_of.hpp"
-#include "stats.hpp"
+#include "timing/stats.hpp"
 
 using namespace collbench;
 

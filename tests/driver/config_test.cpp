@@ -1,12 +1,12 @@
 // Configuration parsing, --set overrides, units and every error message of the config layer.
 #include <gtest/gtest.h>
 
-#include "config.hpp"
+#include "config/config.hpp"
 #include "error_of.hpp"
-#include "errors.hpp"
-#include "inter_family.hpp"
-#include "plan.hpp"
-#include "units.hpp"
+#include "run/errors.hpp"
+#include "families/inter_family.hpp"
+#include "run/plan.hpp"
+#include "config/units.hpp"
 
 using namespace collbench;
 

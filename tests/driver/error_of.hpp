@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "errors.hpp"
+#include "run/errors.hpp"
 
 namespace collbench::testing {
 

@@ -14,14 +14,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config.hpp"
-#include "contract.hpp"
-#include "csv.hpp"
-#include "driver.hpp"
+#include "config/config.hpp"
+#include "output/contract.hpp"
+#include "output/csv.hpp"
+#include "run/driver.hpp"
 #include "error_of.hpp"
-#include "errors.hpp"
-#include "fileio.hpp"
-#include "results.hpp"
+#include "run/errors.hpp"
+#include "output/fileio.hpp"
+#include "output/results.hpp"
 
 namespace collbench {
 namespace {

@@ -8,16 +8,16 @@
 #include <iterator>
 #include <set>
 
-#include "config.hpp"
-#include "contract.hpp"
-#include "csv.hpp"
-#include "distribution.hpp"
+#include "config/config.hpp"
+#include "output/contract.hpp"
+#include "output/csv.hpp"
+#include "config/distribution.hpp"
 #include "error_of.hpp"
-#include "errors.hpp"
-#include "placement.hpp"
-#include "plan.hpp"
-#include "results.hpp"
-#include "run_info.hpp"
+#include "run/errors.hpp"
+#include "config/placement.hpp"
+#include "run/plan.hpp"
+#include "output/results.hpp"
+#include "output/run_info.hpp"
 
 using namespace collbench;
 namespace fs = std::filesystem;

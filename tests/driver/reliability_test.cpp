@@ -5,13 +5,13 @@
 
 #include <chrono>
 
-#include "cli.hpp"
+#include "run/cli.hpp"
 #include "collrepro/neighborhood.hpp"
-#include "config.hpp"
-#include "entry.hpp"
+#include "config/config.hpp"
+#include "run/entry.hpp"
 #include "error_of.hpp"
-#include "plan.hpp"
-#include "units.hpp"
+#include "run/plan.hpp"
+#include "config/units.hpp"
 
 using namespace collbench;
 using collbench::testing::error_of;

@@ -6,10 +6,10 @@
 
 #include <cmath>
 
-#include "contract.hpp"
-#include "csv.hpp"
-#include "family.hpp"
-#include "stats.hpp"
+#include "output/contract.hpp"
+#include "output/csv.hpp"
+#include "families/family.hpp"
+#include "timing/stats.hpp"
 
 using namespace collbench;
 

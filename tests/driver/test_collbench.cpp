@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "collrepro/intergroup.hpp"
-#include "entry.hpp"
+#include "run/entry.hpp"
 
 namespace {
 

@@ -35,11 +35,11 @@
 #include <vector>
 
 #include "collrepro/neighborhood.hpp"
-#include "config.hpp"
-#include "errors.hpp"
-#include "plan.hpp"
+#include "config/config.hpp"
+#include "run/errors.hpp"
+#include "run/plan.hpp"
 #include "rules.hpp"
-#include "units.hpp"
+#include "config/units.hpp"
 
 #include <sanitizer/common_interface_defs.h>
 

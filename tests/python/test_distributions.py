@@ -1,10 +1,10 @@
-"""collrepro.distributions reproduces bench/inter_family.cpp's distribute() bit for bit."""
+"""collrepro.distributions reproduces bench/families/inter_family.cpp's distribute() bit for bit."""
 
 import pytest
 
 from collrepro.distributions import distribute, nominal_sizes
 
-# Printed by the C++ distribute() of bench/inter_family.cpp (seed 0).
+# Printed by the C++ distribute() of bench/families/inter_family.cpp (seed 0).
 CPP_RANDOM_4096_7 = (1905, 8040, 7478, 1342, 3079, 2760, 3093)
 CPP_ARITHMETIC_4096_7 = (1172, 2344, 3516, 4688, 5860, 7032, 8204)
 CPP_SUMS = {(7, 3): 12, (4096, 3): 16619, (4096, 11): 45071, (524288, 7): 4630798,

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def add_integrity(directory):
-    """The integrity record collbench writes (bench/results.cpp), computed from the files."""
+    """The integrity record collbench writes (bench/output/results.cpp), computed from the files."""
     for meta_path in sorted(directory.glob("meta-*.json")):
         meta = json.loads(meta_path.read_text())
         names = {k: C.file_name(k, meta["launch"], meta.get("slice")) for k in ("raw", "summary")}

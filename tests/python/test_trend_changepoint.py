@@ -149,7 +149,7 @@ def test_installation_names_come_from_the_metadata():
     inst = inventory.installation_of([meta], "d")
     assert (inst.name, inst.identity) == ("openmpi-5.0.7", "Open MPI v5.0.7, package: x")
     assert inventory.installation_of([dict(meta, installation={"name": "ompi5-spack"})], "d").name == "ompi5-spack"
-    # collbench's own record (bench/run_info.cpp) names the registered installation
+    # collbench's own record (bench/output/run_info.cpp) names the registered installation
     record = {"name": "openmpi-5.0.7-src", "kind": "openmpi", "version": "5.0.7", "prefix": "/p", "origin": "source"}
     assert inventory.installation_of([dict(meta, mpi_installation=record)], "d").name == "openmpi-5.0.7-src"
     twins = inventory.disambiguate([inventory.installation_of([meta], "a"),

@@ -57,7 +57,7 @@ struct Cost {
   double seconds(double alpha, double beta) const { return alpha_terms * alpha + beta_bytes * beta; }
 };
 
-// Receives the phase marks of a Runner (timing.phases; bench/measure.cpp reads a clock).
+// Receives the phase marks of a Runner (timing.phases; bench/timing/measure.cpp reads a clock).
 class PhaseClock {
  public:
   virtual ~PhaseClock() = default;

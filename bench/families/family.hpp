@@ -1,0 +1,147 @@
+// Family adapters: how the driver sees a family of collectives without knowing any algorithm.
+//
+// A family (inter-group, isomorphic, intra, ...) has a typed algorithm interface in
+// algorithms/include/collrepro/ (inter::InterAlgorithm, iso::IsoAlgorithm, ...). Its adapter
+// is the only place in bench/ that knows that interface. It owns
+//   - its sweep keys: it parses them into its own FamilySweep (pure, sweep.hpp);
+//   - its shape: it expands a sweep into point shapes, and names the CSV shape columns it
+//     fills (the contract's families.<name>.shape, contract/contract.json);
+//   - the questions asked of algorithms: supports (given the MPI library's capabilities),
+//     cost and lower bound;
+//   - at run time (FamilySession), the context (communicators, cached per placement), the
+//     buffers and the call arguments, and the validation of a result against the computed
+//     expectation and the family's native algorithm.
+// The driver, the CSV writer and the metadata see only this interface.
+//
+// Adding a family: implement FamilyAdapter (+ FamilySession, PreparedPoint) in
+// bench/<family>_family.cpp, add its shape columns to contract/contract.json, and list it in
+// family_adapters() (family.cpp).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collrepro/capabilities.hpp"
+#include "collrepro/registry.hpp"
+#include "config/placement.hpp"
+#include "config/sweep.hpp"
+
+namespace collbench {
+
+// A family's shape columns of one point, by name ("p" -> "4"); the others stay empty.
+using ShapeValues = std::vector<std::pair<std::string, std::string>>;
+
+// One shape of a family at one message size; pure data made by the family's adapter.
+class PointShape {
+ public:
+  virtual ~PointShape() = default;
+  virtual std::size_t msg_bytes() const = 0;  // the swept size (the x axis)
+  // The bytes one rank allocates for the point's send and receive buffers (the largest
+  // over ranks): checked against the node's memory before any allocation.
+  virtual std::size_t buffer_bytes() const = 0;
+  virtual ShapeValues columns() const = 0;
+  // For messages and progress lines: "p=4 q=4 ka=64KiB kb=64KiB".
+  virtual std::string describe() const = 0;
+};
+
+// A point ready to be timed: context, buffers and the algorithm's runner, all set up.
+class PreparedPoint {
+ public:
+  virtual ~PreparedPoint() = default;
+  // The timed call. Every rank of the world calls it; ranks outside the point return at once.
+  virtual void run() = 0;
+  // Runs the call once and checks this rank's result; nullopt when correct, else a message
+  // naming this rank and the first wrong byte. Collective like run().
+  virtual std::optional<std::string> validate() = 0;
+  // Per-phase timing: the phases this rank's call marks (collrepro::Runner::phases(); empty on
+  // a rank outside the point or for a call that is one phase), and where run() sends the marks
+  // (nullptr: nowhere).
+  virtual std::vector<std::string> phases() const { return {}; }
+  virtual void set_phase_clock(collrepro::PhaseClock*) {}
+};
+
+// What a session needs of the run: the world, where every rank lives, the library's abilities.
+struct RunEnvironment {
+  MPI_Comm world = MPI_COMM_WORLD;
+  std::vector<RankLocality> localities;  // per world rank
+  collrepro::Capabilities caps;
+  bool validation = true;
+};
+
+// The MPI side of one family during one run; caches contexts across points.
+class FamilySession {
+ public:
+  virtual ~FamilySession() = default;
+  // Collective over the world. `salt` varies the data pattern between points.
+  virtual std::unique_ptr<PreparedPoint> prepare(const collrepro::Algorithm& algorithm, const PointShape& shape,
+                                                 const std::string& placement, std::uint64_t salt) = 0;
+  // How placements were realized (effective mapping and fallback notes), for the metadata.
+  virtual nlohmann::json placement_report() const = 0;
+};
+
+class FamilyAdapter {
+ public:
+  virtual ~FamilyAdapter() = default;
+  virtual std::string name() const = 0;  // "inter-group": the CSV family column
+  virtual bool handles(collrepro::Collective c) const = 0;
+
+  // Configuration. The sweep keys this family reads besides the common ones (sweep.hpp), and
+  // those that collective c uses (others given explicitly are an error).
+  virtual std::vector<std::string> sweep_keys() const = 0;
+  virtual std::vector<std::string> sweep_keys(collrepro::Collective c) const = 0;
+  // Pure: reads this family's keys of one sweep; throws ConfigError naming the field.
+  virtual std::shared_ptr<const FamilySweep> parse_sweep(const SweepSource& source, collrepro::Collective c) const = 0;
+  virtual std::vector<std::string> placements() const = 0;
+
+  // The CSV shape columns this family fills, in contract order.
+  virtual std::vector<std::string> shape_columns() const = 0;
+  // The shapes of one sweep at `nprocs` processes, in a deterministic order with the message
+  // size varying fastest. Throws ConfigError naming the field when something does not fit.
+  virtual std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const = 0;
+
+  // The family's algorithms of collective c, in registry (name) order.
+  virtual std::vector<const collrepro::Algorithm*> algorithms(collrepro::Collective c) const = 0;
+  virtual collrepro::Support supports(const collrepro::Algorithm& a, const PointShape& s,
+                                      const collrepro::Capabilities& caps) const = 0;
+  virtual collrepro::Cost cost(const collrepro::Algorithm& a, const PointShape& s) const = 0;
+  virtual collrepro::Cost bound(const collrepro::Algorithm& a, const PointShape& s) const = 0;
+  virtual std::unique_ptr<FamilySession> open(const RunEnvironment& env) const = 0;
+};
+
+// Every family this build knows, in a fixed order (immutable).
+std::span<const FamilyAdapter* const> family_adapters();
+// The family of collective c, or nullptr.
+const FamilyAdapter* family_of(collrepro::Collective c);
+
+// The adapters (each defined in its own file).
+const FamilyAdapter& inter_family();
+const FamilyAdapter& iso_family();
+const FamilyAdapter& intra_family();
+
+// The family's registered algorithms of collective c with interface F, as Algorithm pointers.
+template <class F>
+std::vector<const collrepro::Algorithm*> registered(collrepro::Collective c) {
+  std::vector<const collrepro::Algorithm*> out;
+  for (const auto* a : collrepro::Registry::global().family<F>(c)) out.push_back(a);
+  return out;
+}
+
+// The family's native algorithm of collective c (Kind::Native), or nullptr.
+template <class F>
+const F* native_of(collrepro::Collective c) {
+  for (const auto* a : collrepro::Registry::global().family<F>(c))
+    if (a->info().kind == collrepro::Kind::Native) return a;
+  return nullptr;
+}
+
+}  // namespace collbench

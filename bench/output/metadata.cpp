@@ -1,0 +1,119 @@
+#include "output/metadata.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "collrepro/mpi.hpp"
+#include "timing/stats.hpp"
+
+namespace collbench {
+
+using collrepro::check;
+
+nlohmann::json config_json(const Config& c, const Plan& plan) {
+  nlohmann::json j = c.effective;
+  if (c.has_settings) {
+    const auto ids = plan.points_per_sweep(c.sweeps.size());
+    nlohmann::json settings = nlohmann::json::array();
+    for (std::size_t i = 0; i < c.sweeps.size(); ++i)
+      settings.push_back({{"name", c.sweeps[i].name}, {"points", ids[i]}, {"sweep", c.sweeps[i].overrides}});
+    j["settings"] = settings;
+  }
+  return j;
+}
+
+nlohmann::json algorithms_json(const Plan& plan) {
+  nlohmann::json out = nlohmann::json::array();
+  std::vector<const collrepro::Algorithm*> seen;
+  for (const Candidate& c : plan.candidates) {
+    if (std::find(seen.begin(), seen.end(), c.algorithm) != seen.end()) continue;
+    seen.push_back(c.algorithm);
+    const auto& i = c.algorithm->info();
+    out.push_back({{"name", i.name}, {"collective", collrepro::to_string(i.collective)}, {"family", c.family->name()},
+                   {"topology", i.topology},
+                   {"kind", collrepro::to_string(i.kind)}, {"source", i.source}, {"cost", i.cost}});
+  }
+  return out;
+}
+
+nlohmann::json slurm_json() {
+  auto env = [](const char* k) { const char* v = std::getenv(k); return v ? std::string(v) : std::string(); };
+  if (env("SLURM_JOB_ID").empty()) return nullptr;
+  nlohmann::json j = {{"job_id", env("SLURM_ARRAY_JOB_ID").empty() ? env("SLURM_JOB_ID") : env("SLURM_ARRAY_JOB_ID")}};
+  j["array_task_id"] = env("SLURM_ARRAY_TASK_ID").empty() ? nlohmann::json(nullptr) : nlohmann::json(env("SLURM_ARRAY_TASK_ID"));
+  return j;
+}
+
+nlohmann::json pingpong(const Clock& clock, int rank, int size) {
+  if (size < 2) return nullptr;
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t bytes : {std::size_t{1}, std::size_t{1024}, std::size_t{65536}, std::size_t{1} << 20}) {
+    std::vector<char> buf(bytes);
+    std::vector<double> times;
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    for (int i = 0; i < 10; ++i) {
+      const double t0 = clock.now();
+      if (rank == 0) {
+        check(MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 77, MPI_COMM_WORLD), "MPI_Send");
+        check(MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+      } else if (rank == 1) {
+        check(MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+        check(MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 77, MPI_COMM_WORLD), "MPI_Send");
+      }
+      if (i >= 2) times.push_back((clock.now() - t0) / 2);
+    }
+    if (rank == 0) out.push_back({{"bytes", bytes}, {"time_s", median(times)}});
+  }
+  return out;
+}
+
+
+void record_check(SyncStats& s, const ResidualCheck& c, const std::string& when) {
+  s.clock_offset_error_s = std::max(s.clock_offset_error_s, c.max_abs_offset_s);
+  s.checks.push_back({{"when", when},
+                      {"max_abs_offset_s", c.max_abs_offset_s},
+                      {"max_error_s", c.max_error_s},
+                      {"measured_ranks", c.measured},
+                      {"offsets_s", c.offsets_s},
+                      {"errors_s", c.errors_s},
+                      {"measured", c.was_measured},
+                      {"sync_bounds_s", c.bounds_s}});
+}
+
+nlohmann::json sync_json(const SyncStats& s, const Timing& t) {
+  const bool global = uses_global_clock(s.method);
+  nlohmann::json j = {
+      {"method", to_string(s.method)},
+      {"error_s", s.error_s()},
+      {"invalid_rate", s.reps ? static_cast<double>(s.invalid) / static_cast<double>(s.reps) : 0.0},
+      {"error_kind", global ? "max |clock offset to rank 0| over the residual checks" : "median MPI_Barrier exit skew"},
+      {"clock_offset_error_s", s.clock_offset_error_s},
+      {"barrier_skew_s", s.barrier_skew_s},
+      {"clock_sync", to_string(t.clock_sync)},
+      {"sync_cost", {{"seconds", s.cost.seconds}, {"messages", s.cost.messages}, {"rounds", s.cost.rounds}}},
+      {"zero_residual_reason", s.zero_residual_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.zero_residual_reason)},
+      {"checks", s.checks},
+      {"repetitions", s.reps},
+      {"invalid_repetitions", s.invalid}};
+  if (global) {
+    j["resync"] = to_string(t.resync);
+    j["residual_bound_s"] = t.residual_bound;
+    j["resyncs"] = s.resyncs;
+    j["max_point_residual_s"] = s.max_point_residual_s;
+    j["fit_points"] = t.sync_fit_points;
+    j["exchanges"] = t.sync_exchanges;
+  }
+  if (s.method == SyncMethod::Window) {
+    j["window_s"] = t.window ? nlohmann::json(*t.window) : nlohmann::json("auto");
+    j["window_used_s"] = {s.window_min, s.window_max};
+  }
+  if (s.method == SyncMethod::RoundTime) j["budget_s"] = t.budget;
+  return j;
+}
+
+nlohmann::json capabilities_json(const collrepro::Capabilities& c) {
+  return {{"intercomm", c.intercomm}, {"dist_graph", c.dist_graph}, {"topo_test", c.topo_test},
+          {"simulated_clock", c.simulated_clock}, {"reason", c.reason}};
+}
+
+}  // namespace collbench

@@ -1,0 +1,44 @@
+// The pieces of a launch's metadata (meta-L<l>.json; keys in contract/contract.json) that do
+// not depend on the run's state: the configuration with its settings' points, the algorithms,
+// Slurm ids, ping-pong times, the clock synchronization's statistics, the capabilities.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "collrepro/capabilities.hpp"
+#include "config/config.hpp"
+#include "run/plan.hpp"
+#include "timing/clock.hpp"
+#include "timing/clock_sync.hpp"
+
+namespace collbench {
+
+nlohmann::json config_json(const Config& c, const Plan& plan);  // with each setting's point ids
+nlohmann::json algorithms_json(const Plan& plan);                // every algorithm of the plan, once
+nlohmann::json slurm_json();                                     // null outside Slurm
+// Half round-trip times between ranks 0 and 1 (median of 8 after 2 warm-ups), for alpha/beta
+// fits; collective. Null with one rank.
+nlohmann::json pingpong(const Clock& clock, int rank, int size);
+nlohmann::json capabilities_json(const collrepro::Capabilities& c);
+
+// The clock synchronization and repetition statistics of a launch.
+struct SyncStats {
+  SyncMethod method = SyncMethod::Barrier;
+  double clock_offset_error_s = 0;  // max |offset to rank 0| over the launch's checks
+  double barrier_skew_s = -1;       // barrier methods: median exit skew
+  nlohmann::json checks = nlohmann::json::array();
+  SyncCost cost;                    // of the first synchronization
+  std::string zero_residual_reason;
+  double window_min = 0, window_max = 0;
+  double max_point_residual_s = 0;  // max of the points' clock_residual_s
+  std::size_t reps = 0, invalid = 0, resyncs = 0;
+  double error_s() const { return uses_global_clock(method) ? clock_offset_error_s : barrier_skew_s; }
+};
+
+void record_check(SyncStats& s, const ResidualCheck& c, const std::string& when);
+nlohmann::json sync_json(const SyncStats& s, const Timing& t);
+
+}  // namespace collbench
