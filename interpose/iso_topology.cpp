@@ -1,5 +1,7 @@
 #include "iso_topology.hpp"
 
+#include "settings.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -42,7 +44,7 @@ std::optional<IsoTopology> cartesian(MPI_Comm comm) {
     check(PMPI_Cart_create(comm, nd, dims.data(), all_periodic.data(), 0, &t), "MPI_Cart_create");
     twin = Comm(t);
   }
-  auto iso_comm = iso::IsoComm::attach(torus ? comm : twin.get(), n);
+  auto iso_comm = iso::IsoComm::attach(torus ? comm : twin.get(), n, settings().caps);
   return IsoTopology{std::move(n), dims, std::move(position), std::move(discard), std::move(iso_comm)};
 }
 
@@ -89,7 +91,7 @@ std::optional<IsoTopology> dist_graph(MPI_Comm comm) {
   MPI_Comm ring = MPI_COMM_NULL;
   check(PMPI_Cart_create(comm, 1, &size, &periodic, 0, &ring), "MPI_Cart_create");
   Comm owned(ring);
-  auto iso_comm = iso::IsoComm::attach(owned.get(), n);
+  auto iso_comm = iso::IsoComm::attach(owned.get(), n, settings().caps);
   return IsoTopology{std::move(n), {size}, *position, std::vector<bool>(dst.size(), false), std::move(iso_comm)};
 }
 

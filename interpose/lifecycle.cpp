@@ -41,6 +41,11 @@ int after_init(int rc) {
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Settings s = settings_from_environment(shared_rules_file(rank));
+  try {
+    s.caps = probe_capabilities(MPI_COMM_WORLD);
+  } catch (const std::exception& e) {  // keep the defaults: a failed probe must not fail MPI_Init
+    s.caps.reason = std::string("capability probe failed: ") + e.what();
+  }
   if (!s.error.empty() && rank == 0)
     std::fprintf(stderr, "collrepro-pmpi: %s; every call goes to the MPI library\n", s.error.c_str());
   install_settings(std::move(s));

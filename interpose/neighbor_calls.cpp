@@ -14,6 +14,7 @@
 #include "intercept.hpp"
 #include "selection.hpp"
 #include "served.hpp"
+#include "settings.hpp"
 #include "staging.hpp"
 
 namespace collrepro::pmpi {
@@ -54,7 +55,7 @@ std::vector<Block> in_algorithm_order(const std::vector<Block>& mpi, const IsoTo
 const Algorithm* choose(Collective c, const iso::Shape& shape) {
   std::vector<Candidate> candidates;
   for (const auto* a : Registry::global().family<iso::IsoAlgorithm>(c)) {
-    Candidate k{a, a->supports(shape, mpi_capabilities()), {}};
+    Candidate k{a, a->supports(shape, settings().caps), {}};
     if (k.support) k.cost = a->cost(shape);
     candidates.push_back(std::move(k));
   }

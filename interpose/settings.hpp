@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "collrepro/capabilities.hpp"
 #include "rules.hpp"
 
 namespace collrepro::pmpi {
@@ -26,6 +27,7 @@ struct Settings {
   std::optional<Rules> rules;    // from COLLREPRO_PMPI_RULES
   std::string report;            // "" (no report), "-" (stderr) or a file
   std::string error;             // why the library disabled itself ("" when it did not)
+  Capabilities caps;             // the MPI library's, probed at MPI_Init (after_init)
 };
 
 // COLLREPRO_PMPI_RULES as one process read it.

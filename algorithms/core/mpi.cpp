@@ -108,14 +108,83 @@ void Requests::wait_all() {
 
 namespace collrepro {
 
-const Capabilities& mpi_capabilities() {
-  static const Capabilities caps = [] {
-    char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-    int len = 0;
-    check(MPI_Get_library_version(text, &len), "MPI_Get_library_version");
-    return Capabilities::from_identity(std::string(text, static_cast<std::size_t>(len)));
-  }();
-  return caps;
+namespace {
+
+std::string library_identity() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  check(MPI_Get_library_version(text, &len), "MPI_Get_library_version");
+  return std::string(text, static_cast<std::size_t>(len));
+}
+
+// Every rank's answer ANDed: a capability counts only where every rank has it.
+bool on_every_rank(bool mine, MPI_Comm world) {
+  int all = mine ? 1 : 0;
+  check(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, world), "MPI_Allreduce");
+  return all != 0;
+}
+
+// An intercommunicator between the lower and the upper half of the world, under
+// MPI_ERRORS_RETURN: created, and both sides see the other's size. Needs two processes.
+bool try_intercomm(MPI_Comm world, int rank, int size) {
+  const int half = size / 2, side = rank < half ? 0 : 1;
+  MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  check(MPI_Comm_split(world, side, rank, &local), "MPI_Comm_split");
+  Comm local_owned(local);
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  const int rc = MPI_Intercomm_create(local, 0, world, side == 0 ? half : 0, 0x4cab, &inter);
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
+  if (rc != MPI_SUCCESS) return false;
+  Comm inter_owned(inter);
+  int flag = 0, remote = 0;
+  MPI_Comm_test_inter(inter, &flag);
+  MPI_Comm_remote_size(inter, &remote);
+  return flag != 0 && remote == (side == 0 ? size - half : half);
+}
+
+// A distributed graph communicator of this process alone (one self edge): created, and
+// whether MPI_Topo_test labels it MPI_DIST_GRAPH.
+std::pair<bool, bool> try_dist_graph() {
+  const int self = 0, weight = 1;
+  MPI_Comm graph = MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  const int rc = MPI_Dist_graph_create_adjacent(MPI_COMM_SELF, 1, &self, &weight, 1, &self, &weight, MPI_INFO_NULL,
+                                                0, &graph);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+  if (rc != MPI_SUCCESS) return {false, false};
+  Comm owned(graph);
+  int topology = MPI_UNDEFINED;
+  return {true, MPI_Topo_test(graph, &topology) == MPI_SUCCESS && topology == MPI_DIST_GRAPH};
+}
+
+}  // namespace
+
+Capabilities probe_capabilities(MPI_Comm world) {
+  Capabilities c = Capabilities::from_identity(library_identity());
+  if (c.simulated_clock) {  // SMPI: its missing calls abort instead of failing; nothing is tried
+    c.how = "intercomm, dist_graph, topo_test: from the library identity (SimGrid SMPI)";
+    return c;
+  }
+  int rank = 0, size = 1;
+  check(MPI_Comm_rank(world, &rank), "MPI_Comm_rank");
+  check(MPI_Comm_size(world, &size), "MPI_Comm_size");
+  const auto [graph, labelled] = try_dist_graph();
+  c.dist_graph = on_every_rank(graph, world);
+  c.dist_graph_labelled = on_every_rank(labelled, world);
+  c.how = "dist_graph, topo_test: probed";
+  if (size >= 2) {
+    c.intercomm = on_every_rank(try_intercomm(world, rank, size), world);
+    c.how += "; intercomm: probed";
+  } else {
+    c.how += "; intercomm: not probed (one process), assumed";
+  }
+  std::string missing;
+  if (!c.intercomm) missing += "MPI_Intercomm_create failed";
+  if (!c.dist_graph) missing += std::string(missing.empty() ? "" : ", ") + "MPI_Dist_graph_create_adjacent failed";
+  if (!c.dist_graph_labelled && c.dist_graph)
+    missing += std::string(missing.empty() ? "" : ", ") + "MPI_Topo_test does not label a dist graph MPI_DIST_GRAPH";
+  if (!missing.empty()) c.reason = missing;
+  return c;
 }
 
 }  // namespace collrepro

@@ -20,7 +20,7 @@ std::string dims_text(const std::vector<int>& dims) {
 
 }  // namespace
 
-IsoComm IsoComm::create(MPI_Comm parent, const Neighborhood& n, std::vector<int> dims) {
+IsoComm IsoComm::create(MPI_Comm parent, const Neighborhood& n, const Capabilities& caps, std::vector<int> dims) {
   const int d = n.dims();
   if (d < 1) throw std::invalid_argument("IsoComm: empty neighbourhood");
   if (dims.empty()) dims.assign(static_cast<std::size_t>(d), 0);
@@ -40,14 +40,14 @@ IsoComm IsoComm::create(MPI_Comm parent, const Neighborhood& n, std::vector<int>
   MPI_Comm cart = MPI_COMM_NULL;
   check(MPI_Cart_create(parent, d, dims.data(), periods.data(), /*reorder=*/1, &cart), "MPI_Cart_create");
   Comm owned(cart);
-  return attach(owned.get(), n);
+  return attach(owned.get(), n, caps);
 }
 
-IsoComm IsoComm::attach(MPI_Comm cart, const Neighborhood& n) {
+IsoComm IsoComm::attach(MPI_Comm cart, const Neighborhood& n, const Capabilities& caps) {
   int d = 0;
   // SimGrid SMPI aborts MPI_Topo_test ("Not yet implemented"); there, MPI_Cartdim_get below
   // fails on a communicator that is not Cartesian.
-  if (mpi_capabilities().topo_test) {
+  if (caps.topo_test) {
     int topology = MPI_UNDEFINED;
     check(MPI_Topo_test(cart, &topology), "MPI_Topo_test");
     if (topology != MPI_CART) throw std::invalid_argument("IsoComm: the communicator is not Cartesian");
@@ -58,6 +58,7 @@ IsoComm IsoComm::attach(MPI_Comm cart, const Neighborhood& n) {
                                 std::to_string(d) + "-dimensional Cartesian communicator");
   IsoComm c;
   c.neighborhood_ = n;
+  c.caps_ = caps;
   c.dims_.resize(static_cast<std::size_t>(d));
   c.coords_.resize(static_cast<std::size_t>(d));
   std::vector<int> periods(static_cast<std::size_t>(d));

@@ -188,8 +188,8 @@ std::vector<int> match_neighbors(const std::vector<int>& graph, const std::vecto
 
 namespace {
 
-bool labelled_dist_graph(const Comm& graph) {
-  if (!mpi_capabilities().topo_test) return true;  // no way to ask; nothing to repair
+bool labelled_dist_graph(const Comm& graph, const Capabilities& caps) {
+  if (!caps.topo_test) return true;  // no way to ask; nothing to repair
   int topology = MPI_UNDEFINED;
   check(MPI_Topo_test(graph.get(), &topology), "MPI_Topo_test");
   return topology == MPI_DIST_GRAPH;
@@ -199,11 +199,11 @@ bool labelled_dist_graph(const Comm& graph) {
 
 Comm checked_dist_graph(const IsoComm& comm, GraphConstructor construct) {
   Comm graph(construct(comm.comm(), comm));
-  if (labelled_dist_graph(graph)) return graph;
+  if (labelled_dist_graph(graph, comm.capabilities())) return graph;
   graph.reset();
   const Comm plain = Comm::split(comm.comm(), 0, comm.rank());
   graph = Comm(construct(plain.get(), comm));
-  if (!labelled_dist_graph(graph))
+  if (!labelled_dist_graph(graph, comm.capabilities()))
     throw MpiError("the MPI library does not label a new distributed-graph communicator MPI_DIST_GRAPH, not even "
                    "on a communicator without a topology");
   return graph;

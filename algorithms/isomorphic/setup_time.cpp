@@ -29,11 +29,11 @@ double time_once(MPI_Comm comm, F&& call) {
 
 }  // namespace
 
-SetupTimes measure_setup(MPI_Comm parent, const Shape& shape, int reps) {
+SetupTimes measure_setup(MPI_Comm parent, const Shape& shape, const Capabilities& caps, int reps) {
   if (auto why = shape.invalid()) throw std::invalid_argument("measure_setup: " + *why);
   if (reps < 1) throw std::invalid_argument("measure_setup: reps must be >= 1");
   const Neighborhood& n = shape.neighborhood;
-  const IsoComm cart = IsoComm::create(parent, n, shape.dims);
+  const IsoComm cart = IsoComm::create(parent, n, caps, shape.dims);
   const Args layout = Args::contiguous(Collective::NeighborAlltoall, Shape::regular(n, shape.block, shape.dims));
   Buffer send(layout.send_extent()), recv(layout.recv_extent());
   Args args = layout;
@@ -45,7 +45,7 @@ SetupTimes measure_setup(MPI_Comm parent, const Shape& shape, int reps) {
   for (std::size_t k = 0; k < r; ++k) {
     local[k] = time_once(cart.comm(), [&] { return dist_graph_adjacent(cart); });
     local[r + k] = time_once(cart.comm(), [&] { return dist_graph_general(cart); });
-    local[2 * r + k] = time_once(cart.comm(), [&] { return IsoComm::attach(cart.comm(), n); });
+    local[2 * r + k] = time_once(cart.comm(), [&] { return IsoComm::attach(cart.comm(), n, caps); });
     local[3 * r + k] = time_once(cart.comm(), [&] { return ZeroCopyPlan(cart, torus_alltoall_schedule(n), args); });
   }
   std::vector<double> worst(local.size());

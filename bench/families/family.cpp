@@ -1,12 +1,26 @@
 #include "families/family.hpp"
 
+#include <algorithm>
+
 namespace collbench {
 
-std::span<const FamilyAdapter* const> family_adapters() {
-  // The one registration line per family.
-  static const std::vector<const FamilyAdapter*> list = {&inter_family(), &iso_family(), &intra_family()};
+namespace {
+
+std::vector<const FamilyAdapter*>& registered_families() {
+  static std::vector<const FamilyAdapter*> list;
   return list;
 }
+
+}  // namespace
+
+FamilyRegistration::FamilyRegistration(const FamilyAdapter& family) {
+  auto& list = registered_families();
+  const auto at = std::lower_bound(list.begin(), list.end(), &family,
+                                   [](const FamilyAdapter* a, const FamilyAdapter* b) { return a->name() < b->name(); });
+  list.insert(at, &family);
+}
+
+std::span<const FamilyAdapter* const> family_adapters() { return registered_families(); }
 
 const FamilyAdapter* family_of(collrepro::Collective c) {
   for (const FamilyAdapter* f : family_adapters())

@@ -13,9 +13,11 @@
 //     expectation and the family's native algorithm.
 // The driver, the CSV writer and the metadata see only this interface.
 //
-// Adding a family: implement FamilyAdapter (+ FamilySession, PreparedPoint) in
-// bench/<family>_family.cpp, add its shape columns to contract/contract.json, and list it in
-// family_adapters() (family.cpp).
+// Adding a family: in bench/families/<family>_family.cpp, derive its adapter from
+// TypedFamily<its algorithm interface, its PointShape, its FamilySession> (which answers the
+// questions asked of algorithms), its prepared point from RunnerPoint, register the adapter with
+// COLLBENCH_REGISTER_FAMILY, and add its shape columns to contract/contract.json. No shared
+// file lists the families.
 #pragma once
 
 #include <mpi.h>
@@ -70,6 +72,26 @@ class PreparedPoint {
   virtual void set_phase_clock(collrepro::PhaseClock*) {}
 };
 
+// A prepared point whose timed call is one collrepro::Runner: run() and the phase marks go to
+// it. runner() is nullptr on a rank outside the point (run() then returns at once). The point
+// keeps ownership, so that the runner is destroyed before the buffers and arguments it uses.
+class RunnerPoint : public PreparedPoint {
+ public:
+  void run() final {
+    if (auto* r = runner()) r->run();
+  }
+  std::vector<std::string> phases() const final {
+    const auto* r = runner();
+    return r ? r->phases() : std::vector<std::string>{};
+  }
+  void set_phase_clock(collrepro::PhaseClock* clock) final {
+    if (auto* r = runner()) r->set_phase_clock(clock);
+  }
+
+ protected:
+  virtual collrepro::Runner* runner() const = 0;
+};
+
 // What a session needs of the run: the world, where every rank lives, the library's abilities.
 struct RunEnvironment {
   MPI_Comm world = MPI_COMM_WORLD;
@@ -118,15 +140,21 @@ class FamilyAdapter {
   virtual std::unique_ptr<FamilySession> open(const RunEnvironment& env) const = 0;
 };
 
-// Every family this build knows, in a fixed order (immutable).
+// Every registered family, ordered by name (filled before main(), immutable afterwards).
 std::span<const FamilyAdapter* const> family_adapters();
 // The family of collective c, or nullptr.
 const FamilyAdapter* family_of(collrepro::Collective c);
 
-// The adapters (each defined in its own file).
-const FamilyAdapter& inter_family();
-const FamilyAdapter& iso_family();
-const FamilyAdapter& intra_family();
+// Adds a family at static-initialisation time; use COLLBENCH_REGISTER_FAMILY(Type) once, in the
+// family's own source file, as algorithms use COLLREPRO_REGISTER.
+struct FamilyRegistration {
+  explicit FamilyRegistration(const FamilyAdapter& family);
+};
+#define COLLBENCH_REGISTER_FAMILY(Type)          \
+  namespace {                                    \
+  const Type collbench_family_instance;          \
+  const ::collbench::FamilyRegistration collbench_family_registration{collbench_family_instance}; \
+  }
 
 // The family's registered algorithms of collective c with interface F, as Algorithm pointers.
 template <class F>
@@ -143,5 +171,38 @@ const F* native_of(collrepro::Collective c) {
     if (a->info().kind == collrepro::Kind::Native) return a;
   return nullptr;
 }
+
+// The part of a family adapter that is the same for every family: its algorithms are the
+// registered ones with interface Algo, its shapes are ShapeT (a PointShape with shape(), the
+// family's pure shape), and a run opens a Session(env). supports(), cost() and bound() forward to
+// Algo; supports() passes the library's capabilities where Algo asks for them. A family
+// overrides supports() to add its own conditions.
+template <class Algo, class ShapeT, class Session>
+class TypedFamily : public FamilyAdapter {
+ public:
+  std::vector<const collrepro::Algorithm*> algorithms(collrepro::Collective c) const final { return registered<Algo>(c); }
+  collrepro::Support supports(const collrepro::Algorithm& a, const PointShape& s,
+                              const collrepro::Capabilities& caps) const override {
+    const Algo& algo = algorithm(a);
+    const auto& shape = point(s).shape();
+    if constexpr (requires { algo.supports(shape, caps); })
+      return algo.supports(shape, caps);
+    else if constexpr (requires { algo.supports(shape); })
+      return algo.supports(shape);
+    else  // Algo asks for more than the shape: the family overrides supports()
+      return collrepro::Support::no("the " + name() + " family does not say which shapes it supports");
+  }
+  collrepro::Cost cost(const collrepro::Algorithm& a, const PointShape& s) const final {
+    return algorithm(a).cost(point(s).shape());
+  }
+  collrepro::Cost bound(const collrepro::Algorithm& a, const PointShape& s) const final {
+    return algorithm(a).lower_bound(point(s).shape());
+  }
+  std::unique_ptr<FamilySession> open(const RunEnvironment& env) const final { return std::make_unique<Session>(env); }
+
+ protected:
+  static const Algo& algorithm(const collrepro::Algorithm& a) { return dynamic_cast<const Algo&>(a); }
+  static const ShapeT& point(const PointShape& s) { return dynamic_cast<const ShapeT&>(s); }
+};
 
 }  // namespace collbench

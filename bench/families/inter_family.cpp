@@ -101,7 +101,7 @@ std::string side_name(int side) { return side == 0 ? "A" : "B"; }
 
 // ------------------------------------------------------------------ prepared point (MPI)
 
-class InterPoint final : public PreparedPoint {
+class InterPoint final : public RunnerPoint {
  public:
   // pair == nullptr: this rank is not part of the point (idle).
   InterPoint(const InterAlgorithm& algo, const InterShape& shape, const GroupPair* pair, const GroupPair* native_pair,
@@ -121,13 +121,6 @@ class InterPoint final : public PreparedPoint {
     runner_ = algo_.prepare(*pair_, args_);
   }
 
-  void run() override {
-    if (runner_) runner_->run();
-  }
-  std::vector<std::string> phases() const override { return runner_ ? runner_->phases() : std::vector<std::string>{}; }
-  void set_phase_clock(collrepro::PhaseClock* clock) override {
-    if (runner_) runner_->set_phase_clock(clock);
-  }
 
   std::optional<std::string> validate() override {
     if (!pair_) return std::nullopt;
@@ -141,6 +134,10 @@ class InterPoint final : public PreparedPoint {
     }
     return validate_run(v);
   }
+
+
+ protected:
+  collrepro::Runner* runner() const override { return runner_.get(); }
 
  private:
   const InterAlgorithm& algo_;
@@ -257,7 +254,7 @@ std::vector<GroupSpec> parse_groups(const SweepSource::Field& f) {
   return out;
 }
 
-class InterFamily final : public FamilyAdapter {
+class InterFamily final : public TypedFamily<InterAlgorithm, InterShape, InterSession> {
  public:
   std::string name() const override { return "inter-group"; }
   bool handles(Collective c) const override { return c == Collective::Allgather || c == Collective::Allgatherv; }
@@ -316,26 +313,15 @@ class InterFamily final : public FamilyAdapter {
     return out;
   }
 
-  std::vector<const Algorithm*> algorithms(Collective c) const override { return registered<InterAlgorithm>(c); }
   collrepro::Support supports(const Algorithm& a, const PointShape& s, const collrepro::Capabilities& caps) const override {
     if (as_inter(s).mode() == PairMode::Intercomm && !caps.intercomm)
       return collrepro::Support::no("this MPI library has no intercommunicators (" + caps.reason + "): use pair_mode: intracomm");
     return as_inter(a).supports(as_inter(s).shape(), as_inter(s).mode());
   }
-  collrepro::Cost cost(const Algorithm& a, const PointShape& s) const override { return as_inter(a).cost(as_inter(s).shape()); }
-  collrepro::Cost bound(const Algorithm& a, const PointShape& s) const override {
-    return as_inter(a).lower_bound(as_inter(s).shape());
-  }
-  std::unique_ptr<FamilySession> open(const RunEnvironment& env) const override {
-    return std::make_unique<InterSession>(env);
-  }
 };
 
 }  // namespace
 
-const FamilyAdapter& inter_family() {
-  static const InterFamily family;
-  return family;
-}
+COLLBENCH_REGISTER_FAMILY(InterFamily)
 
 }  // namespace collbench

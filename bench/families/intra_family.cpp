@@ -93,7 +93,7 @@ Layout layout_of(Collective c, const intra::Shape& s, int rank) {
   return l;
 }
 
-class IntraPoint final : public PreparedPoint {
+class IntraPoint final : public RunnerPoint {
  public:
   IntraPoint(const intra::IntraAlgorithm& algo, const intra::IntraAlgorithm* native, const intra::Shape& shape,
              MPI_Comm comm, std::uint64_t salt)
@@ -109,11 +109,6 @@ class IntraPoint final : public PreparedPoint {
     runner_ = algo.prepare(comm_, args_);
   }
 
-  void run() override { runner_->run(); }
-  std::vector<std::string> phases() const override { return runner_ ? runner_->phases() : std::vector<std::string>{}; }
-  void set_phase_clock(collrepro::PhaseClock* clock) override {
-    if (runner_) runner_->set_phase_clock(clock);
-  }
 
   std::optional<std::string> validate() override {
     ValidationRun v{"world rank " + std::to_string(rank_), &send_, &recv_, [&] { reset_receive(); },
@@ -124,6 +119,10 @@ class IntraPoint final : public PreparedPoint {
     }
     return validate_run(v);
   }
+
+
+ protected:
+  collrepro::Runner* runner() const override { return runner_.get(); }
 
  private:
   // Sentinel everywhere, except the bcast root's buffer, which is the data it sends.
@@ -174,7 +173,7 @@ class IntraSession final : public FamilySession {
 
 // ------------------------------------------------------------------ adapter
 
-class IntraFamily final : public FamilyAdapter {
+class IntraFamily final : public TypedFamily<intra::IntraAlgorithm, IntraShape, IntraSession> {
  public:
   std::string name() const override { return "intra"; }
   bool handles(Collective c) const override {
@@ -226,22 +225,10 @@ class IntraFamily final : public FamilyAdapter {
     return out;
   }
 
-  std::vector<const Algorithm*> algorithms(Collective c) const override { return registered<intra::IntraAlgorithm>(c); }
-  collrepro::Support supports(const Algorithm& a, const PointShape& s, const collrepro::Capabilities&) const override {
-    return as_intra(a).supports(as_intra(s).shape());
-  }
-  collrepro::Cost cost(const Algorithm& a, const PointShape& s) const override { return as_intra(a).cost(as_intra(s).shape()); }
-  collrepro::Cost bound(const Algorithm& a, const PointShape& s) const override {
-    return as_intra(a).lower_bound(as_intra(s).shape());
-  }
-  std::unique_ptr<FamilySession> open(const RunEnvironment& env) const override { return std::make_unique<IntraSession>(env); }
 };
 
 }  // namespace
 
-const FamilyAdapter& intra_family() {
-  static const IntraFamily family;
-  return family;
-}
+COLLBENCH_REGISTER_FAMILY(IntraFamily)
 
 }  // namespace collbench

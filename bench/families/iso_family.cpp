@@ -162,7 +162,7 @@ std::vector<int> resolve_dims(const Names& names, std::size_t i, int d, int npro
 
 // ------------------------------------------------------------------ prepared point (MPI)
 
-class IsoPoint final : public PreparedPoint {
+class IsoPoint final : public RunnerPoint {
  public:
   IsoPoint(const iso::IsoAlgorithm& algo, const iso::IsoAlgorithm* native, const iso::Shape& shape,
            const iso::IsoComm& comm, std::uint64_t salt, int world_rank)
@@ -178,11 +178,6 @@ class IsoPoint final : public PreparedPoint {
     runner_ = algo.prepare(comm_, args_);
   }
 
-  void run() override { runner_->run(); }
-  std::vector<std::string> phases() const override { return runner_ ? runner_->phases() : std::vector<std::string>{}; }
-  void set_phase_clock(collrepro::PhaseClock* clock) override {
-    if (runner_) runner_->set_phase_clock(clock);
-  }
 
   std::optional<std::string> validate() override {
     const auto kind = collective_ == Collective::NeighborAllgather ? collrepro::NeighborKind::Allgather
@@ -196,6 +191,10 @@ class IsoPoint final : public PreparedPoint {
     }
     return validate_run(v);
   }
+
+
+ protected:
+  collrepro::Runner* runner() const override { return runner_.get(); }
 
  private:
   const iso::IsoAlgorithm* native_;
@@ -221,7 +220,7 @@ class IsoSession final : public FamilySession {
     const auto key = std::pair(shape.neighborhood.to_string(), shape.dims);
     auto it = comms_.find(key);
     if (it == comms_.end())
-      it = comms_.emplace(key, std::make_unique<iso::IsoComm>(iso::IsoComm::create(env_.world, shape.neighborhood, shape.dims))).first;
+      it = comms_.emplace(key, std::make_unique<iso::IsoComm>(iso::IsoComm::create(env_.world, shape.neighborhood, env_.caps, shape.dims))).first;
     const iso::IsoAlgorithm* native = env_.validation ? native_of<iso::IsoAlgorithm>(algo.info().collective) : nullptr;
     if (native == &algo || (native && !native->supports(shape, env_.caps))) native = nullptr;
     return std::make_unique<IsoPoint>(algo, native, shape, *it->second, salt, world_rank_);
@@ -243,7 +242,7 @@ class IsoSession final : public FamilySession {
 
 // ------------------------------------------------------------------ adapter
 
-class IsoFamily final : public FamilyAdapter {
+class IsoFamily final : public TypedFamily<iso::IsoAlgorithm, IsoShape, IsoSession> {
  public:
   std::string name() const override { return "isomorphic"; }
   bool handles(Collective c) const override {
@@ -314,22 +313,10 @@ class IsoFamily final : public FamilyAdapter {
     return out;
   }
 
-  std::vector<const Algorithm*> algorithms(Collective c) const override { return registered<iso::IsoAlgorithm>(c); }
-  collrepro::Support supports(const Algorithm& a, const PointShape& s, const collrepro::Capabilities& caps) const override {
-    return as_iso(a).supports(as_iso(s).shape(), caps);
-  }
-  collrepro::Cost cost(const Algorithm& a, const PointShape& s) const override { return as_iso(a).cost(as_iso(s).shape()); }
-  collrepro::Cost bound(const Algorithm& a, const PointShape& s) const override {
-    return as_iso(a).lower_bound(as_iso(s).shape());
-  }
-  std::unique_ptr<FamilySession> open(const RunEnvironment& env) const override { return std::make_unique<IsoSession>(env); }
 };
 
 }  // namespace
 
-const FamilyAdapter& iso_family() {
-  static const IsoFamily family;
-  return family;
-}
+COLLBENCH_REGISTER_FAMILY(IsoFamily)
 
 }  // namespace collbench

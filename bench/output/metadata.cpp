@@ -113,7 +113,8 @@ nlohmann::json sync_json(const SyncStats& s, const Timing& t) {
 
 nlohmann::json capabilities_json(const collrepro::Capabilities& c) {
   return {{"intercomm", c.intercomm}, {"dist_graph", c.dist_graph}, {"topo_test", c.topo_test},
-          {"simulated_clock", c.simulated_clock}, {"reason", c.reason}};
+          {"dist_graph_labelled", c.dist_graph_labelled}, {"simulated_clock", c.simulated_clock},
+          {"reason", c.reason}, {"how", c.how}};
 }
 
 }  // namespace collbench

@@ -21,7 +21,7 @@
 #include "collrepro/mpi.hpp"
 #include "output/contract.hpp"
 #include "output/csv.hpp"
-#include "run/entry.hpp"
+#include "run/memory_budget.hpp"
 #include "run/errors.hpp"
 #include "output/fileio.hpp"
 #include "timing/measure.hpp"
@@ -230,7 +230,7 @@ std::optional<Setup> set_up(const Options& o) {
   check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
   Setup s;
   s.start_utc = utc_now();
-  s.caps = collrepro::mpi_capabilities();
+  s.caps = collrepro::probe_capabilities(MPI_COMM_WORLD);
   s.config = read_config(o);
   const int nprocs = o.nprocs.value_or(size);
   s.plan = make_plan(s.config, nprocs, s.caps);
@@ -515,7 +515,7 @@ nlohmann::json residual_json(const ResidualCheck& c) {
 int run_clock_check(const Options& o) {
   Config config = read_config(o);
   if (!uses_global_clock(config.timing.sync)) config.timing.sync = SyncMethod::Window;
-  const auto caps = collrepro::mpi_capabilities();
+  const auto caps = collrepro::probe_capabilities(MPI_COMM_WORLD);
   TimingSetup ts;
   set_up_timing(config, caps, ts);
   const int exchanges = config.timing.sync_exchanges;

@@ -39,7 +39,7 @@
 #include <xbt/config.hpp>
 
 #include "collrepro/buffers.hpp"
-#include "run/entry.hpp"
+#include "run/memory_budget.hpp"
 
 extern "C" {
 void* __real_aligned_alloc(std::size_t alignment, std::size_t size);

@@ -279,7 +279,7 @@ TEST(ConfigErrors, MissingFieldsAndSyntax) {
             "config error: settings[0].name is missing (each setting needs a name, e.g. \"setting 1\")");
   EXPECT_EQ(parse_error(std::string(kMinimal) + "settings:\n  - name: a\n    timing: {reps: 3}\n"),
             "config error: settings[0].timing is not a known key (valid keys: collective, algorithms, sizes, placements, "
-            "arrival, pair_mode, groups, blocks, distributions, neighborhoods, dims, roots, name)");
+            "arrival, pair_mode, groups, blocks, distributions, roots, neighborhoods, dims, name)");
 }
 
 TEST(ConfigErrors, GroupsThatDoNotFit) {

@@ -8,7 +8,7 @@
 #include "run/cli.hpp"
 #include "collrepro/neighborhood.hpp"
 #include "config/config.hpp"
-#include "run/entry.hpp"
+#include "run/memory_budget.hpp"
 #include "error_of.hpp"
 #include "run/plan.hpp"
 #include "config/units.hpp"

@@ -283,7 +283,7 @@ int check_expected(const Options& o, int world_rank) {
 
 int check_setup_times(int world_rank) {
   const Shape shape = Shape::regular(Neighborhood::moore(2, 1), 8);
-  const SetupTimes t = measure_setup(MPI_COMM_WORLD, shape, 3);
+  const SetupTimes t = measure_setup(MPI_COMM_WORLD, shape, probe_capabilities(MPI_COMM_WORLD), 3);
   int bad = 0;
   for (const auto* v :
        {&t.dist_graph_create_adjacent, &t.dist_graph_create, &t.iso_neighborhood_create, &t.iso_alltoall_init}) {
@@ -308,11 +308,11 @@ int run(const Options& o) {
 
   const IsoAlgorithm& algo = lookup(o.collective, o.algorithm);
   const IsoAlgorithm& reference = lookup(o.collective, "mpi-neighbor");
-  const Capabilities caps;
+  const Capabilities caps = probe_capabilities(MPI_COMM_WORLD);
   int passed = 0, failed = 0, skipped = 0;
   std::size_t id = 0;
   for (const TorusCases& torus : cases_for(o.collective, world_size, o.quick)) {
-    const IsoComm comm = IsoComm::create(MPI_COMM_WORLD, torus.neighborhood, torus.dims);
+    const IsoComm comm = IsoComm::create(MPI_COMM_WORLD, torus.neighborhood, caps, torus.dims);
     for (const Case& k : torus.cases) {
       ++id;
       const Support support = algo.supports(k.shape, caps);

@@ -3,11 +3,17 @@
 // The same source runs on Open MPI, MPICH and SimGrid's SMPI. SMPI lacks a few calls
 // (intercommunicators, distributed graph topologies, MPI_Topo_test) and runs on a simulated
 // clock. Rather than compiling those differences in, the program asks the library once,
-// after MPI_Init, and every family's supports() and the driver read the answer.
+// after MPI_Init (probe_capabilities, collective), and passes the answer down: to every
+// family's supports(), to the communicators that need it (IsoComm) and into the metadata.
+// Nothing reads it from a global.
+//
+// The identity string decides only what cannot be tried safely (SMPI aborts on the calls it
+// lacks). Everything else is tried: an intercommunicator between the two halves of the world,
+// a distributed graph communicator of one process, and MPI_Topo_test's label on it (a library
+// may return the graph unlabelled; the isomorphic executors then repair the label).
 #pragma once
 
 #include <string>
-
 
 namespace collrepro {
 
@@ -16,13 +22,14 @@ struct Capabilities {
   bool dist_graph = true;        // MPI_Dist_graph_create(_adjacent) and MPI_Neighbor_*
   bool topo_test = true;         // MPI_Topo_test
   bool simulated_clock = false;  // MPI_Wtime is a simulated clock (every call is an event)
+  bool dist_graph_labelled = true;  // MPI_Topo_test says MPI_DIST_GRAPH for a dist graph communicator
   std::string reason;            // why something is missing ("" when nothing is)
+  std::string how;               // how each was decided, e.g. "intercomm: probed; ..." (metadata)
 
   // From the library identity (MPI_Get_library_version's text). Pure, for tests.
   static Capabilities from_identity(const std::string& library_version);
 };
 
-// The capabilities of the running MPI library, probed on first use (MPI must be initialized).
-const Capabilities& mpi_capabilities();
+// probe_capabilities(world), the MPI side, is declared in collrepro/mpi.hpp.
 
 }  // namespace collrepro

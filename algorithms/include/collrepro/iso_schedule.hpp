@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "collrepro/neighborhood.hpp"
-#include "collrepro/registry.hpp"
+#include "collrepro/cost.hpp"
 
 namespace collrepro::iso {
 

@@ -15,7 +15,7 @@
 //   Shape shape = Shape::regular(Neighborhood::parse("moore:d=3,r=1"), 64);   // iso_shape.hpp
 //   for (const IsoAlgorithm* a : Registry::global().family<IsoAlgorithm>(Collective::NeighborAlltoall)) {
 //     if (Support ok = a->supports(shape, caps); !ok) { report(ok.reason); continue; }
-//     IsoComm comm = IsoComm::create(MPI_COMM_WORLD, shape.neighborhood, shape.dims);  // collective
+//     IsoComm comm = IsoComm::create(MPI_COMM_WORLD, shape.neighborhood, caps, shape.dims);  // collective
 //     Args args = Args::contiguous(a->info().collective, shape);   // layout; then set send / recv
 //     allocate args.send_extent() and args.recv_extent() bytes, fill the send buffer;
 //     auto runner = a->prepare(comm, args);   // collective: schedules, datatypes, graph comms
@@ -73,11 +73,12 @@ class IsoComm {
  public:
   // Collective over `parent`: a periodic Cartesian communicator with `dims` (empty or 0 entries:
   // MPI_Dims_create chooses; reorder allowed, as in the paper), then attach(). The dims must
-  // multiply to the size of `parent`. Throws MpiError / std::invalid_argument.
-  static IsoComm create(MPI_Comm parent, const Neighborhood& n, std::vector<int> dims = {});
+  // multiply to the size of `parent`. `caps`: the library's (probe_capabilities), kept for
+  // the executors. Throws MpiError / std::invalid_argument.
+  static IsoComm create(MPI_Comm parent, const Neighborhood& n, const Capabilities& caps, std::vector<int> dims = {});
   // Collective over `cart`, which must be a Cartesian communicator of n.dims() periodic
   // dimensions: the paper's Iso_neighborhood_create (Listing 1).
-  static IsoComm attach(MPI_Comm cart, const Neighborhood& n);
+  static IsoComm attach(MPI_Comm cart, const Neighborhood& n, const Capabilities& caps);
 
   MPI_Comm comm() const { return comm_.get(); }
   int rank() const { return rank_; }
@@ -90,10 +91,12 @@ class IsoComm {
   // targets()[i] = rank of R ⊕ C^i, sources()[i] = rank of R ⊖ C^i.
   const std::vector<int>& targets() const { return targets_; }
   const std::vector<int>& sources() const { return sources_; }
+  const Capabilities& capabilities() const { return caps_; }
 
  private:
   IsoComm() = default;
   Comm comm_;
+  Capabilities caps_;
   Neighborhood neighborhood_;
   int rank_ = 0, size_ = 0;
   std::vector<int> dims_, coords_, targets_, sources_;
@@ -137,7 +140,7 @@ struct SetupTimes {
 // Collective over `parent`. Builds the Cartesian communicator of shape.dims once, then times
 // each set-up `reps` times after a barrier; the all-to-all init uses blocks of shape.block bytes.
 // The communicators are freed outside the timed region. Needs MPI_Dist_graph_create*.
-SetupTimes measure_setup(MPI_Comm parent, const Shape& shape, int reps);
+SetupTimes measure_setup(MPI_Comm parent, const Shape& shape, const Capabilities& caps, int reps);
 double median(std::vector<double> values);
 
 }  // namespace collrepro::iso

@@ -5,12 +5,18 @@
 // (MPI_COMM_WORLD, MPI_BYTE, ...) are never freed.
 #pragma once
 
+#ifdef COLLREPRO_PLAN_ONLY
+#error "a pure plan (collplan) must not include the registry or MPI: use collrepro/cost.hpp"
+#endif
+
 #include <mpi.h>
 
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "collrepro/capabilities.hpp"
 
 namespace collrepro {
 
@@ -108,5 +114,10 @@ class Requests {
  private:
   std::vector<MPI_Request> reqs_;
 };
+
+// The capabilities of the running MPI library (capabilities.hpp), collective over `world`
+// (MPI must be initialized): every rank gets the same answer. Call it once at start-up and pass
+// the answer down.
+Capabilities probe_capabilities(MPI_Comm world);
 
 }  // namespace collrepro

@@ -11,10 +11,16 @@
 // supports(shape) with a reason, the cost-model prediction, and prepare() -> Runner.
 #pragma once
 
+#ifdef COLLREPRO_PLAN_ONLY
+#error "a pure plan (collplan) must not include the registry or MPI: use collrepro/cost.hpp"
+#endif
+
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "collrepro/cost.hpp"
 
 namespace collrepro {
 
@@ -38,23 +44,6 @@ struct AlgorithmInfo {
   Kind kind;
   std::string source;      // paper, section, algorithm number
   std::string cost;        // cost formula in the paper's model, as text
-};
-
-// The answer of supports(): yes, or no with a reason a user can act on.
-struct Support {
-  bool ok = true;
-  std::string reason;
-  static Support yes() { return {}; }
-  static Support no(std::string why) { return {false, std::move(why)}; }
-  explicit operator bool() const { return ok; }
-};
-
-// A cost-model prediction in the alpha-beta model, kept as linear coefficients so that
-// alpha and beta can be fitted later: seconds = alpha_terms * alpha + beta_bytes * beta.
-struct Cost {
-  double alpha_terms = 0;
-  double beta_bytes = 0;
-  double seconds(double alpha, double beta) const { return alpha_terms * alpha + beta_bytes * beta; }
 };
 
 // Receives the phase marks of a Runner (timing.phases; bench/timing/measure.cpp reads a clock).
