@@ -48,7 +48,7 @@ cmake -S "$REPO/tests/install/consumer" -B consumer -DCMAKE_PREFIX_PATH="$P" -DC
 cmake --build consumer -j2 >>consumer.log 2>&1 || { cat consumer.log; fail "the consumer does not build"; }
 consumer/registry | sort >registry.txt || fail "the consumer's registry lacks fullduplex-allgather"
 "$P/bin/collbench" --list-algorithms | tail -n +2 | cut -d, -f1,2 | tr , ' ' | sort >collbench.txt
-[[ -s registry.txt ]] && cmp -s registry.txt collbench.txt ||
+{ [[ -s registry.txt ]] && cmp -s registry.txt collbench.txt; } ||
   fail "the installed library's registry differs from collbench's: $(diff registry.txt collbench.txt | head -5)"
 
 step "pkg-config and LD_PRELOAD"
