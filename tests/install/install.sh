@@ -3,7 +3,7 @@
 # prefix, move the prefix elsewhere (relocatable), and from outside the source tree:
 #   - no installed text file and no RUNPATH names the build or the source directory;
 #   - P/bin/collrepro run: a sweep of 8 points at 2 processes (the installed collbench and configs);
-#   - P/bin/collrepro analyze report on it;
+#   - P/bin/collrepro analyze report on it, and slurm submit --dry-run (the installed template);
 #   - find_package(collrepro): a program lists the registry, which must equal collbench's;
 #   - pkg-config finds the PMPI library, and LD_PRELOAD of it serves an inter-group MPI_Allgather.
 # Environment (ctest sets it): BUILD, REPO, MPIEXEC, MPIEXEC_EXTRA, the MPI test environment;
@@ -41,6 +41,12 @@ rows=$(tail -n +2 sweep/summary-L0.csv | wc -l)
 step "collrepro analyze report"
 "$P/bin/collrepro" analyze report sweep -o report >/dev/null || fail "collrepro analyze report failed"
 grep -q "fullduplex-allgather" report/report.md || fail "the report does not name the algorithm it measured"
+
+step "collrepro slurm submit --dry-run: the batch script from the installed template"
+"$P/bin/collrepro" slurm submit "$P/share/collrepro/configs/quick.yaml" --np 2 --launches 1 --out slurm --dry-run \
+  "${SHRINK[@]}" >slurm.log || { cat slurm.log; fail "collrepro slurm submit --dry-run failed"; }
+grep -q "^COLLBENCH=.*$P/bin/collbench" slurm/openmpi/collslurm.sbatch ||
+  fail "the batch script does not run the installed collbench"
 
 step "find_package(collrepro): a consumer program"
 cmake -S "$REPO/tests/install/consumer" -B consumer -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release \
