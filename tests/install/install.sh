@@ -43,9 +43,9 @@ step "collrepro analyze report"
 grep -q "fullduplex-allgather" report/report.md || fail "the report does not name the algorithm it measured"
 
 step "collrepro slurm submit --dry-run: the batch script from the installed template"
-"$P/bin/collrepro" slurm submit "$P/share/collrepro/configs/quick.yaml" --np 2 --launches 1 --out slurm --dry-run \
+"$P/bin/collrepro" slurm submit "$P/share/collrepro/configs/quick.yaml" --np 2 --launches 1 --out dryrun --dry-run \
   "${SHRINK[@]}" >slurm.log || { cat slurm.log; fail "collrepro slurm submit --dry-run failed"; }
-grep -q "^COLLBENCH=.*$P/bin/collbench" slurm/openmpi/collslurm.sbatch ||
+grep -q "^COLLBENCH=.*$P/bin/collbench" dryrun/openmpi/collslurm.sbatch ||
   fail "the batch script does not run the installed collbench"
 
 step "find_package(collrepro): a consumer program"
