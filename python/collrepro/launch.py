@@ -1,6 +1,6 @@
 """Starting MPI programs, in one place for every tool of the project.
 
-Three things live here and nowhere else:
+Four things live here and nowhere else:
 
 - the launcher command of each MPI: Open MPI's mpirun.openmpi (with --oversubscribe when
   processes may outnumber cores), MPICH's mpiexec.mpich, Slurm's srun, SimGrid's smpirun;
@@ -11,14 +11,21 @@ Three things live here and nowhere else:
   caller lists) are passed on to it, the caller waits for its exit code; a second signal
   kills the launcher outright.
 
-Open MPI's shared-memory single-copy mechanism (btl_vader_single_copy_mechanism) is not set
-here: containers without cross-memory attach need `none`, but that changes the timing of large
-messages, so it stays the caller's choice (./collrepro and the tests export it).
+- the environment of the tests and of ./collrepro (ci_environment): the same, unconditionally,
+  plus Open MPI's shared-memory single-copy mechanism off (btl_vader_single_copy_mechanism=none:
+  containers lack cross-memory attach; it changes the timing of large messages, so a launch does
+  not set it) and oversubscription for programs the tests start by hand. The CMake builds take it
+  from a generated file (`--cmake`), the shell scripts from `--env` (below).
 
-`python3 -m collrepro.launch` is bench/collrun, the local runner: several launches of one
-experiment into one results directory.
+It also holds the local runners: `collrepro run` (collrun: several launches of one experiment
+into one results directory) and `collrepro sweep` (one launch).
+
+`python3 -m collrepro.launch --env [--launch MPI --np N]` prints shell `export` lines: by default
+ci_environment, with --launch what a launch of N processes of MPI adds here.
+`python3 -m collrepro.launch --cmake FILE --mpi FLAVOR` writes the CMake file the tests include.
 """
 
+import argparse
 import json
 import os
 import re
@@ -30,6 +37,7 @@ import time
 from dataclasses import dataclass, field
 
 from collrepro import safeio
+from collrepro.cliargs import ArgumentParser
 from collrepro.installations import collbench as installed_collbench
 from collrepro.installations import registry
 from collrepro.safeio import EnvironmentProblem, UserError
@@ -45,22 +53,52 @@ def installed_program(mpi):
 
 
 # ------------------------------------------------------------------ environment
+# Every MPI setting of the project is written here and nowhere else. A launch adds what it needs
+# (mpi_environment); the tests, the CMake builds (a file generated at configure time) and the
+# shell scripts take the whole set from `python3 -m collrepro.launch --env` or `--cmake FILE`.
+
+# Open MPI refuses to start as root without both.
+RUN_AS_ROOT = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+# More processes than cores: idle ranks yield the CPU instead of spinning.
+YIELD_WHEN_IDLE = {"openmpi": {"OMPI_MCA_mpi_yield_when_idle": "1"},
+                   "mpich": {"MPIR_CVAR_POLLS_BEFORE_YIELD": "10"}}
+# Open MPI 4.1's topo/treematch hangs now and then in repeated MPI_Dist_graph_create calls
+# (open-mpi/ompi#8991), which the isomorphic remapped baseline and setup timing make.
+NO_TREEMATCH = {"OMPI_MCA_topo": "^treematch"}
+# Values a caller (or the user) set are kept, even empty ones.
+CALLER_FIRST = ("OMPI_MCA_topo", "MPIR_CVAR_POLLS_BEFORE_YIELD")
+# The tests and ./collrepro on a small machine, in containers: more processes than slots for
+# programs started by hand too, and shared-memory copies without cross-memory attach.
+TEST_ONLY = {"OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+# The launcher flags that allow more processes than slots.
+OVERSUBSCRIBE_FLAGS = {"openmpi": ["--oversubscribe"]}
+TEST_LAUNCH_FLAGS = {"openmpi": OVERSUBSCRIBE_FLAGS["openmpi"] + ["--mca", "rmaps_base_oversubscribe", "1"]}
+
 
 def _openmpi_settings(env, oversubscribed):
     if os.geteuid() == 0:
-        env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
-        env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+        env.update(RUN_AS_ROOT)
     if oversubscribed:
-        env["OMPI_MCA_mpi_yield_when_idle"] = "1"
-    # Open MPI 4.1's topo/treematch hangs now and then in repeated MPI_Dist_graph_create calls
-    # (open-mpi/ompi#8991), which the isomorphic remapped baseline and setup timing make.
-    # A value the caller set (even an empty one) is kept.
-    env.setdefault("OMPI_MCA_topo", "^treematch")
+        env.update(YIELD_WHEN_IDLE["openmpi"])
+    for k, v in NO_TREEMATCH.items():
+        env.setdefault(k, v)
 
 
 def _mpich_settings(env, oversubscribed):
     if oversubscribed:
-        env.setdefault("MPIR_CVAR_POLLS_BEFORE_YIELD", "10")
+        for k, v in YIELD_WHEN_IDLE["mpich"].items():
+            env.setdefault(k, v)
+
+
+def ci_environment():
+    """The settings of every test and of ./collrepro, for both libraries (each ignores the other's):
+    run as root, oversubscribed with yielding ranks, no treematch, no single-copy mechanism."""
+    env = dict(RUN_AS_ROOT)
+    for settings in YIELD_WHEN_IDLE.values():
+        env.update(settings)
+    env.update(NO_TREEMATCH)
+    env.update(TEST_ONLY)
+    return env
 
 
 def mpi_environment(mpi, oversubscribed=False, base=None):
@@ -116,7 +154,7 @@ class Launcher:
         if self.mpi == "smpi":
             return [program, "-np", str(np)]
         words = [program, "-n", str(np)]
-        return words + (["--oversubscribe"] if self.mpi == "openmpi" and self.oversubscribe else [])
+        return words + (OVERSUBSCRIBE_FLAGS.get(self.mpi, []) if self.oversubscribe else [])
 
     def command(self, np, argv):
         """The full command line starting `argv` (program and its arguments) on np processes."""
@@ -236,80 +274,97 @@ class Forwarder:
             time.sleep(0.2)
 
 
-# ------------------------------------------------------------------ bench/collrun
+# ------------------------------------------------------------------ collrun and sweep
 
-COLLRUN_USAGE = """\
-collrun: run a collbench experiment as L separate launches (separate mpirun invocations)
-on this machine, into one results directory. Resumable: a re-run completes only what is
-missing (collbench skips complete launches and finished points).
-
-  bench/collrun [--mpi openmpi|mpich|NAME] [--np N] [--launches L] [--out DIR] [--build-dir DIR]
-                CONFIG.yaml [-- collbench args...]
-  bench/collrun --installations NAME[,NAME...] [--np N] [--launches L] [--out DIR]
-                CONFIG.yaml [-- collbench args...]
-
-  --mpi        MPI library (default openmpi): picks the launcher (mpirun.openmpi with
-               --oversubscribe, or mpiexec.mpich) and the default build dir build/<mpi>;
-               or an installation name (bench/collmpi list): its launcher, environment and
-               build/<name>
-  --installations  run the experiment against each installation in turn, into
-               <out>/<name>/ (default out: results/<experiment>); collbench must be built
-               for each (bench/collmpi collbench NAME)
-  --np         processes per launch (default 8)
-  --launches   number of launches (default: the config's `launches`, after --set overrides)
-  --out        result directory (default: collbench's results/<experiment>/<impl>-<version>)
-  --build-dir  the CMake build directory holding bench/collbench
-  after --:    passed to every collbench call (e.g. --set timing.reps=50 --quiet)
-Extra launcher flags: COLLRUN_LAUNCHER_FLAGS="--bind-to core" bench/collrun ...
+RUN_DESCRIPTION = """\
+run a collbench experiment as L separate launches (separate mpirun invocations) on this
+machine, into one results directory. Resumable: a re-run completes only what is missing
+(collbench skips complete launches and finished points)."""
+SWEEP_DESCRIPTION = """\
+run collbench once (one launch) on N processes of an MPI library, with this machine's launch
+environment; the exit code is collbench's."""
+LAUNCH_EPILOG = """\
+after --: passed to every collbench call (e.g. --set timing.reps=50 --quiet)
+Extra launcher flags: COLLRUN_LAUNCHER_FLAGS="--bind-to core" collrepro run ...
 Exit code: 0 when every launch completed, else the first failing launch's collbench code,
 unchanged (2 config, 3 validation, 4 MPI failure / incomplete, 5 I/O or environment, 130/143
-interrupted); collrun's own errors are one line: 2 usage or configuration, 5 a launcher or
-the collbench build missing.
-"""
+interrupted); the command's own errors are one line: 2 usage or configuration, 5 a launcher or
+the collbench build missing."""
 
+# The repository; in an installed tree (cmake --install) PREFIX/share/collrepro, which holds the
+# same folders (python/, configs/, contract/, slurm/, docs/) and the install record.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INSTALL_RECORD = "installed.json"
 
 
-class Usage(UserError):
-    """A command-line error of collrun: exit 2, one line (pointing at --help when `usage` is set)."""
+def install_record(root=REPO):
+    """The record cmake --install writes beside the installed package ({"mpi": the library
+    collbench was built with, "bindir": the programs, relative to root}), or None in a checkout."""
+    path = os.path.join(root, INSTALL_RECORD)
+    if not os.path.isfile(path):
+        return None
+    record = safeio.load_json_file(path, 64 * 1024, "the install record")
+    if not isinstance(record, dict) or not isinstance(record.get("bindir"), str):
+        raise EnvironmentProblem(f"{path}: not an install record (reinstall: cmake --install BUILD --prefix P)")
+    return record
 
-    def __init__(self, message, usage=False):
-        super().__init__(message + (" (bench/collrun --help shows the options)" if usage else ""))
-        self.usage = usage
+
+def default_collbench(mpi, build_dir="", root=REPO):
+    """collbench of `mpi` (openmpi or mpich): BUILD_DIR/bench/collbench; without one, the
+    installed collbench of an installed tree built with that library, else build/<mpi>."""
+    if build_dir:
+        return os.path.join(build_dir, "bench", "collbench")
+    record = install_record(root)
+    if record is not None and record.get("mpi") == mpi:
+        return os.path.normpath(os.path.join(root, record["bindir"], "collbench"))
+    return os.path.join(root, "build", mpi, "bench", "collbench")
+
+
+def _split_passthrough(argv):
+    """argv -> (the command's own words, the words after the first `--`)."""
+    argv = [str(a) for a in argv]
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1:]
+    return argv, []
+
+
+def _launch_parser(prog, description):
+    """The options run and sweep share (one argument style for every verb: argparse, GNU long
+    options, `--` before what is passed on)."""
+    ap = ArgumentParser(prog=prog, description=description, epilog=LAUNCH_EPILOG,
+                        usage="%(prog)s [options] CONFIG.yaml [-- collbench args...]",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mpi", default="openmpi",
+                    help="openmpi or mpich (default openmpi): the launcher (mpirun.openmpi with --oversubscribe, "
+                         "or mpiexec.mpich) and the build dir build/<mpi> (installed: the installed collbench); "
+                         "or an installation name (collrepro mpi list): its launcher, environment and build/<name>")
+    ap.add_argument("--np", default="8", help="processes per launch (default 8)")
+    ap.add_argument("--out", default="",
+                    help="result directory (default: collbench's results/<experiment>/<impl>-<version>)")
+    ap.add_argument("--build-dir", default="", help="the CMake build directory holding bench/collbench")
+    ap.add_argument("config", nargs="?", metavar="CONFIG.yaml")
+    return ap
 
 
 def _collrun_options(argv):
-    """collrun's command line -> dict of options; raises Usage. Help returns {'help': True}."""
-    opts = {"mpi": "openmpi", "np": "8", "launches": "", "out": "", "build_dir": "", "config": "",
-            "installations": "", "passthrough": []}
-    valued = {"--mpi": "mpi", "--np": "np", "--launches": "launches", "--out": "out", "--build-dir": "build_dir",
-              "--installations": "installations"}
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg in valued:
-            if i + 1 >= len(argv) or argv[i + 1] == "":
-                raise Usage(f"{arg} needs a value")
-            opts[valued[arg]] = argv[i + 1]
-            i += 2
-            continue
-        if arg in ("-h", "--help"):
-            return {"help": True}
-        if arg == "--":
-            opts["passthrough"] = argv[i + 1:]
-            break
-        if arg.startswith("-"):
-            raise Usage(f"unknown option {arg}", usage=True)
-        if opts["config"]:
-            raise Usage(f"one CONFIG only (got {opts['config']} and {arg})")
-        opts["config"] = arg
-        i += 1
+    """collrun's command line -> dict of options; raises UserError (exit 2)."""
+    own, passthrough = _split_passthrough(argv)
+    ap = _launch_parser("collrun", RUN_DESCRIPTION)
+    ap.add_argument("--launches", default="",
+                    help="number of launches (default: the config's `launches`, after --set overrides)")
+    ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
+                    help="run the experiment against each installation in turn, into <out>/<name>/ (default out: "
+                         "results/<experiment>); collbench must be built for each (collrepro mpi collbench NAME)")
+    opts = vars(ap.parse_args(own))
+    opts["config"] = opts["config"] or ""
+    opts["passthrough"] = passthrough
     return opts
 
 
-def _positive(text, option):
+def positive_number(text, option):
     if not re.fullmatch(r"[1-9][0-9]*", text):
-        raise Usage(f"{option} {text} is not a positive number")
+        raise UserError(f"{option} {text} is not a positive number")
     return int(text)
 
 
@@ -340,7 +395,7 @@ def _debian_run(mpi, opts, np):
     launcher = Launcher(mpi, oversubscribe=True, flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     if shutil.which(PROGRAMS[mpi]) is None:
         raise EnvironmentProblem(f"{PROGRAMS[mpi]} not found (install the {mpi} launcher: ./collrepro deps)")
-    exe = os.path.join(opts["build_dir"] or os.path.join(REPO, "build", mpi), "bench", "collbench")
+    exe = default_collbench(mpi, opts["build_dir"])
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         raise EnvironmentProblem(f"{exe} not found: build first (cmake --preset {mpi} && cmake --build --preset {mpi})")
     oversubscribed = np > len(os.sched_getaffinity(0))
@@ -359,7 +414,7 @@ def _installation_run(name, opts, np, out):
            else installed_collbench.executable(inst))
     if not exe or not os.access(exe, os.X_OK):
         raise EnvironmentProblem(f"collbench is not built for {name}" + (f" ({exe} is missing)" if exe else "")
-                                 + f": bench/collmpi collbench {name}")
+                                 + f": collrepro mpi collbench {name}")
     launcher = Launcher(inst.kind, program=inst.launcher, oversubscribe=True,
                         flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     env = installation_environment(inst, oversubscribed=np > len(os.sched_getaffinity(0)))
@@ -369,16 +424,16 @@ def _installation_run(name, opts, np, out):
 def _collrun_setup(opts):
     """Check the options; returns (the runs, one per installation, and the process count)."""
     if not opts["config"]:
-        raise Usage("a CONFIG.yaml is required", usage=True)
+        raise UserError("a CONFIG.yaml is required (see collrun --help)")
     if not os.path.isfile(opts["config"]):
-        raise Usage(f"{opts['config']}: no such file")
-    np = _positive(opts["np"], "--np")
-    if opts["installations"]:
+        raise UserError(f"{opts['config']}: no such file")
+    np = positive_number(opts["np"], "--np")
+    if opts.get("installations"):
         names = [n for n in opts["installations"].split(",") if n]
         if not names or len(set(names)) != len(names):
-            raise Usage(f"--installations {opts['installations']}: give distinct names, comma-separated")
+            raise UserError(f"--installations {opts['installations']}: give distinct names, comma-separated")
         if opts["build_dir"]:
-            raise Usage("--build-dir goes with --mpi only (--installations uses build/<name> of each)")
+            raise UserError("--build-dir goes with --mpi only (--installations uses build/<name> of each)")
         runs = [_installation_run(n, opts, np, "") for n in names]
         root = opts["out"] or os.path.join("results", _config_value(runs[0], opts, "experiment"))
         for run in runs:
@@ -434,16 +489,13 @@ def _run_launches(run, np, opts, launches, fwd):
 
 
 def collrun(argv=None):
-    """bench/collrun: parse its command line, run the launches; returns the exit code (the first
-    failing launch's collbench code, unchanged). Its own errors are raised as UserError (exit 2)
-    or EnvironmentProblem (exit 5), before any launch: run it through safeio.run_cli."""
-    argv = sys.argv[1:] if argv is None else argv
-    opts = _collrun_options(argv)
-    if opts.get("help"):
-        print(COLLRUN_USAGE, end="")
-        return 0
+    """collrepro run (bench/collrun): parse its command line, run the launches; returns the exit
+    code (the first failing launch's collbench code, unchanged). Its own errors are raised as
+    UserError (exit 2) or EnvironmentProblem (exit 5), before any launch: run it through
+    safeio.run_cli (run_main)."""
+    opts = _collrun_options(sys.argv[1:] if argv is None else argv)
     runs, np = _collrun_setup(opts)
-    launches = _positive(opts["launches"] or _config_value(runs[0], opts, "launches"), "--launches")
+    launches = positive_number(opts["launches"] or _config_value(runs[0], opts, "launches"), "--launches")
     with Forwarder() as fwd:
         for run in runs:
             rc = _run_launches(run, np, opts, launches, fwd)
@@ -452,5 +504,78 @@ def collrun(argv=None):
     return 0
 
 
+def sweep(argv=None):
+    """collrepro sweep: one collbench launch; returns collbench's exit code."""
+    own, passthrough = _split_passthrough(sys.argv[1:] if argv is None else argv)
+    opts = vars(_launch_parser("sweep", SWEEP_DESCRIPTION).parse_args(own))
+    opts["config"] = opts["config"] or ""
+    opts["passthrough"] = passthrough
+    (run,), np = _collrun_setup(opts)
+    out = ["--out", run.out] if run.out else []
+    cmd = run.launcher.command(np, [run.exe, opts["config"]] + out + passthrough)
+    print(f"[sweep] {' '.join(cmd)}", file=sys.stderr, flush=True)
+    with Forwarder() as fwd:
+        rc = fwd.run(cmd, run.env)
+        return fwd.interrupt_code() if fwd.received is not None else rc
+
+
+def run_main(argv=None):
+    """collrepro run: collrun through safeio.run_cli."""
+    return safeio.run_cli("collrun", collrun, argv)
+
+
+def sweep_main(argv=None):
+    """collrepro sweep: sweep through safeio.run_cli."""
+    return safeio.run_cli("sweep", sweep, argv)
+
+
+# ------------------------------------------------------------------ the environment, for others
+
+def _shell_value(key, value):
+    if not re.fullmatch(r"[\w^.,:/=+-]*", value):
+        raise ValueError(f"{key}={value!r} needs shell quoting")  # a bug in the tables above
+    return f'"${{{key}-{value}}}"' if key in CALLER_FIRST else value
+
+
+def shell_exports(env):
+    """`export K=V` lines for a shell to eval; values a caller set first are kept (CALLER_FIRST)."""
+    return "".join(f"export {k}={_shell_value(k, v)}\n" for k, v in sorted(env.items()))
+
+
+def _cmake_list(words):
+    return ";".join(w.replace(";", "\\;") for w in words)
+
+
+def cmake_settings(flavor):
+    """The CMake file the tests include (cmake/MpiLaunch.cmake writes it at configure time)."""
+    return ("# Generated by `python3 -m collrepro.launch --cmake` (python/collrepro/launch.py); do not edit.\n"
+            "# The environment of every MPI test (a list of NAME=VALUE for the ENVIRONMENT property):\n"
+            f'set(COLLREPRO_MPI_TEST_ENV "{_cmake_list(f"{k}={v}" for k, v in sorted(ci_environment().items()))}")\n'
+            f"# The launcher flags of every MPI test of this build ({flavor}), before COLLREPRO_MPIEXEC_EXTRA:\n"
+            f'set(COLLREPRO_MPI_LAUNCH_FLAGS "{_cmake_list(TEST_LAUNCH_FLAGS.get(flavor, []))}")\n')
+
+
+def _environment_main(argv):
+    ap = ArgumentParser(prog="collrepro.launch",
+                        description="the MPI launch environment, for shell scripts and CMake (launch.py)")
+    ap.add_argument("--env", action="store_true",
+                    help="print `export` lines: the tests' environment (ci_environment), or with --launch what a "
+                         "launch adds here")
+    ap.add_argument("--launch", choices=MPIS, help="with --env: the settings of a launch of this library")
+    ap.add_argument("--np", type=int, default=1, help="with --launch: its process count (default 1)")
+    ap.add_argument("--cmake", metavar="FILE", help="write the CMake settings of the tests to FILE")
+    ap.add_argument("--mpi", default="", help="with --cmake: the build's library (openmpi, mpich, smpi, ...)")
+    args = ap.parse_args(argv)
+    if args.cmake:
+        safeio.write_text(args.cmake, cmake_settings(args.mpi))
+    elif args.env:
+        env = (ci_environment() if args.launch is None else
+               mpi_environment(args.launch, oversubscribed=args.np > len(os.sched_getaffinity(0)), base={}))
+        sys.stdout.write(shell_exports(env))
+    else:
+        raise UserError("give --env or --cmake FILE (see collrepro.launch --help)")
+    return 0
+
+
 if __name__ == "__main__":
-    safeio.main_exit("collrun", collrun)
+    safeio.main_exit("collrepro.launch", _environment_main)

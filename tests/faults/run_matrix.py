@@ -37,7 +37,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import faultlib as F  # noqa: E402
-import writers as W  # noqa: E402
+import writers as W  # noqa: E402  (puts the repository's python/ on the path)
+from collrepro.launch import ci_environment  # noqa: E402
 
 REPO = F.REPO
 SIGNAME = {signal.SIGTERM: "SIGTERM", signal.SIGKILL: "SIGKILL"}
@@ -321,9 +322,7 @@ CB_FINAL = ("raw-L0.csv", "summary-L0.csv", "meta-L0.json")
 # Pages a full disk leaves beyond what the resume needs to start (None: none at all): it fails
 # at its first metadata write, then at the appends of the next point or of a few points later.
 CB_DISK_LEAVES = (None, 0, 1, 0, 2, 1)
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_mpi_yield_when_idle": "1",
-           "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+MPI_ENV = ci_environment()  # the tests' MPI environment (python/collrepro/launch.py)
 
 
 def _complete_lines(path):

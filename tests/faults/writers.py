@@ -253,9 +253,9 @@ class SlurmState(Writer):
 
     def _env(self, ctx):
         import os
+        from collrepro.launch import ci_environment
         return {"PATH": f"{ctx['bin']}:{os.environ.get('PATH', '/usr/bin:/bin')}", "SLURM_CONF": str(ctx["conf"]),
-                "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+                **ci_environment()}
 
     def command(self, ctx, variant, root):
         tool = REPO / "slurm" / "collslurm"
@@ -265,7 +265,8 @@ class SlurmState(Writer):
                     "--build-dir", collbench.parents[1], "--collbench", collbench]
         else:
             args = ["resubmit", root / "sub", "--tasks", "0-3"]
-        return Command(program=[tool], args=args, prog="collslurm", fork=("path", tool), env=self._env(ctx))
+        return Command(program=[tool], args=args, prog="collslurm", fork=("module", "collrepro.slurm"),
+                       env=self._env(ctx))
 
 
 # ------------------------------------------------------------------ timing study

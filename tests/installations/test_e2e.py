@@ -23,6 +23,7 @@ sys.path.insert(0, str(REPO / "python"))
 
 from collrepro.installations import build as builder  # noqa: E402
 from collrepro.installations import collbench, registry  # noqa: E402
+from collrepro.launch import ci_environment  # noqa: E402
 
 BUILT = os.environ.get("COLLREPRO_E2E_BUILT", "mpich-3.4.1")
 
@@ -58,7 +59,7 @@ def test_one_experiment_across_three_installations(installations, tmp_path):
            "--out", str(out), str(REPO / "configs" / "quick.yaml"), "--", "--quiet",
            "--set", "algorithms=[native, root-gathering]", "--set", "sizes=[1KiB, 16KiB]",
            "--set", "blocks=[1:1]", "--set", "groups.ratios=[1/1]", "--set", "timing.reps=5"]
-    env = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    env = dict(os.environ, **ci_environment())
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=900)
     assert r.returncode == 0, r.stdout
     assert sorted(os.listdir(out)) == sorted(names)  # one tree, one directory per installation

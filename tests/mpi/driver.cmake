@@ -21,13 +21,13 @@ gtest_discover_tests(driver_unit TEST_PREFIX "driver." PROPERTIES LABELS driver 
 add_executable(collbench_test ${_driver_dir}/test_collbench.cpp)
 target_link_libraries(collbench_test PRIVATE collbench_obj collalgos)
 
-string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_EXTRA}")
+string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_FLAGS}")
 foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_disk phases arrival)
   set(_name driver.${COLLREPRO_MPI_FLAVOR}.${script})
   add_test(NAME ${_name} COMMAND bash ${_driver_dir}/${script}.sh)
   set_tests_properties(${_name} PROPERTIES
     LABELS "driver;mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 180
-    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;TEST_COLLBENCH=$<TARGET_FILE:collbench_test>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_NP=${MPIEXEC_NUMPROC_FLAG};MPIEXEC_EXTRA=${_driver_mpiexec_extra};REPO=${PROJECT_SOURCE_DIR};WORK=${CMAKE_CURRENT_BINARY_DIR}/driver-work/${script};NP=4;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;TEST_COLLBENCH=$<TARGET_FILE:collbench_test>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_NP=${MPIEXEC_NUMPROC_FLAG};MPIEXEC_EXTRA=${_driver_mpiexec_extra};REPO=${PROJECT_SOURCE_DIR};WORK=${CMAKE_CURRENT_BINARY_DIR}/driver-work/${script};NP=4;${COLLREPRO_MPI_TEST_ENV}")
 endforeach()
 # clock_sync asserts on timing behaviour (residuals within the claimed precision, a stopped
 # rank's late starts caught rather than timed): it runs with both cores to itself, so that

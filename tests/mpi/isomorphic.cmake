@@ -30,14 +30,12 @@ if(COLLREPRO_ISO_QUICK)
 endif()
 
 # Open MPI 4.1's topo/treematch component hangs now and then in repeated MPI_Dist_graph_create
-# calls (in ompi_comm_nextcid; open-mpi/ompi#8991); mpi-neighbor-remapped and measure_setup make
-# such calls, so these tests run without it. MPICH ignores the variable.
-set(_iso_env "OMPI_MCA_topo=^treematch")
+# calls (open-mpi/ompi#8991), which mpi-neighbor-remapped and measure_setup make: these tests run
+# without it, as every MPI test does (COLLREPRO_MPI_TEST_ENV, python/collrepro/launch.py).
 
 # Test names: mpi.<flavor>.iso.<collective>.<algorithm>.np<N> (`ctest -R iso` selects them all).
 function(_iso_test name np)
   collrepro_mpi_test(iso.${name} ${np} iso_check ${ARGN})
-  set_property(TEST "mpi.${COLLREPRO_MPI_FLAVOR}.iso.${name}.np${np}" APPEND PROPERTY ENVIRONMENT "${_iso_env}")
   set_property(TEST "mpi.${COLLREPRO_MPI_FLAVOR}.iso.${name}.np${np}" PROPERTY TIMEOUT 300)
 endfunction()
 

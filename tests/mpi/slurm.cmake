@@ -8,7 +8,7 @@
 if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
   set(_slurm_dir ${PROJECT_SOURCE_DIR}/tests/slurm)
   set(_slurm_env
-      "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mpi_yield_when_idle=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+      "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
 
   add_test(NAME slurm.plan COMMAND /usr/bin/python3 ${_slurm_dir}/test_plan.py)
   set_tests_properties(slurm.plan PROPERTIES LABELS slurm TIMEOUT 600 ENVIRONMENT "${_slurm_env}")

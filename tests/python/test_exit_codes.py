@@ -25,13 +25,14 @@ from pathlib import Path
 
 import pytest
 
+from collrepro.launch import ci_environment
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "openmpi"
 COLLBENCH = Path(os.environ.get("COLLBENCH") or BUILD / "bench" / "collbench")
 MPIEXEC = os.environ.get("MPIEXEC") or "/usr/bin/mpirun.openmpi"
 QUICK = REPO / "configs" / "quick.yaml"
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+MPI_ENV = ci_environment()
 TINY = ["--set", "groups.ratios=[1/1]", "--set", "blocks=[1:1]", "--set", "sizes=[1KiB]",
         "--set", "algorithms=[native]", "--set", "timing.reps=2", "--set", "timing.warmup=0"]
 NEEDS_COLLBENCH = pytest.mark.skipif(not COLLBENCH.is_file(), reason=f"{COLLBENCH} is not built (cmake --preset openmpi)")

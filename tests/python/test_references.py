@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from collrepro.launch import ci_environment
+
 ROOT = Path(__file__).resolve().parents[2]
 THIS = Path(__file__).resolve()
 
@@ -229,7 +231,7 @@ def collbench() -> Path:
 def registry() -> list[dict[str, str]]:
     binary = collbench()
     run = subprocess.run([str(binary), "--list-algorithms"], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+                         env={**os.environ, **ci_environment()})
     assert run.returncode == 0, f"{binary} --list-algorithms failed:\n{run.stderr}"
     rows = list(csv.DictReader(io.StringIO(run.stdout)))
     assert rows, f"{binary} --list-algorithms listed nothing"

@@ -223,7 +223,7 @@ COLLRUN = REPO / "bench" / "collrun"
 @pytest.mark.parametrize("argv, prog, needle", [
     ([COLLMPI, "frob"], "collmpi", "invalid choice: 'frob'"),
     ([COLLSLURM, "frob"], "collslurm", "invalid choice: 'frob'"),
-    ([COLLRUN, "--bogus", CONFIG], "collrun", "unknown option --bogus"),
+    ([COLLRUN, "--bogus", CONFIG], "collrun", "unrecognized arguments: --bogus"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(dirs, argv, prog, needle):
     assert_one_line(tool(*argv), prog, 2, needle)

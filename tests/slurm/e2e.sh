@@ -19,15 +19,16 @@ REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 COLLBENCH=${COLLBENCH:-$REPO/build/openmpi/bench/collbench}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/collslurm-e2e.XXXXXX")}
 PY=/usr/bin/python3
-CS=("$PY" "$REPO/slurm/collslurm")
+CS=("$REPO/slurm/collslurm")
 CHECK=("$PY" "$REPO/tests/slurm/check_run.py")
 [[ -x $COLLBENCH ]] || { echo "FAIL: no collbench at $COLLBENCH (build the openmpi preset, or set COLLBENCH)" >&2; exit 1; }
 COLLBENCH=$(realpath "$COLLBENCH")
 BUILD=$(cd "$(dirname "$COLLBENCH")/.." && pwd)
 [[ -z ${COLLSLURM_E2E_MPICH_BUILD:-} ]] || COLLSLURM_E2E_MPICH_BUILD=$(realpath "$COLLSLURM_E2E_MPICH_BUILD")
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
-# Open MPI as root, oversubscribed on a small machine; shared-memory copies without CMA (containers).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+# The tests' MPI environment (Open MPI as root, oversubscribed on a small machine, shared-memory
+# copies without CMA in containers; MPICH's yielding): python/collrepro/launch.py.
+eval "$(PYTHONPATH="$REPO/python" "$PY" -m collrepro.launch --env)"
 
 t0=$SECONDS
 step() { echo "[e2e +$((SECONDS - t0))s] $*"; }
@@ -198,7 +199,6 @@ PY
 # ------------------------------------------------------------------ optional: a second library
 if [[ -n ${COLLSLURM_E2E_MPICH_BUILD:-} ]]; then
   step "run 1 with MPICH ($COLLSLURM_E2E_MPICH_BUILD) into $WORK/run1/mpich"
-  export MPIR_CVAR_POLLS_BEFORE_YIELD=${MPIR_CVAR_POLLS_BEFORE_YIELD:-10}
   "${CS[@]}" submit "$REPO/configs/quick.yaml" --out "$WORK/run1" --mpi mpich --build-dir "$COLLSLURM_E2E_MPICH_BUILD" \
     --np 4 --overcommit --launches 2 --slices 3 "${SHRINK[@]}"
   "${CS[@]}" status "$WORK/run1" --wait --timeout 400 --interval 1 || fail "mpich: not every task is done"

@@ -29,12 +29,11 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
 from collrepro import contract  # noqa: E402
-from collrepro.launch import mpi_environment  # noqa: E402
+from collrepro.launch import ci_environment, mpi_environment  # noqa: E402
 from collrepro.slurm import plan  # noqa: E402
 from collrepro.slurm.task import outcome  # noqa: E402
 
 TOOL = REPO / "slurm" / "collslurm"
-PY = "/usr/bin/python3"
 
 
 def find_collbench():
@@ -78,7 +77,7 @@ def run(args, env=None, cwd=None):
     e = dict(os.environ)
     e.setdefault("SLURM_CONF", "/nonexistent/slurm.conf")  # no cluster: squeue fails fast
     e.update(env or {})
-    return subprocess.run([PY, str(TOOL)] + [str(a) for a in args], capture_output=True, text=True,
+    return subprocess.run([str(TOOL)] + [str(a) for a in args], capture_output=True, text=True,
                           env=e, cwd=cwd, timeout=600)
 
 
@@ -262,10 +261,13 @@ class WithCollbench(unittest.TestCase):
         bad = self.tmp / "bad.yaml"
         bad.write_text("experiment: [unclosed\n")
         self.assert_fails([], "not valid YAML", config=bad)
-        # Submitting needs sbatch; the check comes first, with the fix.
-        empty = self.tmp / "empty-path"
-        empty.mkdir()
-        self.assert_fails(["--out", self.tmp / "o"], "sbatch not found on PATH", code=5, env={"PATH": str(empty)},
+        # Submitting needs sbatch; the check comes first, with the fix. PATH holds only what the
+        # wrapper itself runs (bash and coreutils).
+        tools = self.tmp / "path-without-sbatch"
+        tools.mkdir()
+        for tool in ("bash", "dirname", "readlink"):
+            (tools / tool).symlink_to(shutil.which(tool))
+        self.assert_fails(["--out", self.tmp / "o"], "sbatch not found on PATH", code=5, env={"PATH": str(tools)},
                           command="submit")
 
     def test_submit_dry_run_writes_the_script(self):
@@ -301,7 +303,7 @@ class WithCollbench(unittest.TestCase):
 
         def task(t):
             env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
-            env.update(SLURM_ARRAY_TASK_ID=str(t), OMPI_MCA_rmaps_base_oversubscribe="1")
+            env.update(ci_environment(), SLURM_ARRAY_TASK_ID=str(t))
             p = subprocess.run(["bash", str(res / "collslurm.sbatch")], capture_output=True, text=True, env=env,
                                timeout=300)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)

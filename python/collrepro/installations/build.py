@@ -166,8 +166,8 @@ def staged_smoke_test(kind, stage):
     env = dict(os.environ, LD_LIBRARY_PATH=lib, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     launcher = os.path.join(bindir, "mpirun" if kind == "openmpi" else "mpiexec")
     if kind == "openmpi":  # Open MPI and its PRRTE are relocatable through these
-        env.update(OPAL_PREFIX=stage, PRTE_PREFIX=stage, OMPI_ALLOW_RUN_AS_ROOT="1",
-                   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        from ..launch import RUN_AS_ROOT  # here: launch imports this module's importers
+        env.update(RUN_AS_ROOT, OPAL_PREFIX=stage, PRTE_PREFIX=stage)
     compile_cmd = ["sh", "-c", f'cc -I"{inc}" "$0" -o "$2" -L"{lib}" -Wl,-rpath,"{lib}" -lmpi']
     return probe.run_probe(compile_cmd, [launcher, "-n", "2"], env)
 
@@ -295,5 +295,6 @@ def build_env(inst):
     """The environment to compile and start programs with `inst`, as root too."""
     env = inst.environment()
     if inst.kind == "openmpi" and os.geteuid() == 0:
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        from ..launch import RUN_AS_ROOT  # here: launch imports this module's importers
+        env.update(RUN_AS_ROOT)
     return env

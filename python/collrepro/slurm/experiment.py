@@ -14,7 +14,8 @@ import yaml
 from collrepro import safeio
 from collrepro.installations import collbench as installed_collbench
 from collrepro.installations import registry
-from collrepro.launch import SRUN_MPI, installation_environment, installed_program, mpi_environment
+from collrepro.launch import (SRUN_MPI, default_collbench, installation_environment, installed_program,
+                              mpi_environment)
 from collrepro.slurm.plan import LIBRARIES, Fail, array_spec, mapping, resolve_slurm, split_sets, build_dir_for
 
 REPO = Path(__file__).resolve().parents[3]
@@ -134,6 +135,8 @@ class Setup:
         if collbench and not single:
             raise Fail("--collbench names one build: submit each library separately (one --mpi per call)")
         build = Path(self.s["build_dir"]) if self.s["build_dir"] else REPO / "build" / self.mpi
+        if single and not collbench and not self.s["build_dir"] and self.installation is None:
+            collbench = default_collbench(self.mpi)  # build/<mpi>, or an installed tree's own
         built = installed_collbench.executable(self.installation) if self.installation else None
         if built and not self.s["build_dir"]:
             build = Path(built).parent.parent  # build/<name>, or a Debian library's preset build
