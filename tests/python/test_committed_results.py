@@ -52,3 +52,10 @@ def test_committed_raw_files_are_compressed():
     plain = [d for d in DIRS for kind, files in loader.data_files(d).items()
              for path, _, _ in files if not C.is_compressed(path.name)]
     assert not plain, plain[:5]
+
+
+def test_the_tree_walk_finds_every_compressed_directory():
+    """`analyze trend/dashboard results/...` find the directories of .gz files (inventory)."""
+    from collrepro.analysis import inventory
+    with_tables = [d for d in DIRS if any(loader.data_files(d)[k] for k in ("raw", "summary"))]
+    assert sorted(inventory.result_dirs([RESULTS])) == sorted(with_tables)
