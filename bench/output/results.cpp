@@ -7,6 +7,8 @@
 #include <iostream>
 #include <limits>
 
+#include <zlib.h>
+
 #include "output/contract.hpp"
 #include "output/csv.hpp"
 #include "run/errors.hpp"
@@ -49,6 +51,68 @@ bool present(const fs::path& p) {
   if (ec) throw io_error("look for", p.string(), ec.value());
   return there;
 }
+
+// The compressed form of a final result file (raw-L0.csv.gz: exactly the bytes of raw-L0.csv,
+// gzip; written by `python3 -m collrepro.compact`, never by collbench).
+fs::path gz_path(const fs::path& p) { return fs::path(p.string() + ".gz"); }
+
+// The gzip members of `in`, decompressed; false with `problem` set when the data is damaged or
+// decompresses to more than `limit` bytes.
+bool gunzip(const std::string& in, std::uintmax_t limit, std::string& out, std::string& problem) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+    problem = "zlib could not start";
+    return false;
+  }
+  out.clear();
+  char buf[1 << 16];
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  std::size_t left = in.size();
+  int rc = Z_OK;
+  while (true) {
+    if (z.avail_in == 0 && left > 0) {
+      z.avail_in = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+      left -= z.avail_in;
+    }
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+    if (out.size() > limit) {
+      problem = "decompresses to over " + format_file_size(limit);
+      break;
+    }
+    if (rc == Z_STREAM_END) {
+      if (z.avail_in == 0 && left == 0) break;
+      rc = inflateReset(&z);  // another gzip member follows
+      if (rc != Z_OK) break;
+      continue;
+    }
+    if (rc != Z_OK || (z.avail_in == 0 && left == 0 && z.avail_out != 0)) {
+      problem = rc == Z_OK || rc == Z_BUF_ERROR ? "the gzip data ends early (a truncated file)"
+                                                : "not valid gzip data (" + std::string(z.msg ? z.msg : "zlib error") + ")";
+      break;
+    }
+  }
+  inflateEnd(&z);
+  return problem.empty() && rc == Z_STREAM_END;
+}
+
+// Which form of the final file p is there: p, its .gz, or nullopt. Both is a ConfigError (one
+// launch's file in two forms: which one is right cannot be told).
+std::optional<fs::path> final_form(const fs::path& p) {
+  const bool plain = present(p), packed = present(gz_path(p));
+  if (plain && packed)
+    throw ConfigError("config error: --out " + p.parent_path().string() + " holds both " + p.filename().string() +
+                      " and " + gz_path(p).filename().string() +
+                      " (one file in two forms): run `python3 -m collrepro.compact " + p.parent_path().string() +
+                      "` (it keeps one when they are equal) or remove the stale one");
+  if (plain) return p;
+  if (packed) return gz_path(p);
+  return std::nullopt;
+}
+
+bool final_present(const fs::path& p) { return final_form(p).has_value(); }
 
 // SHA-256 (FIPS 180-4) of a byte string, as 64 hex digits: what `sha256sum` prints.
 std::string sha256(const std::string& data) {
@@ -95,6 +159,18 @@ std::string sha256(const std::string& data) {
   return hex;
 }
 
+// The plain bytes of the final file p in either form (read_all's errors; a damaged or oversized
+// .gz file is a ConfigError naming it).
+std::string read_final(const fs::path& p, std::uintmax_t limit = std::numeric_limits<std::uintmax_t>::max()) {
+  const auto form = final_form(p);
+  if (!form || *form == p) return read_all(p);
+  std::string text, problem;
+  if (!gunzip(read_all(*form), limit, text, problem))
+    throw ConfigError("config error: --out " + p.parent_path().string() + ": " + form->filename().string() + ": " +
+                      problem + " (restore it, or remove this launch's files to measure it again)");
+  return text;
+}
+
 std::size_t data_rows(const std::string& text) {
   const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   return lines == 0 ? 0 : lines - 1;
@@ -114,9 +190,16 @@ std::string join_points(const std::set<int>& points) {
   return out;
 }
 
+std::optional<nlohmann::json> parse_meta(const fs::path& p, const std::string& text, std::string& problem);
+
 // A launch's metadata: nullopt when absent; `problem` says why one present cannot be used (not
 // valid JSON, nested too deeply). A file over kMaxMetaBytes is refused before it is read.
-std::optional<nlohmann::json> read_json(const fs::path& p, std::string& problem) {
+// either_form: p is a final file, read from its compressed form when that is the one there.
+std::optional<nlohmann::json> read_json(const fs::path& p, std::string& problem, bool either_form = false) {
+  if (either_form) {
+    const auto form = final_form(p);
+    if (form && *form != p) return parse_meta(*form, read_final(p, kMaxMetaBytes), problem);
+  }
   if (!present(p)) return std::nullopt;
   std::string text;
   ReadFailure why;
@@ -130,6 +213,10 @@ std::optional<nlohmann::json> read_json(const fs::path& p, std::string& problem)
                         " is not a regular file (remove it or use another --out)");
     throw io_error("read", p.string(), why.err, "check the file and re-run: finished points are kept");
   }
+  return parse_meta(p, text, problem);
+}
+
+std::optional<nlohmann::json> parse_meta(const fs::path& p, const std::string& text, std::string& problem) {
   if (json_depth(text) > kMaxJsonDepth) {
     problem = p.filename().string() + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
     return std::nullopt;
@@ -226,6 +313,7 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
   // What a run killed while writing aside left (never the .tmp files: they hold its points).
   for (const fs::path& p : {paths_.raw, paths_.summary, paths_.meta, paths_.phases}) remove_quietly(part_path(tmp_path(p)));
   try {
+    for (const fs::path& p : {paths_.raw, paths_.summary, paths_.meta, paths_.phases}) final_form(p);  // not both forms
     check_previous_meta(fingerprint, nprocs, slices);
     raw_tmp_ = read_if_present(tmp_path(paths_.raw));
     summary_tmp_ = read_if_present(tmp_path(paths_.summary));
@@ -235,17 +323,17 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
     // beside the other kind's just-renamed final file, and the two together hold its points.
     if (raw_tmp_ && summary_tmp_)
       recover(tmp_path(paths_.raw), *raw_tmp_, tmp_path(paths_.summary), *summary_tmp_);
-    else if (summary_tmp_ && present(paths_.raw))
-      recover(paths_.raw, read_all(paths_.raw), tmp_path(paths_.summary), *summary_tmp_);
-    else if (raw_tmp_ && present(paths_.summary))
-      recover(tmp_path(paths_.raw), *raw_tmp_, paths_.summary, read_all(paths_.summary));
+    else if (summary_tmp_ && final_present(paths_.raw))
+      recover(paths_.raw, read_final(paths_.raw), tmp_path(paths_.summary), *summary_tmp_);
+    else if (raw_tmp_ && final_present(paths_.summary))
+      recover(tmp_path(paths_.raw), *raw_tmp_, paths_.summary, read_final(paths_.summary));
     std::set<int> from_tmp;
     for (const auto& [point, rows] : recovered_) from_tmp.insert(point);
-    if (present(paths_.raw) && present(paths_.summary))
-      recover(paths_.raw, read_all(paths_.raw), paths_.summary, read_all(paths_.summary));
+    if (final_present(paths_.raw) && final_present(paths_.summary))
+      recover(paths_.raw, read_final(paths_.raw), paths_.summary, read_final(paths_.summary));
     if (!previous_meta_.is_null()) verify_final_files(from_tmp);
     if (phases_) recover_phases();
-    if (!previous_meta_.is_null() && !pending && present(paths_.meta) && previous_meta_.value("complete", false) &&
+    if (!previous_meta_.is_null() && !pending && final_present(paths_.meta) && previous_meta_.value("complete", false) &&
         damage_.empty()) {
       finished_before_ = true;
       recovered_.clear();
@@ -275,12 +363,12 @@ void ResultFiles::verify_final_files(const std::set<int>& from_tmp) {
     for (const fs::path& p : data_paths()) {
       if (p == paths_.phases && !integrity["files"].contains(p.filename().string())) continue;
       const nlohmann::json want = integrity["files"].value(p.filename().string(), nlohmann::json::object());
-      if (!present(p)) {
+      if (!final_present(p)) {
         if (!from_tmp.empty()) continue;  // a killed run's .tmp files hold the points
         problems.push_back(p.filename().string() + " is missing");
         continue;
       }
-      const std::string text = read_all(p);
+      const std::string text = read_final(p);  // the record is of the plain bytes, in either form
       const std::size_t rows = data_rows(text);
       if (rows != want.value("rows", rows))
         problems.push_back(p.filename().string() + " has " + std::to_string(rows) + " data rows, the metadata says " +
@@ -327,7 +415,7 @@ std::vector<fs::path> ResultFiles::data_paths() const {
 // final one; a point without any is dropped (measured again, so that no phase rows are missing).
 void ResultFiles::recover_phases() {
   std::optional<std::string> text = phases_tmp_;
-  if (!text && present(paths_.phases)) text = read_all(paths_.phases);
+  if (!text && final_present(paths_.phases)) text = read_final(paths_.phases);
   std::map<std::string, std::vector<std::string>> by_point;
   if (text) {
     const auto lines = complete_lines(*text);
@@ -356,8 +444,8 @@ ResultFiles::~ResultFiles() = default;
 void ResultFiles::check_previous_meta(const std::string& fingerprint, int nprocs, std::optional<int> slices) {
   std::string problem;
   auto meta = read_json(tmp_path(paths_.meta), problem);
-  if (!meta) meta = read_json(paths_.meta, problem);
-  const bool data = present(paths_.raw) || present(paths_.summary) || present(tmp_path(paths_.raw)) ||
+  if (!meta) meta = read_json(paths_.meta, problem, true);
+  const bool data = final_present(paths_.raw) || final_present(paths_.summary) || present(tmp_path(paths_.raw)) ||
                     present(tmp_path(paths_.summary));
   if (!meta) {
     if (data)
@@ -516,9 +604,20 @@ void ResultFiles::finalize() {
     meta_["integrity"] = integrity();
     write_meta(nlohmann::json(meta_));
   }
+  // A compressed final file of this launch (a resumed compacted launch) goes before its plain
+  // replacement arrives, so that the directory never holds both forms: its points are in the
+  // .tmp files, which a run killed in between resumes from.
+  const auto drop_compressed = [](const fs::path& p) {
+    if (!present(gz_path(p))) return;
+    std::error_code ec;
+    fs::remove(gz_path(p), ec);
+    if (ec) throw io_error("remove", gz_path(p).string(), ec.value(), "remove it by hand and re-run: finished points are kept");
+  };
+  for (const fs::path& p : data_paths()) drop_compressed(p);
   rename_file(tmp_path(paths_.raw), paths_.raw);
   rename_file(tmp_path(paths_.summary), paths_.summary);
   if (phases_ && present(tmp_path(paths_.phases))) rename_file(tmp_path(paths_.phases), paths_.phases);
+  drop_compressed(paths_.meta);  // the .tmp metadata, read first by a resume, holds it
   rename_file(tmp_path(paths_.meta), paths_.meta);
   sync_directory(paths_.raw.parent_path());
 }

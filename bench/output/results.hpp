@@ -23,6 +23,14 @@
 // fingerprint differs or that are missing (also, without "integrity", points of a complete
 // launch's slice that are missing) are named on stderr and measured again; a launch is
 // "already complete" only when its files match.
+//
+// Compressed files: any final file may be stored gzip-compressed (raw-L<L>.csv.gz, by
+// `python3 -m collrepro.compact`; collbench itself writes the plain form). A resume reads both
+// forms and verifies the plain bytes against the integrity record: a complete compressed launch
+// that matches is "already complete" and stays compressed; a launch that must be appended to is
+// recovered into the .tmp files as from plain files, and finalize() removes each compressed
+// file just before its plain replacement is renamed in (a run killed in between resumes from
+// the .tmp files). A directory holding both forms of one file is refused (ConfigError).
 #pragma once
 
 #include <filesystem>

@@ -70,6 +70,9 @@ META_KEYS = CONTRACT["meta"]["keys"]
 FILE_RE = re.compile(CONTRACT["files"]["pattern"])
 TMP_SUFFIX = CONTRACT["files"]["temporary_suffix"]
 FILE_KINDS = CONTRACT["files"]["kinds"]
+# Any kind may be stored compressed: <name><COMPRESSED_SUFFIX> holds exactly the bytes of <name>
+# (collrepro.compact reads and writes both forms).
+COMPRESSED_SUFFIX = CONTRACT["files"]["compressed"]["suffix"]
 # The phases table (timing.phases): its own file kind, joined to raw on (experiment, launch,
 # point, rep).
 PHASES_COLUMNS = list(CONTRACT["tables"]["phases"]["columns"])
@@ -82,18 +85,29 @@ def family_of_collective(collective):
         raise KeyError(f"collective {collective!r} belongs to no family of the contract") from None
 
 
-def file_name(kind, launch, slc=None):
-    """'raw', 3, 1 -> 'raw-L3-S1.csv'; slc None -> no slice part."""
+def file_name(kind, launch, slc=None, compressed=False):
+    """'raw', 3, 1 -> 'raw-L3-S1.csv'; slc None -> no slice part; compressed -> 'raw-L3-S1.csv.gz'."""
     ext = FILE_KINDS[kind]["extension"]
-    return f"{kind}-L{launch}" + ("" if slc is None else f"-S{slc}") + f".{ext}"
+    return (f"{kind}-L{launch}" + ("" if slc is None else f"-S{slc}") + f".{ext}"
+            + (COMPRESSED_SUFFIX if compressed else ""))
 
 
 def parse_file_name(name):
-    """'raw-L3-S1.csv' -> ('raw', 3, 1); slice None when absent; None if not a contract name."""
+    """'raw-L3-S1.csv' or 'raw-L3-S1.csv.gz' -> ('raw', 3, 1); slice None when absent; None if
+    not a contract name."""
     m = FILE_RE.match(name)
     if not m or FILE_KINDS[m.group(1)]["extension"] != m.group(4):
         return None
     return m.group(1), int(m.group(2)), None if m.group(3) is None else int(m.group(3))
+
+
+def is_compressed(name):
+    return name.endswith(COMPRESSED_SUFFIX)
+
+
+def plain_name(name):
+    """'raw-L0.csv.gz' -> 'raw-L0.csv' (the name the integrity record uses); others unchanged."""
+    return name[:-len(COMPRESSED_SUFFIX)] if is_compressed(name) else name
 
 
 def file_name_help():
@@ -194,7 +208,8 @@ def markdown():
            CONTRACT["about"], "",
            "## Files", "", files["about"], "",
            f"- name: `{files['name']}` (pattern `{files['pattern']}`)",
-           f"- temporary suffix while being written: `{files['temporary_suffix']}`"]
+           f"- temporary suffix while being written: `{files['temporary_suffix']}`",
+           f"- compressed form (suffix `{COMPRESSED_SUFFIX}`): {files['compressed']['about']}"]
     out += [f"- `{kind}` (.{k['extension']}): {k['about']}" for kind, k in FILE_KINDS.items()]
     out += ["", "Slices: " + rule["about"], "",
             f"- begin = {rule['begin']}", f"- end = {rule['end']}",

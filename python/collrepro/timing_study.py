@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 
-from . import launch, safeio
+from . import compact, launch, safeio
 from . import sim as sim_module
 from .cliargs import ArgumentParser
 from .safeio import UserError
@@ -172,13 +172,13 @@ def _reading(path):
 def _read_csv(path):
     import pandas as pd
 
-    safeio.check_size(path, CSV_LIMIT, "a launch summary")
+    data = compact.read_bytes(path, CSV_LIMIT, "a launch summary")   # plain or .gz
     with _reading(path):
-        return pd.read_csv(path)
+        return pd.read_csv(io.BytesIO(data))
 
 
 def _read_json(path):
-    record = safeio.load_json_file(path, JSON_LIMIT, "a timing-study record")
+    record = safeio.parse_json(compact.read_text(path, JSON_LIMIT, "a timing-study record"), path)
     if not isinstance(record, dict):
         raise UserError(f"{path}: not a JSON object; {REDO}")
     return record
@@ -199,8 +199,8 @@ def launches_under_half(n, invalid):
 def _block_rows(directory, method, np_):
     import pandas as pd
 
-    summaries = sorted(glob.glob(os.path.join(directory, "summary-L*.csv")))
-    metas = sorted(glob.glob(os.path.join(directory, "meta-L*.json")))
+    files = compact.result_files(directory, ["summary", "meta"])   # plain or .gz
+    summaries, metas = ([p for p, _, _ in files[k]] for k in ("summary", "meta"))
     if not summaries:
         return []
     s = pd.concat([_read_csv(p) for p in summaries], ignore_index=True)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include "config/config.hpp"
 #include "output/contract.hpp"
@@ -305,6 +306,39 @@ TEST(ResultIo, MetadataCapsAndDamage) {
   write(tmp_path(p.meta), bad.dump());
   m = error_of([&] { ResultFiles(dir.path, 0, std::nullopt, "abc", 4); });
   EXPECT_NE(m.find("meta-L0.json is damaged (\"runs\" has the wrong type)"), std::string::npos) << m;
+}
+
+void write_gz(const fs::path& p, const std::string& s) {
+  gzFile f = gzopen(p.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(gzwrite(f, s.data(), static_cast<unsigned>(s.size())), static_cast<int>(s.size()));
+  ASSERT_EQ(gzclose(f), Z_OK);
+}
+
+TEST(ResultIo, AResumedCompressedLaunchEndsWithPlainFilesOnly) {
+  // A compressed launch being resumed (its points also in the .tmp files): the compressed final
+  // files are read as their plain bytes, and finalize() leaves the plain form only.
+  Dir dir;
+  const auto p = ResultPaths::of(dir.path, 0, std::nullopt);
+  killed_run(p, 2);
+  write_gz(fs::path(p.raw.string() + ".gz"), read(tmp_path(p.raw)));
+  write_gz(fs::path(p.summary.string() + ".gz"), read(tmp_path(p.summary)));
+  write_gz(fs::path(p.meta.string() + ".gz"), meta_of().dump());
+  ResultFiles files(dir.path, 0, std::nullopt, "abc", 4);
+  EXPECT_EQ(files.complete_points(), (std::set<int>{0, 1}));
+  files.start();
+  files.append({raw_row(2, 0), raw_row(2, 1)}, summary_row(2));
+  files.write_meta(meta_of());
+  files.finalize();
+  for (const fs::path& f : {p.raw, p.summary, p.meta}) {
+    EXPECT_TRUE(fs::exists(f)) << f;
+    EXPECT_FALSE(fs::exists(f.string() + ".gz")) << f;
+  }
+  EXPECT_EQ(read(p.summary), csv_line(summary_columns()) + summary_row(0) + summary_row(1) + summary_row(2));
+  // Both forms of one file: refused in one line naming both.
+  write_gz(fs::path(p.raw.string() + ".gz"), read(p.raw));
+  const std::string m = error_of([&] { ResultFiles(dir.path, 0, std::nullopt, "abc", 4); });
+  EXPECT_NE(m.find("holds both raw-L0.csv and raw-L0.csv.gz"), std::string::npos) << m;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #                                clock sync (window, round-time, residuals), exit codes (incl. a deliberately broken algorithm),
 #                                arrival patterns (the CSV's pattern and times, the barrier refusal),
 #                                reliability (issue #17: bounded inputs, damaged result files),
+#                                compressed (resume and analysis of .gz result files),
 #                                full_disk (issue #29: a tmpfs filled at several points; skipped
 #                                without permission to mount)
 # Run: ctest --test-dir build/<dir> -R driver
@@ -22,7 +23,7 @@ add_executable(collbench_test ${_driver_dir}/test_collbench.cpp)
 target_link_libraries(collbench_test PRIVATE collbench_obj collalgos)
 
 string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_FLAGS}")
-foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_disk phases arrival)
+foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_disk phases arrival compressed)
   set(_name driver.${COLLREPRO_MPI_FLAVOR}.${script})
   add_test(NAME ${_name} COMMAND bash ${_driver_dir}/${script}.sh)
   set_tests_properties(${_name} PROPERTIES

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import contract as C
 from . import loader
 from .errors import InputError
 
@@ -106,7 +107,8 @@ def result_dirs(paths):
         if not path.is_dir():
             raise InputError(f"{path}: not a directory; give result directories or results trees")
         candidates = [path] + sorted(p for p in path.rglob("*") if p.is_dir())
-        found += [d for d in candidates if any(d.glob("summary-*.csv")) or any(d.glob("raw-*.csv"))]
+        found += [d for d in candidates if any(next(d.glob(f"{kind}-*.csv{gz}"), None)
+                                               for kind in ("summary", "raw") for gz in ("", C.COMPRESSED_SUFFIX))]
     unique = list(dict.fromkeys(found))
     if not unique:
         raise InputError(f"{', '.join(map(str, paths))}: no result directory (summary-*.csv or "

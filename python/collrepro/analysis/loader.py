@@ -1,4 +1,5 @@
-"""Load result directories (raw-*.csv, summary-*.csv, meta-*.json).
+"""Load result directories (raw-*.csv, summary-*.csv, meta-*.json; each file plain or
+compressed, raw-L0.csv.gz: collrepro.compact).
 
 Directories of an earlier contract version are migrated to the current version in memory
 (migrate.py), with one note per directory on stderr.
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import compact
 from .. import contract as C
 from .. import safeio
 from . import migrate, schema
@@ -42,15 +44,28 @@ class ResultSet:
 
 
 def data_files(directory):
-    """{'raw'|'summary'|'meta': [(path, launch, slice)]}, temporary files skipped."""
-    files = {kind: [] for kind in C.FILE_KINDS}
-    for kind, spec in C.FILE_KINDS.items():
-        for path in sorted(directory.glob(f"{kind}-*.{spec['extension']}")):
-            if path.name.endswith(C.TMP_SUFFIX) or not path.is_file():
-                continue
-            _, launch, slc = schema.parse_file_name(path.name)
-            files[kind].append((path, launch, slc))
-    return files
+    """{'raw'|'summary'|'meta'|'phases': [(path, launch, slice)]}, each file plain or
+    compressed; temporary files skipped; a file in both forms refused (InputError)."""
+    try:
+        return compact.result_files(directory)
+    except safeio.UserError as err:
+        raise InputError(str(err)) from None
+
+
+def _find(directory, name):
+    """The path of result file `name` in either form, or None."""
+    try:
+        return compact.find(directory, name)
+    except safeio.UserError as err:
+        raise InputError(str(err)) from None
+
+
+def read_data(path, what="a result CSV"):
+    """The plain bytes of a result CSV in either form (size capped; one line when damaged)."""
+    try:
+        return compact.read_bytes(path, schema.MAX_CSV_BYTES, what)
+    except safeio.UserError as err:
+        raise InputError(str(err)) from None
 
 
 def read_meta(path, launch):
@@ -95,8 +110,10 @@ def file_integrity(directory, launch, slc=None, version=C.VERSION):
     files, lines = {}, {}
     for kind in ("raw", "summary"):
         name = C.file_name(kind, launch, slc)
-        schema.check_csv_size(Path(directory) / name, f"a {kind} CSV")
-        data = (Path(directory) / name).read_bytes()
+        path = _find(directory, name)
+        if path is None:
+            raise InputError(f"{Path(directory) / name}: missing (neither form is there)")
+        data = read_data(path, f"a {kind} CSV")
         lines[kind] = data.split(b"\n")[:-1]
         files[name] = {"rows": max(len(lines[kind]) - 1, 0), "sha256": hashlib.sha256(data).hexdigest()}
     return {"files": files, "points": _points_of(lines["raw"], lines["summary"], version)}
@@ -115,15 +132,14 @@ def verify_integrity(directory, metas):
             continue
         lines, problems = {}, []
         for name, want in record["files"].items():
-            path = directory / name
             if not isinstance(want, dict) or Path(name).name != name:
                 problems.append(f"the record names {safeio.excerpt(name)!r}, not a file of the directory")
                 continue
-            if not path.is_file():
+            path = _find(directory, name)
+            if path is None:
                 problems.append(f"{name} is missing")
                 continue
-            schema.check_csv_size(path)
-            data = path.read_bytes()
+            data = read_data(path)
             lines[name] = data.split(b"\n")[:-1]
             rows = max(len(lines[name]) - 1, 0)
             if rows != want.get("rows"):
@@ -208,7 +224,7 @@ def load_dir(directory):
         raise InputError(f"{directory}: not a directory")
     files = data_files(directory)
     if not files["raw"] and not files["summary"]:
-        raise InputError(f"{directory}: no raw-*.csv or summary-*.csv files")
+        raise InputError(f"{directory}: no raw-*.csv or summary-*.csv files (plain or .gz)")
     metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
     verify_integrity(directory, metas)
     frames, versions = {}, {}

@@ -20,6 +20,8 @@ arrival none, arrival_max_s 0, and the times from the last arrival are the times
 (time_from_last_s = time_s, median_from_last = median).
 """
 
+import gzip
+import io
 import re
 import json
 from math import comb
@@ -242,9 +244,15 @@ SAFEIO_TEMPORARY = re.compile(r"\.(?P<target>.+)(?:" + re.escape(safeio.TMP_TAG)
 
 
 def _write_atomically(path, write):
-    """Replace `path` whole (safeio.atomic_file: temporary sibling, fsync, rename)."""
-    with safeio.atomic_file(path, "w", newline="") as f:
-        write(f)
+    """Replace `path` whole (safeio.atomic_file: temporary sibling, fsync, rename), in the
+    same form: a compressed file (raw-L0.csv.gz) is rewritten compressed."""
+    if not C.is_compressed(Path(path).name):
+        with safeio.atomic_file(path, "w", newline="") as f:
+            write(f)
+        return
+    with safeio.atomic_file(path, "wb") as f, gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0) as z, \
+            io.TextIOWrapper(z, encoding="utf-8", newline="") as text:
+        write(text)
 
 
 def _refuse_unfinished(directory):

@@ -10,6 +10,7 @@ reduces totals: per launch the median over the valid repetitions, then the media
 launches. The stacked bars show, per shape and message size, each algorithm's phases.
 """
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from .. import contract as C
 from . import plotting as pl
 from .aggregate import shape_label
 from .errors import InputError
-from .schema import check_csv_size
+from .loader import data_files, read_data
 from .units import format_bytes
 
 # The columns of raw that identify a point's shape and context (joined onto the phase rows).
@@ -29,11 +30,8 @@ _CONTEXT = ["mpi_impl", "mpi_version", "nprocs", "placement", "family", "collect
 def read_dir(directory):
     """The phases rows of one result directory (empty frame when it has none)."""
     frames = []
-    for path in sorted(Path(directory).glob("phases-L*.csv")):
-        if C.parse_file_name(path.name) is None:
-            continue
-        check_csv_size(path, "a phases CSV")
-        frame = pd.read_csv(path)
+    for path, _, _ in data_files(Path(directory))["phases"]:
+        frame = pd.read_csv(io.BytesIO(read_data(path, "a phases CSV")))
         if list(frame.columns) != C.PHASES_COLUMNS:
             raise InputError(f"{path}: its columns are not the contract's phases columns "
                              f"({', '.join(C.PHASES_COLUMNS)}): re-run the launch or remove the file")

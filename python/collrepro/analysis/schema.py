@@ -7,10 +7,12 @@ by their exact header and checked against that version's layout (loader.py migra
 """
 
 import csv
+import io
 
 import numpy as np
 import pandas as pd
 
+from .. import compact
 from .. import contract as C
 from .. import safeio
 from .errors import InputError  # noqa: F401  (re-exported: schema.InputError)
@@ -76,16 +78,14 @@ def detect_versions(path, header, kind):
     raise InputError(_header_error(path, header, LAYOUTS[nearest]["tables"][kind]))
 
 
-def _check_structure(path, kind):
-    """Header of a known version, every row complete, file ends with a newline; -> versions."""
-    with open(path, "rb") as f:
-        data_end = f.seek(0, 2)
-        if data_end == 0:
-            raise InputError(f"{path}: empty file (no header row)")
-        f.seek(data_end - 1)
-        if f.read(1) != b"\n":
-            raise InputError(f"{path}: last line is not terminated (partial file?)")
-    with open(path, newline="", encoding="utf-8") as f:
+def _check_structure(path, kind, data):
+    """Header of a known version, every row complete, file ends with a newline; -> versions.
+    `data`: the file's plain bytes (either form: collrepro.compact)."""
+    if not data:
+        raise InputError(f"{path}: empty file (no header row)")
+    if not data.endswith(b"\n"):
+        raise InputError(f"{path}: last line is not terminated (partial file?)")
+    with io.StringIO(data.decode("utf-8"), newline="") as f:
         reader = csv.reader(f)
         header = [h.strip() for h in next(reader)]
         versions = detect_versions(path, header, kind)
@@ -97,7 +97,7 @@ def _check_structure(path, kind):
 
 
 def read_header(path):
-    with open(path, newline="", encoding="utf-8") as f:
+    with compact.text_stream(path, MAX_CSV_BYTES, "a result CSV") as f:
         return [h.strip() for h in next(csv.reader(f), [])]
 
 
@@ -109,7 +109,7 @@ def check_csv_size(path, what="a result CSV"):
 def read_meta_json(path):
     """A meta-*.json file's JSON value: size capped (MAX_META_BYTES), nesting bounded, UTF-8;
     every problem one line naming the file and the fix."""
-    text = safeio.read_bounded(path, MAX_META_BYTES, "a result metadata file")
+    text = compact.read_text(path, MAX_META_BYTES, "a result metadata file")
     try:
         return safeio.parse_json(text, path)
     except safeio.UserError as err:
@@ -203,8 +203,7 @@ def _convert(path, frame, version):
 def _unreadable(path, err):
     """One line for a file that is not CSV text at all (random bytes, NUL bytes, bad quoting)."""
     if isinstance(err, UnicodeDecodeError):
-        with open(path, "rb") as f:
-            line = f.read(err.start).count(b"\n") + 1
+        line = err.object[:err.start].count(b"\n") + 1
         what = f"line {line}: not UTF-8 text (byte 0x{err.object[err.start]:02x})"
     else:
         what = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
@@ -215,16 +214,19 @@ def _unreadable(path, err):
 def read_csv_checked(path, kind, launch):
     """Read a raw or summary CSV strictly; -> (typed frame, the contract versions whose layout
     the file has, newest first)."""
-    check_csv_size(path, f"a {kind} CSV")
     try:
-        return _read_csv_checked(path, kind, launch)
+        data = compact.read_bytes(path, MAX_CSV_BYTES, f"a {kind} CSV")
+    except safeio.UserError as err:
+        raise InputError(str(err)) from None
+    try:
+        return _read_csv_checked(path, kind, launch, data)
     except (UnicodeDecodeError, csv.Error, pd.errors.ParserError, StopIteration) as err:
         raise _unreadable(path, err) from None
 
 
-def _read_csv_checked(path, kind, launch):
-    versions = _check_structure(path, kind)
-    text = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+def _read_csv_checked(path, kind, launch, data):
+    versions = _check_structure(path, kind, data)
+    text = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, skipinitialspace=True)
     text.columns = [c.strip() for c in text.columns]
     for column in text.columns:
         text[column] = text[column].str.strip()
