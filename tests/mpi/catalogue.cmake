@@ -16,7 +16,7 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -DCOLLBENCH=$<TARGET_FILE:collbench> -DOUT=${COLLREPRO_CATALOGUE_JSON}
           -P ${CMAKE_CURRENT_LIST_DIR}/catalogue/write.cmake
   DEPENDS collbench ${CMAKE_CURRENT_LIST_DIR}/catalogue/write.cmake
-  COMMENT "collbench --list-algorithms --format json > tests/catalogue.json" VERBATIM)
+  COMMENT "collbench --list-algorithms --format json > catalogue.json (the build's catalogue)" VERBATIM)
 add_custom_target(collrepro_catalogue ALL DEPENDS ${COLLREPRO_CATALOGUE_JSON})
 
 # The catalogue itself, listed by a collbench started by this build's launcher; its MPI test
