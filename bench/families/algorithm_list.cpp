@@ -1,25 +1,71 @@
-// collbench --list-algorithms: every registered algorithm, without MPI, as CSV. The first six
-// columns are the original ones (scripts that read them keep working); then the source file
-// that registers the algorithm (relative to the repository) and its documentation page.
+// collbench --list-algorithms: the catalogue, every registered algorithm, without MPI.
+//   --format text (default) or csv: the CSV of old. The first six columns are the original ones
+//     (scripts that read them keep working); then the source file that registers the algorithm
+//     (relative to the repository) and its documentation page.
+//   --format json: the machine-readable catalogue {"algorithms": [...]}, one entry per
+//     (collective, name) in registry order, with every field the tools derive from it: the CTest
+//     lists (tests/mpi/catalogue/), docs/algorithms/README.md, the analysis defaults
+//     (python/collrepro/catalogue.py).
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
+#include "collrepro/intergroup.hpp"
 #include "collrepro/registry.hpp"
+#include "families/family.hpp"
 #include "output/csv.hpp"
 #include "run/driver.hpp"
-#include "families/family.hpp"
 
 namespace collbench {
+namespace {
 
-void list_algorithms(std::ostream& out) {
+std::string family_name(collrepro::Collective c) {
+  for (const FamilyAdapter* f : family_adapters())
+    if (f->handles(c)) return f->name();
+  return "-";
+}
+
+// Inter-group algorithms: which data directions they carry, probed on a 4 x 4 shape with data
+// in one direction (half) and in both (full). Other families have no duplex: null.
+nlohmann::json duplex(const collrepro::Algorithm& a) {
+  const auto* inter = dynamic_cast<const collrepro::inter::InterAlgorithm*>(&a);
+  if (!inter) return nullptr;
+  using collrepro::inter::Shape;
+  const auto mode = collrepro::PairMode::Intercomm;
+  const bool half = inter->supports(Shape::uniform(4, 4, 64, 0), mode).ok;
+  const bool full = inter->supports(Shape::uniform(4, 4, 64, 64), mode).ok;
+  return half && full ? "both" : half ? "half" : full ? "full" : "none";
+}
+
+}  // namespace
+
+void list_algorithms(std::ostream& out, const std::string& format) {
   const auto& registry = collrepro::Registry::global();
+  if (format == "json") {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto* a : registry.all()) {
+      const auto& i = a->info();
+      list.push_back({{"name", i.name},
+                      {"collective", collrepro::to_string(i.collective)},
+                      {"family", family_name(i.collective)},
+                      {"kind", collrepro::to_string(i.kind)},
+                      {"topology", i.topology},
+                      {"duplex", duplex(*a)},
+                      {"source", i.source},
+                      {"cost", i.cost},
+                      {"file", registry.source_file(*a)},
+                      {"doc", "docs/algorithms/" + i.name + ".md"},
+                      // Phases are a runner's (known once the call is prepared, under MPI).
+                      {"phases", nullptr}});
+    }
+    out << nlohmann::json{{"algorithms", list}}.dump(1) << "\n";
+    return;
+  }
   out << csv_line({"collective", "algorithm", "topology", "kind", "family", "source", "file", "doc"});
   for (const auto* a : registry.all()) {
     const auto& i = a->info();
-    std::string family = "-";
-    for (const FamilyAdapter* f : family_adapters())
-      if (f->handles(i.collective)) family = f->name();
-    out << csv_line({collrepro::to_string(i.collective), i.name, i.topology, collrepro::to_string(i.kind), family,
-                     i.source, registry.source_file(*a), "docs/algorithms/" + i.name + ".md"});
+    out << csv_line({collrepro::to_string(i.collective), i.name, i.topology, collrepro::to_string(i.kind),
+                     family_name(i.collective), i.source, registry.source_file(*a), "docs/algorithms/" + i.name + ".md"});
   }
 }
 

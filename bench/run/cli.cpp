@@ -59,7 +59,8 @@ std::optional<Options> parse_cli(int argc, char** argv, bool print) {
   app.add_option("--slice", slice, "run chunk S of T contiguous chunks of the point list (S/T, 0-based)");
   app.add_option("--set", o.sets, "override a config field: key=value (dotted key, YAML value); repeatable");
   app.add_flag("--dry-run", o.dry_run, "print the plan (points, skipped shapes and why) and exit");
-  app.add_option("--format", o.format, "dry-run output format")->check(CLI::IsMember({"text", "csv"}));
+  app.add_option("--format", o.format, "output format of --dry-run (text|csv) and --list-algorithms (text|csv|json)")
+      ->check(CLI::IsMember({"text", "csv", "json"}));
   std::string nprocs;
   app.add_option("--nprocs", nprocs, "dry-run: plan for N processes instead of the launched count");
   app.add_flag("--quiet", o.quiet, "no progress lines on stderr");
@@ -88,7 +89,10 @@ std::optional<Options> parse_cli(int argc, char** argv, bool print) {
     throw ConfigError("usage error: a configuration file is required: collbench CONFIG.yaml [options] (see --help)");
   if (o.clock_check >= 0 && o.dry_run) throw ConfigError("usage error: --clock-check and --dry-run exclude each other");
   if (o.nprocs && !o.dry_run) throw ConfigError("usage error: --nprocs plans a dry run only (add --dry-run)");
-  if (o.format != "text" && !o.dry_run) throw ConfigError("usage error: --format applies to --dry-run only");
+  if (o.format != "text" && !o.dry_run && !o.list_algorithms)
+    throw ConfigError("usage error: --format applies to --dry-run and --list-algorithms only");
+  if (o.format == "json" && !o.list_algorithms)
+    throw ConfigError("usage error: --format json applies to --list-algorithms only (--dry-run: text or csv)");
   return o;
 }
 

@@ -1,6 +1,6 @@
 // The command line of collbench (a contract other tools depend on; see bench/README.md):
 //   collbench CONFIG.yaml [--out DIR] [--launch L] [--slice S/T] [--set key=value]...
-//             [--dry-run [--format text|csv] [--nprocs N]] [--quiet] [--list-algorithms]
+//             [--dry-run [--format text|csv] [--nprocs N]] [--quiet] [--list-algorithms [--format text|csv|json]]
 //             [--get KEY] [--clock-check SECONDS]
 #pragma once
 

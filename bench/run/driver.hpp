@@ -11,7 +11,7 @@ namespace collbench {
 int run_driver(const Options& options, InterruptWatch& watch);
 
 // Without MPI: the registered algorithms (--list-algorithms) and a config value (--get).
-void list_algorithms(std::ostream& out);
+void list_algorithms(std::ostream& out, const std::string& format = "text");  // text|csv|json
 std::string read_file(const std::string& path);  // throws ConfigError
 
 }  // namespace collbench

@@ -64,7 +64,7 @@ int without_mpi(const std::optional<Options>& o) {
   const bool print = launcher_rank() == 0;
   if (!o) return kExitOk;  // --help was printed
   if (o->list_algorithms) {
-    if (print) list_algorithms(std::cout);
+    if (print) list_algorithms(std::cout, o->format);
     return stdout_written(print);
   }
   if (!o->get.empty()) {

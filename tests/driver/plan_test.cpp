@@ -140,7 +140,14 @@ settings:
     EXPECT_EQ(plan.point(i).family->name(), "intra");
     names.insert(plan.point(i).algorithm->info().name);
   }
-  EXPECT_EQ(names, (std::set<std::string>{"native", "gather-bcast"}));
+  // Every registered intra-allgather(v) and intra-gather algorithm, the catalogue's (no hand list).
+  std::set<std::string> registered;
+  for (const auto* a : collrepro::Registry::global().all())
+    if (a->info().collective == collrepro::Collective::IntraAllgather || a->info().collective == collrepro::Collective::IntraAllgatherv ||
+        a->info().collective == collrepro::Collective::IntraGather)
+      registered.insert(a->info().name);
+  EXPECT_TRUE(names.count("native") && names.count("gather-bcast"));
+  EXPECT_EQ(names, registered);
   EXPECT_EQ(column(plan, 0, "bytes_total"), "256");
   EXPECT_EQ(collbench::testing::error_of([&] { make_plan(parse_config(R"(
 experiment: p

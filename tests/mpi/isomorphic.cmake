@@ -1,7 +1,7 @@
-# MPI correctness tests of the isomorphic sparse collectives (seed 004): every registered
-# algorithm of neighbor-alltoall, neighbor-allgather and neighbor-alltoallw, compared bit for
-# bit with MPI_Neighbor_* on MPI_Dist_graph_create_adjacent (iso_check.cpp), plus a
-# registry-coverage test per collective (a newly registered algorithm without a test fails)
+# MPI correctness tests of the isomorphic sparse collectives (seed 004): every algorithm the
+# catalogue lists for neighbor-alltoall, neighbor-allgather and neighbor-alltoallw
+# (tests/mpi/catalogue.cmake; added at ctest time by tests/mpi/catalogue/isomorphic.cmake),
+# compared bit for bit with MPI_Neighbor_* on MPI_Dist_graph_create_adjacent (iso_check.cpp),
 # and a smoke test of the Table 2 set-up time hooks.
 #
 # Process counts: every algorithm runs at every count 1..8 (oversubscribed), spread over the
@@ -10,7 +10,6 @@
 add_executable(iso_check ${CMAKE_CURRENT_LIST_DIR}/iso_check.cpp)
 target_link_libraries(iso_check PRIVATE collalgos)
 
-set(COLLREPRO_ISO_ALGORITHMS straightforward torus torus-direct mpi-neighbor mpi-neighbor-remapped)
 set(COLLREPRO_ISO_NPS_neighbor-alltoall "2;5;8" CACHE STRING "Process counts of the neighbor-alltoall MPI tests")
 set(COLLREPRO_ISO_NPS_neighbor-allgather "1;3;6" CACHE STRING "Process counts of the neighbor-allgather MPI tests")
 set(COLLREPRO_ISO_NPS_neighbor-alltoallw "4;7" CACHE STRING "Process counts of the neighbor-alltoallw MPI tests")
@@ -39,17 +38,10 @@ function(_iso_test name np)
   set_property(TEST "mpi.${COLLREPRO_MPI_FLAVOR}.iso.${name}.np${np}" PROPERTY TIMEOUT 300)
 endfunction()
 
-string(REPLACE ";" "," _iso_names "${COLLREPRO_ISO_ALGORITHMS}")
-foreach(collective neighbor-alltoall neighbor-allgather neighbor-alltoallw)
-  _iso_test(${collective}.registry-coverage 1 --collective ${collective} --expect ${_iso_names})
-  set(_nps ${COLLREPRO_ISO_NPS_${collective}})
-  if(COLLREPRO_ISO_ALL_NPS)
-    set(_nps 1 2 3 4 5 6 7 8)
-  endif()
-  foreach(name ${COLLREPRO_ISO_ALGORITHMS})
-    foreach(np ${_nps})
-      _iso_test(${collective}.${name} ${np} --collective ${collective} --algorithm ${name} ${_iso_quick_flag})
-    endforeach()
-  endforeach()
-endforeach()
+set(ISO_CHECK $<TARGET_FILE:iso_check>)
+set(ISO_QUICK ${_iso_quick_flag})
+set(ISO_ENV ${_iso_env})
+collrepro_catalogue_tests(isomorphic ${CMAKE_CURRENT_LIST_DIR}/catalogue/isomorphic.cmake ISO_CHECK ISO_QUICK ISO_ENV
+                          COLLREPRO_ISO_ALL_NPS COLLREPRO_ISO_NPS_neighbor-alltoall COLLREPRO_ISO_NPS_neighbor-allgather
+                          COLLREPRO_ISO_NPS_neighbor-alltoallw)
 _iso_test(setup-times 4 --setup-times)

@@ -1,43 +1,92 @@
-"""The analysis tools' hand-kept algorithm catalogue agrees with the registry.
+"""The algorithm catalogue: one source (collbench --list-algorithms --format json), everything
+else generated from it or checked against it.
 
-Until the catalogue is generated from the registry, ``aggregate.DEFAULT_KINDS`` (the kind of an
-algorithm when the meta files do not say) and ``plotting._FIXED`` (one colour per algorithm)
-must name every registered algorithm, with the kind ``collbench --list-algorithms`` reports,
-and no two algorithms may share a colour. The registry comes from a collbench built from the
-current sources (the same lookup as test_references.py; skipped without one).
+- python/collrepro/catalogue.json (the committed snapshot the analysis reads without a build)
+  equals what `python3 -m collrepro.catalogue write` makes from a collbench built from the
+  current sources (skipped without one, the lookup of test_references.py);
+- docs/algorithms/README.md's table is the one generated from the snapshot;
+- README.md's algorithm tables list exactly the snapshot's (collective, name, kind);
+- the analysis defaults (aggregate.DEFAULT_KINDS, plotting's colours) are the snapshot's, one
+  distinct colour per name; the paper figure groups (figures.py, what each paper plotted) name
+  catalogue algorithms of the right collective, topology and kind;
+- the generator keeps colours when an algorithm is added, and `check` exits 1 on a stale table.
 
-Run: /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/test_catalogue.py
+Run: /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/test_catalogue.py (about 2 s)
 """
 
-from collrepro.analysis import plotting
+import pytest
+
+from collrepro import catalogue
+from collrepro.analysis import figures, plotting
 from collrepro.analysis.aggregate import DEFAULT_KINDS
-from test_references import registry
+from test_references import collbench, readme_algorithms
+
+SNAPSHOT = catalogue.load()
 
 
-def registered_kinds():
-    """{name: kind} of every registered algorithm (a name keeps one kind across collectives)."""
-    kinds = {}
-    for row in registry():
-        kinds.setdefault(row["algorithm"], set()).add(row["kind"])
-    assert all(len(k) == 1 for k in kinds.values()), f"a name registered with several kinds: {kinds}"
-    return {name: k.pop() for name, k in kinds.items()}
+def test_snapshot_is_the_registry_of_a_fresh_collbench():
+    fresh = catalogue.serialize(catalogue.build(catalogue.listing(collbench()), SNAPSHOT))
+    assert fresh == catalogue.serialize(SNAPSHOT), (
+        "python/collrepro/catalogue.json differs from collbench --list-algorithms --format json: "
+        "run python3 -m collrepro.catalogue write")
 
 
-def test_default_kinds_name_every_registered_algorithm_with_its_kind():
-    registered = registered_kinds()
-    missing = sorted(set(registered) - set(DEFAULT_KINDS))
-    wrong = sorted(f"{n}: {DEFAULT_KINDS[n]} (registry: {k})" for n, k in registered.items()
-                   if n in DEFAULT_KINDS and DEFAULT_KINDS[n] != k)
-    stale = sorted(set(DEFAULT_KINDS) - set(registered))
-    assert not (missing or wrong or stale), (
-        f"python/collrepro/analysis/aggregate.py DEFAULT_KINDS: missing {missing}, wrong kind {wrong}, "
-        f"not registered {stale}")
+def test_docs_index_table_is_generated_from_the_snapshot():
+    text = catalogue.DOCS_INDEX.read_text(encoding="utf-8")
+    assert catalogue.docs_index(SNAPSHOT, text) == text, (
+        "docs/algorithms/README.md's table is stale: run python3 -m collrepro.catalogue write")
+    # Every page the table links exists (a page is part of adding an algorithm).
+    missing = sorted({e["doc"] for e in SNAPSHOT["algorithms"]} - {
+        p.relative_to(catalogue.ROOT).as_posix() for p in catalogue.DOCS_INDEX.parent.glob("*.md")})
+    assert not missing, f"catalogue algorithms without a documentation page: {missing}"
 
 
-def test_every_registered_algorithm_has_its_own_colour():
-    registered = registered_kinds()
-    missing = sorted(set(registered) - set(plotting._FIXED))
-    assert not missing, f"python/collrepro/analysis/plotting.py _FIXED has no colour for {missing}"
+def test_readme_tables_match_the_snapshot():
+    listed = readme_algorithms()
+    catalogued = {(e["collective"], e["name"], e["kind"]) for e in SNAPSHOT["algorithms"]}
+    missing, extra = sorted(catalogued - listed), sorted(listed - catalogued)
+    assert not missing and not extra, (
+        "README.md's algorithm tables and python/collrepro/catalogue.json differ:\n"
+        + "".join(f"  catalogued but not in README.md: {c} {n} ({k})\n" for c, n, k in missing)
+        + "".join(f"  in README.md but not catalogued: {c} {n} ({k})\n" for c, n, k in extra))
+
+
+def test_analysis_defaults_are_the_snapshots():
+    names = {e["name"] for e in SNAPSHOT["algorithms"]}
+    assert DEFAULT_KINDS == catalogue.kinds(SNAPSHOT) and set(DEFAULT_KINDS) == names
+    order = [catalogue.KIND_ORDER.index(k) for k in DEFAULT_KINDS.values()]
+    assert order == sorted(order), "DEFAULT_KINDS: proposed, then baselines, then natives"
+    for e in SNAPSHOT["algorithms"]:
+        assert DEFAULT_KINDS[e["name"]] == e["kind"], f"{e['name']} has several kinds"
+    assert plotting._FIXED == SNAPSHOT["colours"] and set(plotting._FIXED) == names
     colours = [c.lower() for c in plotting._FIXED.values()]
-    shared = sorted({c for c in colours if colours.count(c) > 1})
-    assert not shared, f"python/collrepro/analysis/plotting.py _FIXED: colours used twice: {shared}"
+    assert len(set(colours)) == len(colours), "two algorithms share a colour"
+
+
+def test_paper_figure_groups_name_catalogue_algorithms():
+    by = {}
+    for e in SNAPSHOT["algorithms"]:
+        by.setdefault((e["collective"], e["name"]), e)
+    bad = [f"SEED000[{t}]: {n}" for t, ns in figures.SEED000.items() for n in ns
+           if by.get(("allgather", n), {}).get("topology") != t]
+    bad += [f"SEED001[{c}]: {n}" for c, ns in figures.SEED001.items() for n in ns if (c, n) not in by]
+    bad += [f"SEED000_PAIRS[{t}]: {pair}" for t, pair in figures.SEED000_PAIRS.items()
+            if [DEFAULT_KINDS.get(n) for n in pair] != ["baseline", "proposed"] or not set(pair) <= set(figures.SEED000[t])]
+    bad += [f"SEED001_PROPOSED[{c}]: {n}" for c, n in figures.SEED001_PROPOSED.items()
+            if by.get((c, n), {}).get("kind") != "proposed"]
+    collectives = {e["collective"] for e in SNAPSHOT["algorithms"]}
+    bad += [f"SEED004 {stem}: {c}" for stem, (cs, _) in figures.SEED004.items() for c in cs if c not in collectives]
+    assert not bad, "figure groups that do not match the catalogue:\n" + "\n".join(bad)
+
+
+def test_generator_keeps_colours_and_check_flags_a_stale_table(tmp_path):
+    entries = SNAPSHOT["algorithms"]
+    new = dict(entries[-1], name="a-new-algorithm", doc="/".join(["docs", "algorithms", "a-new-algorithm.md"]))
+    grown = catalogue.build(entries + [new], SNAPSHOT)
+    assert {n: grown["colours"][n] for n in SNAPSHOT["colours"]} == SNAPSHOT["colours"]
+    assert grown["colours"]["a-new-algorithm"] not in SNAPSHOT["colours"].values()
+    text = catalogue.DOCS_INDEX.read_text(encoding="utf-8")
+    assert "a-new-algorithm" in catalogue.docs_index(grown, text)
+    assert catalogue.docs_index(grown, text) != text
+    with pytest.raises(catalogue.safeio.UserError, match="no catalogue table markers"):
+        catalogue.docs_index(SNAPSHOT, "# Algorithms\n")

@@ -14,6 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from .. import catalogue
 from ..contract import SUMMARY_MEASUREMENT_COLUMNS
 from .schema import IDENTITY_COLUMNS, InputError
 
@@ -34,16 +35,10 @@ SUMMARY_STAT_COLUMNS = [c for c in SUMMARY_MEASUREMENT_COLUMNS if c not in COEFF
 # Tail percentiles: of the valid repetitions before the Tukey filter (the filter cuts the tail).
 TAIL_COLUMNS = [c for c in SUMMARY_STAT_COLUMNS if re.fullmatch(r"p[0-9]+", c)]     # p50, p90, p99
 
-# Fallback algorithm kinds when the meta files do not list them.
-DEFAULT_KINDS = {
-    "halfduplex-fc": "proposed", "halfduplex-fc-minvol": "proposed", "halfduplex-ring": "proposed",
-    "fullduplex-allgather": "proposed", "fullduplex-allgatherv": "proposed",
-    "fullduplex-allgatherv-ordered": "proposed", "torus": "proposed",
-    "torus-direct": "proposed",
-    "eurompi-twostep": "baseline", "root-gathering": "baseline",
-    "ring-allgather": "baseline", "straightforward": "baseline", "gather-bcast": "baseline",
-    "native": "native", "mpi-neighbor": "native", "mpi-neighbor-remapped": "native",
-}
+# Fallback algorithm kinds when the meta files do not list them: the catalogue's
+# (python/collrepro/catalogue.json, generated from collbench --list-algorithms --format json),
+# proposed first, then baselines, then natives.
+DEFAULT_KINDS = catalogue.kinds()
 
 
 AGG_COLUMNS = (POINT_KEY + ["setting", "kind", "block_ratio"] + STAT_COLUMNS + TAIL_COLUMNS + ["tick_s"]

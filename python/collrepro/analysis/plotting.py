@@ -19,22 +19,16 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
+from .. import catalogue  # noqa: E402
 from .aggregate import DEFAULT_KINDS  # noqa: E402
 from .units import format_bytes, time_unit  # noqa: E402
 
 CONTEXT_COLUMNS = ["experiment", "mpi_impl", "mpi_version", "nodes", "nprocs", "ppn",
                    "placement", "sync", "clock"]
 _PALETTE = [f"C{i}" for i in range(10)]
-# One distinct colour per algorithm, the same in every figure.
-_FIXED = {
-    "halfduplex-fc": "#1f77b4", "halfduplex-fc-minvol": "#6a5acd", "halfduplex-ring": "#17becf",
-    "fullduplex-allgather": "#000080",
-    "fullduplex-allgatherv": "#9467bd", "fullduplex-allgatherv-ordered": "#e377c2",
-    "torus": "#008080", "torus-direct": "#800000", "root-gathering": "#d62728",
-    "ring-allgather": "#8c564b",
-    "eurompi-twostep": "#2ca02c", "straightforward": "#7f7f7f", "native": "#ff7f0e",
-    "mpi-neighbor": "#daa520", "mpi-neighbor-remapped": "#bcbd22", "gather-bcast": "#ff1493",
-}
+# One distinct colour per algorithm, the same in every figure: the catalogue's
+# (python/collrepro/catalogue.json; a new algorithm gets a free colour when it is generated).
+_FIXED = catalogue.colours()
 
 
 @dataclass

@@ -1,0 +1,97 @@
+// bruck: Allgather(v) by Bruck's concatenation algorithm, point to point, for any number of
+// processes: a second mock-up for the performance guidelines (a native MPI_Allgather(v) slower
+// than this one, built from MPI_Sendrecv, violates "MPI_Allgather(v) <= the same collective by
+// point-to-point rounds"; seed 002 §3.4 states the guideline idea, the textbook doubling
+// algorithms its §2).
+//
+// Source: J. Bruck, C.-T. Ho, S. Kipnis, E. Upfal, D. Weathersby, "Efficient algorithms for
+//   all-to-all communications in multiport message-passing systems", IEEE TPDS 8(11), 1997:
+//   the one-port concatenation (index) algorithm, here without its final local rotation: every
+//   block is received directly at its displacement through an MPI_Type_create_hindexed type.
+// Cost: ceil(log2 n) alpha + (K - k) beta for equal blocks k (K = n k); Allgatherv: the sum over
+//   rounds of the largest bytes a rank receives (plan: cost_terms).
+// Cases: any n >= 1 (not only powers of two: the last round sends n - 2^k blocks), zero-byte
+//   blocks, unequal blocks with gaps between displacements; counts must fit an MPI int.
+// Errata: none (no pseudocode is transcribed).
+// Plan: collrepro/bruck_plan.hpp, algorithms/intra/bruck_plan.cpp (checked by
+//   tests/unit/bruck_plan_test.cpp for n = 1..64). Executor: this file.
+// Documentation: docs/algorithms/bruck.md.
+#include <cstring>
+
+#include "collrepro/bruck_plan.hpp"
+#include "collrepro/intra.hpp"
+#include "collrepro/mpi.hpp"
+
+namespace collrepro::intra {
+namespace {
+
+class BruckRunner final : public Runner {
+ public:
+  BruckRunner(MPI_Comm comm, const Args& args) : comm_(comm), args_(args) {
+    int n = 0;
+    check(MPI_Comm_size(comm, &n), "MPI_Comm_size");
+    check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+    for (const auto& round : bruck::plan(n, rank_))
+      steps_.push_back({round.send_to, round.recv_from, blocks_type(round.send_blocks), blocks_type(round.recv_blocks)});
+  }
+  void run() override {
+    const auto own = static_cast<std::size_t>(rank_);
+    std::byte* mine = args_.recv + args_.recv_displs[own];
+    if (args_.recv_counts[own] > 0 && mine != args_.send) std::memmove(mine, args_.send, args_.recv_counts[own]);
+    for (const auto& s : steps_)
+      check(MPI_Sendrecv(args_.recv, 1, s.send_type.get(), s.to, kTag, args_.recv, 1, s.recv_type.get(), s.from, kTag,
+                         comm_, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+  }
+
+ private:
+  static constexpr int kTag = 17;
+  struct Step {
+    int to, from;
+    Datatype send_type, recv_type;
+  };
+  // The listed blocks at their displacements in the receive buffer, as one datatype.
+  Datatype blocks_type(const std::vector<int>& blocks) const {
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> displs;
+    for (int b : blocks) {
+      const auto j = static_cast<std::size_t>(b);
+      lengths.push_back(mpi_count(args_.recv_counts[j], "bruck block length"));
+      displs.push_back(static_cast<MPI_Aint>(args_.recv_displs[j]));
+    }
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    check(MPI_Type_create_hindexed(static_cast<int>(blocks.size()), lengths.data(), displs.data(), MPI_BYTE, &t),
+          "MPI_Type_create_hindexed");
+    return Datatype::commit(t);
+  }
+
+  MPI_Comm comm_;
+  const Args& args_;
+  int rank_ = 0;
+  std::vector<Step> steps_;
+};
+
+// One registration per collective: bruck of intra-allgather and of intra-allgatherv.
+template <Collective C>
+class Bruck final : public IntraAlgorithm {
+ public:
+  Bruck()
+      : IntraAlgorithm({"bruck", C, "fully-connected", Kind::Baseline,
+                        "Bruck et al., IEEE TPDS 8(11) 1997, one-port concatenation; performance-guideline mock-up",
+                        "ceil(log2 n) alpha + (K - k) beta (equal blocks)"}) {}
+  Cost cost(const Shape& s) const override {
+    const auto t = bruck::cost_terms(s.blocks);
+    return {t.rounds, t.bytes};
+  }
+  std::unique_ptr<Runner> prepare(MPI_Comm comm, const Args& args) const override {
+    return std::make_unique<BruckRunner>(comm, args);
+  }
+};
+
+using BruckAllgather = Bruck<Collective::IntraAllgather>;
+using BruckAllgatherv = Bruck<Collective::IntraAllgatherv>;
+COLLREPRO_REGISTER(BruckAllgather);
+COLLREPRO_REGISTER(BruckAllgatherv);
+
+}  // namespace
+}  // namespace collrepro::intra

@@ -1,0 +1,46 @@
+# ctest time (included by the generated catalogue-tests-<family>.cmake): reading the catalogue
+# and adding MPI tests the way collrepro_mpi_test (tests/CMakeLists.txt) does at configure time.
+
+# catalogue_algorithms(<out> <collective>): the names of <collective>'s algorithms, in catalogue order.
+# Without a catalogue (collbench not built yet) one failing test says so, and the list is empty.
+set(_catalogue_text "")
+if(EXISTS "${COLLREPRO_CATALOGUE_JSON}")
+  file(READ "${COLLREPRO_CATALOGUE_JSON}" _catalogue_text)
+  string(JSON _catalogue_n ERROR_VARIABLE _catalogue_err LENGTH "${_catalogue_text}" algorithms)
+  if(_catalogue_err)
+    set(_catalogue_text "")
+  endif()
+endif()
+if(_catalogue_text STREQUAL "")
+  add_test(mpi.${COLLREPRO_MPI_FLAVOR}.catalogue.${CATALOGUE_FAMILY} "${CMAKE_COMMAND}" -E echo
+           "no readable ${COLLREPRO_CATALOGUE_JSON}: build collbench (cmake --build --preset ${COLLREPRO_MPI_FLAVOR}) to list the ${CATALOGUE_FAMILY} MPI tests")
+  set_tests_properties(mpi.${COLLREPRO_MPI_FLAVOR}.catalogue.${CATALOGUE_FAMILY} PROPERTIES
+                       WILL_FAIL TRUE LABELS "mpi;${COLLREPRO_MPI_FLAVOR}")
+endif()
+
+function(catalogue_algorithms out collective)
+  set(_names)
+  if(NOT _catalogue_text STREQUAL "")
+    math(EXPR _last "${_catalogue_n} - 1")
+    foreach(i RANGE ${_last})
+      string(JSON _c GET "${_catalogue_text}" algorithms ${i} collective)
+      if(_c STREQUAL collective)
+        string(JSON _name GET "${_catalogue_text}" algorithms ${i} name)
+        list(APPEND _names ${_name})
+      endif()
+    endforeach()
+  endif()
+  set(${out} ${_names} PARENT_SCOPE)
+endfunction()
+
+# catalogue_mpi_test(<name> <np> <executable> [args...]): mpi.<flavor>.<name>.np<np>, launched
+# with this build's launcher and the MPI test environment, plus CATALOGUE_EXTRA_ENV where the
+# caller sets it. Sets CATALOGUE_TEST to the test's name.
+function(catalogue_mpi_test name np exe)
+  set(_test "mpi.${COLLREPRO_MPI_FLAVOR}.${name}.np${np}")
+  add_test(${_test} "${MPIEXEC_EXECUTABLE}" ${MPIEXEC_NUMPROC_FLAG} ${np} ${COLLREPRO_MPIEXEC_EXTRA}
+           ${MPIEXEC_PREFLAGS} "${exe}" ${MPIEXEC_POSTFLAGS} ${ARGN})
+  set_tests_properties(${_test} PROPERTIES LABELS "mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 900
+                       ENVIRONMENT "${COLLREPRO_MPI_TEST_ENV};${CATALOGUE_EXTRA_ENV}")
+  set(CATALOGUE_TEST ${_test} PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,17 @@
+# ctest time: the isomorphic MPI tests of every algorithm in the catalogue (see ../isomorphic.cmake).
+#   mpi.<flavor>.iso.<collective>.<algorithm>.np<N>   iso_check against MPI_Neighbor_*
+set(CATALOGUE_EXTRA_ENV "${ISO_ENV}")
+foreach(collective neighbor-alltoall neighbor-allgather neighbor-alltoallw)
+  catalogue_algorithms(_names ${collective})
+  set(_nps ${COLLREPRO_ISO_NPS_${collective}})
+  if(COLLREPRO_ISO_ALL_NPS)
+    set(_nps 1 2 3 4 5 6 7 8)
+  endif()
+  foreach(name ${_names})
+    foreach(np ${_nps})
+      catalogue_mpi_test(iso.${collective}.${name} ${np} "${ISO_CHECK}"
+                         --collective ${collective} --algorithm ${name} ${ISO_QUICK})
+      set_tests_properties(${CATALOGUE_TEST} PROPERTIES TIMEOUT 300)
+    endforeach()
+  endforeach()
+endforeach()
