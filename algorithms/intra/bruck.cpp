@@ -13,7 +13,7 @@
 // Cases: any n >= 1 (not only powers of two: the last round sends n - 2^k blocks), zero-byte
 //   blocks, unequal blocks with gaps between displacements; counts must fit an MPI int.
 // Errata: none (no pseudocode is transcribed).
-// Plan: collrepro/bruck_plan.hpp, algorithms/intra/bruck_plan.cpp (checked by
+// Plan: collrepro/bruck_plan.hpp, algorithms/intra/plan/bruck_plan.cpp (checked by
 //   tests/unit/bruck_plan_test.cpp for n = 1..64). Executor: this file.
 // Documentation: docs/algorithms/bruck.md.
 #include <cstring>

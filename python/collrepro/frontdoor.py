@@ -70,6 +70,8 @@ VERBS = {
     "timing-study": Verb("collrepro.timing_study", "main", "timing-study",
                          "the synchronization-method comparison: run, sim, report", "bench/timing-study",
                          ANALYSIS),
+    "compact": Verb("collrepro.compact", "main", "compact",
+                    "store finished result directories gzip-compressed, in place (--check: dry run)", ""),
 }
 
 DEBIAN_PACKAGES = {"numpy": "python3-numpy", "pandas": "python3-pandas", "scipy": "python3-scipy",
