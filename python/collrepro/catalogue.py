@@ -68,7 +68,8 @@ def colours(snapshot=None):
 
 def listing(collbench):
     """The registry of a collbench binary: its --list-algorithms --format json entries."""
-    env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    from collrepro.launch import RUN_AS_ROOT
+    env = {**os.environ, **RUN_AS_ROOT}
     try:
         run = subprocess.run([str(collbench), "--list-algorithms", "--format", "json"], capture_output=True,
                              text=True, timeout=120, env=env, check=False)
