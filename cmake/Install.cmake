@@ -41,7 +41,7 @@ install(FILES ${PROJECT_BINARY_DIR}/install/collreproConfig.cmake
 
 # The tools, their data and the documentation, in the repository's layout under P/share/collrepro.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/collrepro DESTINATION ${_share}/python
-        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+        FILES_MATCHING PATTERN "*.py" PATTERN "*.json" PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs ${PROJECT_SOURCE_DIR}/contract ${PROJECT_SOURCE_DIR}/docs
         DESTINATION ${_share})
 install(FILES ${PROJECT_SOURCE_DIR}/slurm/array.sbatch.in ${PROJECT_SOURCE_DIR}/slurm/README.md

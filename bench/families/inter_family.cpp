@@ -128,13 +128,9 @@ class InterPoint final : public RunnerPoint {
     ValidationRun v{"world rank " + std::to_string(world_rank_) + " (group " + side_name(side) + " rank " +
                         std::to_string(me) + ")",
                     &send_, &recv_, {}, [&] { runner_->run(); }, {}, "", collrepro::inter_expected(counts_, displs_, side, salt_)};
-    if (native_ && native_pair_) {
-      v.native = [&] { native_->prepare(*native_pair_, args_)->run(); };
-      v.native_name = native_->info().name;
-    }
+    if (native_pair_) v.compare_with(native_, *native_pair_, args_);
     return validate_run(v);
   }
-
 
  protected:
   collrepro::Runner* runner() const override { return runner_.get(); }

@@ -113,13 +113,9 @@ class IntraPoint final : public RunnerPoint {
   std::optional<std::string> validate() override {
     ValidationRun v{"world rank " + std::to_string(rank_), &send_, &recv_, [&] { reset_receive(); },
                     [&] { runner_->run(); }, {}, "", expected()};
-    if (native_ && native_ != &algo_) {
-      v.native = [&] { native_->prepare(comm_, args_)->run(); };
-      v.native_name = native_->info().name;
-    }
+    if (native_ != &algo_) v.compare_with(native_, comm_, args_);
     return validate_run(v);
   }
-
 
  protected:
   collrepro::Runner* runner() const override { return runner_.get(); }

@@ -185,13 +185,9 @@ class IsoPoint final : public RunnerPoint {
     ValidationRun v{"world rank " + std::to_string(world_rank_) + " (torus rank " + std::to_string(comm_.rank()) + ")",
                     &send_, &recv_, {}, [&] { runner_->run(); }, {}, "",
                     collrepro::neighbor_expected(kind, args_.recv_counts, args_.recv_displs, comm_.sources(), salt_)};
-    if (native_) {
-      v.native = [&] { native_->prepare(comm_, args_)->run(); };
-      v.native_name = native_->info().name;
-    }
+    v.compare_with(native_, comm_, args_);
     return validate_run(v);
   }
-
 
  protected:
   collrepro::Runner* runner() const override { return runner_.get(); }

@@ -23,6 +23,15 @@ struct ValidationRun {
   std::function<void()> native;                    // the native call into *recv, or empty
   std::string native_name;
   std::vector<collrepro::ExpectedBlock> expected;  // what *recv must hold after call()
+
+  // Also compare with `native` prepared on `comm` with the same arguments (nullptr: no
+  // comparison). comm and args must outlive the run.
+  template <class Algo, class Comm, class Args>
+  void compare_with(const Algo* native, const Comm& comm, const Args& args) {
+    if (!native) return;
+    this->native = [native, &comm, &args] { native->prepare(comm, args)->run(); };
+    native_name = native->info().name;
+  }
 };
 
 // Collective like the calls it makes: the native call runs even after an error, so that
