@@ -91,3 +91,21 @@ def test_meta_problems_names_a_promised_key_not_written_and_an_unpromised_one():
     assert any("'surprise' is written but not in the contract" in p for p in problems)
     assert any(p.startswith("key 'build' has") for p in problems)
     assert any("'socket' is not one of none|core" in p for p in problems)
+
+
+def test_the_writer_values_check_refuses_a_value_outside_the_contract():
+    """tests/driver/check_contract_values.py (ctest driver.contract_values, fed by the C++ enums,
+    families and registry) fails for a value the contract lacks and for a set it leaves out."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "driver" / "check_contract_values.py"
+    spec = importlib.util.spec_from_file_location("check_contract_values", path)
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    values = {name: list(v) for name, v in C.ENUM_SETS.items()}
+    assert check.problems_of(values) == []
+    values["placement"].append("scatter")
+    del values["resync"]
+    problems = check.problems_of(values)
+    assert any("placement: 'scatter' is not one of" in p for p in problems)
+    assert any("the loader refuses" in p and "scatter" in p for p in problems)
+    assert any(p.startswith("set resync:") for p in problems)
