@@ -80,6 +80,8 @@ def _meta_as_written():
 
 def test_meta_problems_names_a_promised_key_not_written_and_an_unpromised_one():
     assert C.meta_problems(_meta_as_written()) == []
+    assert set(C.META_REQUIRED) <= set(C.META_KEYS) and set(C.META_SOMETIMES) <= set(C.META_KEYS)
+    assert set(C.META_NESTED) <= set(C.META_KEYS)
     assert "built_utc" not in C.META_NESTED["build"] and "built_utc" not in C.CONTRACT["meta"]["keys"]["build"]
     meta = _meta_as_written()
     del meta["setup_s"]
