@@ -5,26 +5,13 @@
 
 namespace collrepro {
 
-const char* to_string(Collective c) {
-  switch (c) {
-    case Collective::Allgather: return "allgather";
-    case Collective::Allgatherv: return "allgatherv";
-    case Collective::NeighborAlltoall: return "neighbor-alltoall";
-    case Collective::NeighborAllgather: return "neighbor-allgather";
-    case Collective::NeighborAlltoallw: return "neighbor-alltoallw";
-    case Collective::IntraAllgather: return "intra-allgather";
-    case Collective::IntraAllgatherv: return "intra-allgatherv";
-    case Collective::IntraGather: return "intra-gather";
-    case Collective::IntraBcast: return "intra-bcast";
-  }
-  return "?";
-}
+const char* contract::to_string(Collective c) { return name(c).data(); }
 
 const std::vector<Collective>& all_collectives() {
-  static const std::vector<Collective> all = {
-      Collective::Allgather,       Collective::Allgatherv,      Collective::NeighborAlltoall,
-      Collective::NeighborAllgather, Collective::NeighborAlltoallw, Collective::IntraAllgather,
-      Collective::IntraAllgatherv, Collective::IntraGather,     Collective::IntraBcast};
+  static const std::vector<Collective> all = [] {
+    const auto values = contract::all<Collective>();
+    return std::vector<Collective>(values.begin(), values.end());
+  }();
   return all;
 }
 
@@ -37,14 +24,7 @@ Collective collective_from_string(const std::string& s) {
   throw std::invalid_argument("unknown collective '" + s + "' (use one of " + names + ")");
 }
 
-const char* to_string(Kind k) {
-  switch (k) {
-    case Kind::Proposed: return "proposed";
-    case Kind::Baseline: return "baseline";
-    case Kind::Native: return "native";
-  }
-  return "?";
-}
+const char* contract::to_string(Kind k) { return name(k).data(); }
 
 Registry& Registry::global() {
   static Registry registry;

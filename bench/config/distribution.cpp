@@ -1,33 +1,28 @@
 #include "config/distribution.hpp"
 
+#include <algorithm>
+
 #include "config/config_yaml.hpp"
 #include "run/errors.hpp"
 
 namespace collbench {
 
-std::string Distribution::name() const {
-  switch (kind) {
-    case Kind::Equal: return "equal";
-    case Kind::Arithmetic: return "arithmetic";
-    case Kind::Random: return "random";
-  }
-  return "?";
-}
+std::string Distribution::name() const { return std::string(collrepro::contract::name(kind)); }
 
 Distribution parse_distribution(const std::string& text, const std::string& field) {
   Distribution d;
   d.field = field;
   const std::string head = text.substr(0, text.find(':'));
-  if (head == "equal" || head == "arithmetic") {
-    d.kind = head == "equal" ? Distribution::Kind::Equal : Distribution::Kind::Arithmetic;
+  const auto kind = collrepro::contract::parse<Distribution::Kind>(head);
+  if (kind) {
+    d.kind = *kind;
     if (head == text) return d;
-  } else if (head == "random") {
-    d.kind = Distribution::Kind::Random;
-    if (head == text) return d;
-    const std::string seed = text.substr(head.size() + 1);
-    const std::string form = "= " + quote(text) + ": the seed must be a non-negative integer, e.g. random:7";
-    d.seed = static_cast<std::uint64_t>(parse_count(seed, field, form));
-    return d;
+    if (d.kind == Distribution::Kind::Random) {
+      const std::string seed = text.substr(head.size() + 1);
+      const std::string form = "= " + quote(text) + ": the seed must be a non-negative integer, e.g. random:7";
+      d.seed = static_cast<std::uint64_t>(parse_count(seed, field, form));
+      return d;
+    }
   }
   throw config_error(field, "= " + quote(text) + " is not a distribution (use equal, arithmetic, random or random:<seed>)");
 }
@@ -48,6 +43,11 @@ std::vector<std::size_t> distribute(const Distribution& d, std::size_t s, int n)
     }
   }
   return v;
+}
+
+std::pair<std::size_t, std::size_t> nominal_sizes(std::size_t size, std::size_t ka, std::size_t kb) {
+  const std::size_t big = std::max(ka, kb);
+  return {size / big * ka + size % big * ka / big, size / big * kb + size % big * kb / big};
 }
 
 }  // namespace collbench

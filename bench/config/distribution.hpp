@@ -7,13 +7,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "collrepro/contract_enums.hpp"
 
 namespace collbench {
 
 // How Allgatherv block sizes vary between the processes of a group (distribute()).
 struct Distribution {
-  enum class Kind { Equal, Arithmetic, Random } kind = Kind::Equal;
+  using Kind = collrepro::contract::DistributionKind;  // enums.distribution
+  Kind kind = Kind::Equal;
   std::uint64_t seed = 0;  // Random only
   std::string field;
 
@@ -24,8 +28,13 @@ struct Distribution {
 //   equal       s each
 //   arithmetic  2 (i+1) ceil(s/n): seed 001's generator (mean ~ s, largest ~ 2s)
 //   random      uniform in [0, 2s] from a fixed hash of (i, n, s, seed): mean ~ s, reproducible
-// The Python tools recompute these (python/collrepro/distributions.py): keep both in step.
+// The Python tools recompute these (python/collrepro/distributions.py); both are checked against
+// contract/golden/distributions.json (tests/driver/golden_test.cpp, tests/python/test_golden.py).
 std::vector<std::size_t> distribute(const Distribution& d, std::size_t s, int n);
+
+// (s_A, s_B): the swept size split by the block ratio ka:kb, the larger side getting `size`
+// (integer arithmetic, no overflow for any size that fits in 64 bits).
+std::pair<std::size_t, std::size_t> nominal_sizes(std::size_t size, std::size_t ka, std::size_t kb);
 
 // Parses "equal", "arithmetic", "random" or "random:<seed>"; ConfigError naming `field`.
 Distribution parse_distribution(const std::string& text, const std::string& field);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "collrepro/contract_enums.hpp"
 #include "collrepro/group_pair.hpp"
 #include "run/errors.hpp"
 
@@ -58,7 +59,9 @@ PlacementResult by_package(int p, int q, std::span<const RankLocality> ranks, st
 }  // namespace
 
 const std::vector<std::string>& placement_names() {
-  static const std::vector<std::string> names = {"block", "interleaved", "nodes", "sockets"};
+  // enums.placement of the contract (the placement column)
+  static const std::vector<std::string> names(collrepro::contract::kPlacementNames.begin(),
+                                              collrepro::contract::kPlacementNames.end());
   return names;
 }
 

@@ -297,9 +297,7 @@ class InterFamily final : public TypedFamily<InterAlgorithm, InterShape, InterSe
       for (const BlockRatio& b : keys.blocks)
         for (const Distribution& dist : dists)
           for (std::size_t size : sweep.sizes) {
-            const std::size_t big = std::max(b.ka, b.kb);
-            const std::size_t sa = size / big * b.ka + size % big * b.ka / big;
-            const std::size_t sb = size / big * b.kb + size % big * b.kb / big;
+            const auto [sa, sb] = nominal_sizes(size, b.ka, b.kb);
             Shape shape = sweep.collective == Collective::Allgather
                               ? Shape::uniform(p, q, sa, sb)
                               : Shape{p, q, distribute(dist, sa, p), distribute(dist, sb, q)};

@@ -82,7 +82,9 @@ class IsoShape final : public PointShape {
     return {{"neighborhood", configured_},
             {"dims", dims_text(shape_.dims)},
             {"neighbors", std::to_string(shape_.neighborhood.size())},
-            {"block_rule", shape_.rule == iso::BlockRule::Uniform ? "uniform" : "distance"},
+            {"block_rule", std::string(collrepro::contract::name(shape_.rule == iso::BlockRule::Uniform
+                                                                     ? collrepro::contract::BlockRule::Uniform
+                                                                     : collrepro::contract::BlockRule::Distance))},
             {"block_min", std::to_string(lo)},
             {"block_max", std::to_string(hi)}};
   }

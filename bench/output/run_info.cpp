@@ -14,6 +14,7 @@
 #include <regex>
 #include <string_view>
 
+#include "collrepro/contract_enums.hpp"
 #include "output/fileio.hpp"
 
 namespace collbench {
@@ -22,12 +23,14 @@ MpiLibrary parse_mpi_library(const std::string& text) {
   MpiLibrary m;
   m.full = text;
   m.library = text.substr(0, text.find('\n'));
-  if (text.find("SMPI") != std::string::npos) m.impl = "smpi";  // SimGrid: "SMPI Version 3.32. ..."
-  else if (text.find("Open MPI") != std::string::npos) m.impl = "openmpi";
-  else if (text.find("Intel(R) MPI") != std::string::npos) m.impl = "intel";
-  else if (text.find("MVAPICH") != std::string::npos) m.impl = "mvapich";
-  else if (text.find("MPICH") != std::string::npos) m.impl = "mpich";
-  else m.impl = "other";
+  using collrepro::contract::MpiImpl;
+  MpiImpl impl = MpiImpl::Other;  // enums.mpi_impl of the contract
+  if (text.find("SMPI") != std::string::npos) impl = MpiImpl::Smpi;  // SimGrid: "SMPI Version 3.32. ..."
+  else if (text.find("Open MPI") != std::string::npos) impl = MpiImpl::Openmpi;
+  else if (text.find("Intel(R) MPI") != std::string::npos) impl = MpiImpl::Intel;
+  else if (text.find("MVAPICH") != std::string::npos) impl = MpiImpl::Mvapich;
+  else if (text.find("MPICH") != std::string::npos) impl = MpiImpl::Mpich;
+  m.impl = collrepro::contract::name(impl);
   std::smatch match;
   static const std::regex version(R"((\d+\.\d+(\.\d+)?[a-z0-9]*))");
   std::string head = text;

@@ -13,26 +13,15 @@
 // plus the smallest delay: time_s) and from the last (plus the largest: time_from_last_s).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <span>
-#include <string_view>
-#include <utility>
 #include <vector>
 
 #include "config/enums.hpp"
 
 namespace collbench {
 
-enum class ArrivalPattern { None, OneLate, Linear, Random };
-
-template <>
-struct EnumNames<ArrivalPattern> {
-  static constexpr std::array table{std::pair{ArrivalPattern::None, std::string_view("none")},
-                                    std::pair{ArrivalPattern::OneLate, std::string_view("one-late")},
-                                    std::pair{ArrivalPattern::Linear, std::string_view("linear")},
-                                    std::pair{ArrivalPattern::Random, std::string_view("random")}};
-};
+using ArrivalPattern = collrepro::contract::ArrivalPattern;  // enums.arrival (config/enums.hpp)
 
 // The largest max_delay a configuration may ask for (seconds).
 inline constexpr double kMaxArrivalDelay = 1.0;

@@ -6,6 +6,8 @@ became machine-readable) is described by V1 below, so that old result directorie
 be read and documented.
 
   python3 -m collrepro.contract --markdown     # results/CONTRACT.md (generated, do not edit)
+  python3 -m collrepro.contract --golden       # contract/golden/*.json (the slice rule, the
+                                               # distributions; the C++ and Python tests read them)
 """
 
 import json
@@ -56,16 +58,25 @@ FLOAT_COLUMNS = {c for c, t in TYPES.items() if t == "float"}
 STR_COLUMNS = {c for c, t in TYPES.items() if t == "str"}
 OPTIONAL_COLUMNS = {c for c, col in COLUMNS.items() if col.get("optional")}
 NONEMPTY_COLUMNS = {c for c, col in COLUMNS.items() if col.get("nonempty")}
-ENUMS = {c: list(col["enum"]) for c, col in COLUMNS.items() if "enum" in col}
+# The closed sets of values ("enums"; the C++ enums are generated from the same table), and each
+# enumerated column's allowed values: a named set, or an inline list (the 0/1 columns).
+ENUM_SETS = {name: list(spec["values"]) for name, spec in CONTRACT["enums"].items() if name != "about"}
+ENUMS = {c: list(ENUM_SETS[col["enum"]] if isinstance(col["enum"], str) else col["enum"])
+         for c, col in COLUMNS.items() if "enum" in col}
 
 FAMILY_OF_COLLECTIVE = {coll: name for name, fam in FAMILIES.items() for coll in fam["collectives"]}
 COLLECTIVES = list(FAMILY_OF_COLLECTIVE)
+# The families and their collectives are the enums family and collective, in the same order.
+assert ENUM_SETS["family"] == list(FAMILIES), "contract.json: enums.family differs from the families"
+assert ENUM_SETS["collective"] == COLLECTIVES, "contract.json: enums.collective differs from the families' collectives"
 # Shape column -> the families that fill it (every other family leaves it empty).
 SHAPE_OWNERS = {c: {name for name, fam in FAMILIES.items() if c in fam["shape"]} for c in SHAPE_COLUMNS}
 
 _PY_TYPES = {"int": int, "str": str, "float": float, "bool": bool}
 META_REQUIRED = {k: _PY_TYPES[t] for k, t in CONTRACT["meta"]["required"].items()}
 META_KEYS = CONTRACT["meta"]["keys"]
+META_SOMETIMES = CONTRACT["meta"]["sometimes"]      # keys written only in some launches, and when
+META_NESTED = CONTRACT["meta"]["nested"]            # the keys of some object-valued keys
 
 FILE_RE = re.compile(CONTRACT["files"]["pattern"])
 TMP_SUFFIX = CONTRACT["files"]["temporary_suffix"]
@@ -125,6 +136,103 @@ def array_task(launch, slc, slices):
     return launch * slices + slc
 
 
+def slice_of(point, n, t):
+    """The slice (0..t-1) of t over n points that holds `point`; None outside 0..n-1."""
+    for s in range(t):
+        begin, end = slice_range(n, s, t)
+        if begin <= point < end:
+            return s
+    return None
+
+
+def value_problem(column, value):
+    """Why `value` (a CSV cell's text) is not a value of the enumerated `column`; None when it
+    is, or when the column is not enumerated."""
+    allowed = ENUMS.get(column)
+    if allowed is None or str(value) in map(str, allowed):
+        return None
+    return f"column {column}: {value!r} is not one of {'|'.join(map(str, allowed))}"
+
+
+def meta_problems(meta, simulated=False):
+    """What a launch's metadata (a dict, as collbench writes it) lacks or has beyond the
+    contract: every key of meta.keys is written except those of meta.sometimes, nothing else is,
+    and the nested objects of meta.nested have exactly their keys. -> list of one-line problems."""
+    problems = [f"key {k!r} is written but not in the contract" for k in meta if k not in META_KEYS]
+    problems += [f"key {k!r} is promised but not written" for k in META_KEYS
+                 if k not in meta and k not in META_SOMETIMES]
+    for key, keys in META_NESTED.items():
+        value = meta.get(key)
+        if isinstance(value, dict) and sorted(value) != sorted(keys):
+            problems.append(f"key {key!r} has {sorted(value)}, the contract says {sorted(keys)}")
+    for key, enum in (("binding", "binding"),):
+        requested = (meta.get(key) or {}).get("requested")
+        if requested is not None and requested not in ENUM_SETS[enum]:
+            problems.append(f"key {key}.requested: {requested!r} is not one of {'|'.join(ENUM_SETS[enum])}")
+    return problems
+
+
+# ---------------------------------------------------------------- golden vectors
+
+GOLDEN_DIR = os.path.join(os.path.dirname(CONTRACT_PATH), "golden")
+# The grids of the golden vectors: every (n, t, s) slice and every distribution at these shapes.
+GOLDEN_SLICE_N = list(range(0, 13)) + [100, 1001]
+GOLDEN_SLICE_T = [1, 2, 3, 4, 5, 7, 16]
+GOLDEN_SIZES = [0, 1, 7, 64, 1000, 4096, 1 << 20, (1 << 31) - 1]
+GOLDEN_PROCS = [1, 2, 3, 5, 8, 16]
+GOLDEN_SEEDS = [0, 1, 7, 12345678901234]
+GOLDEN_RATIOS = [(1, 1), (1, 2), (2, 1), (1, 4), (3, 5), (7, 25)]
+
+
+def golden_slices():
+    cases = [{"n": n, "t": t, "s": s, "begin": b, "end": e}
+             for n in GOLDEN_SLICE_N for t in GOLDEN_SLICE_T for s in range(t)
+             for b, e in [slice_range(n, s, t)]]
+    return {"about": "slice s of t over n points: [begin, end) (slice_rule); generated by "
+                     "`python3 -m collrepro.contract --golden` (run from python/), checked by "
+                     "tests/driver/golden_test.cpp and tests/python/test_golden.py", "cases": cases}
+
+
+def golden_distributions():
+    from .distributions import distribute, nominal_sizes
+    cases = []
+    for dist in ENUM_SETS["distribution"]:
+        for seed in (GOLDEN_SEEDS if dist == "random" else [0]):
+            for s in GOLDEN_SIZES:
+                for n in GOLDEN_PROCS:
+                    cases.append({"distribution": dist, "seed": seed, "s": s, "n": n,
+                                  "blocks": list(distribute(dist, s, n, seed))})
+    nominal = [{"size": size, "ka": ka, "kb": kb, "s_a": a, "s_b": b}
+               for size in GOLDEN_SIZES + [(1 << 62) + 3] for ka, kb in GOLDEN_RATIOS
+               for a, b in [nominal_sizes(size, ka, kb)]]
+    return {"about": "block sizes of every distribution (distribute: n processes, nominal size s, "
+                     "seed) and the nominal sizes (s_A, s_B) of a swept size split by the block "
+                     "ratio ka:kb; generated by `python3 -m collrepro.contract --golden` (run "
+                     "from python/), checked by tests/driver/golden_test.cpp and "
+                     "tests/python/test_golden.py", "cases": cases, "nominal": nominal}
+
+
+GOLDEN = {"slice.json": golden_slices, "distributions.json": golden_distributions}
+
+
+def golden_text(name):
+    """The text of golden file `name` as the Python implementation computes it (one case a line)."""
+    data = GOLDEN[name]()
+    lines = ["{", f'  "about": {json.dumps(data["about"])},']
+    lists = [k for k in data if k != "about"]
+    for i, key in enumerate(lists):
+        rows = ",\n".join("    " + json.dumps(row, separators=(", ", ": ")) for row in data[key])
+        lines.append(f'  "{key}": [\n{rows}\n  ]' + ("," if i + 1 < len(lists) else ""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_golden():
+    from . import safeio
+    for name in GOLDEN:
+        safeio.write_text(os.path.join(GOLDEN_DIR, name), golden_text(name))
+
+
 # ---------------------------------------------------------------- version 1
 
 # The format of result directories written before contract version 2 (no contract_version
@@ -178,7 +286,8 @@ def _column_row(name):
     if col.get("optional"):
         notes.append("may be empty")
     if "enum" in col:
-        notes.append(" \\| ".join(f"`{v}`" for v in col["enum"]))
+        named = f" (enum `{col['enum']}`)" if isinstance(col["enum"], str) else ""
+        notes.append(" \\| ".join(f"`{v}`" for v in ENUMS[name]) + named)
     if SINCE[name] > 2:
         notes.append(f"since version {SINCE[name]}")
     where = "core" if name not in SHAPE_OWNERS else ", ".join(f for f in FAMILIES if f in SHAPE_OWNERS[name])
@@ -226,6 +335,10 @@ def markdown():
             "| family | collectives | shape columns | about |", "|---|---|---|---|"]
     out += [f"| `{name}` | {_code_list(f['collectives'])} | {_code_list(f['shape'])} | {_cell(f['about'])} |"
             for name, f in FAMILIES.items()]
+    out += ["", "## Enums", "", CONTRACT["enums"]["about"], "",
+            "| enum | C++ type | values | about |", "|---|---|---|---|"]
+    out += [f"| `{name}` | `{CONTRACT['enums'][name]['cpp']}` | {_code_list(values)} | "
+            f"{_cell(CONTRACT['enums'][name]['about'])} |" for name, values in ENUM_SETS.items()]
     out += ["", "## Columns", "",
             "`where`: core columns are filled in every row; a shape column only in the rows of "
             "the families named.", "",
@@ -236,7 +349,11 @@ def markdown():
             "Required keys and their types: "
             + ", ".join(f"`{k}` ({t})" for k, t in CONTRACT["meta"]["required"].items()) + ".", "",
             "| key | meaning |", "|---|---|"]
-    out += [f"| `{k}` | {_cell(v)} |" for k, v in META_KEYS.items()]
+    out += [f"| `{k}` | {_cell(v)}"
+            + (f" (written {_cell(META_SOMETIMES[k])})" if k in META_SOMETIMES else "")
+            + (f"; keys {_code_list(META_NESTED[k])}" if k in META_NESTED else "") + " |"
+            for k, v in META_KEYS.items()]
+    out += ["", "Every other key is in every launch's metadata; none beyond these is written."]
     out += ["", "Algorithm names are the registry's (kebab-case); every meta lists the "
             "algorithms of its launch with their family, topology and kind "
             "(proposed, baseline or native).", "",
@@ -246,6 +363,12 @@ def markdown():
             "recomputes the statistics from the raw rows anyway); `analysis/analyze migrate "
             "DIR` rewrites a directory in the current version once, with fresh integrity "
             "records. collbench refuses to resume into a directory of another version.", "",
+            "Version 6 changed no column: it bound every enumerated column to a named set of "
+            "values (enums above; version 5 left placement, collective and mpi_impl open and "
+            "promised a build.built_utc that collbench never wrote). A version 5 directory "
+            "is read as version 6 when every value is in the sets (`migrate` rewrites its "
+            "metadata's contract_version); otherwise the loader refuses it with one line "
+            "naming the file, the line, the column and the value.", "",
             "### Version 1", "",
             "Result directories written before version 2 have no `contract_version` in their "
             "meta files. The Python tools read them by migrating them to the current version "
@@ -261,8 +384,11 @@ def markdown():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--golden"]:
+        write_golden()
+        return 0
     if argv != ["--markdown"]:
-        print("usage: python3 -m collrepro.contract --markdown", file=sys.stderr)
+        print("usage: python3 -m collrepro.contract --markdown | --golden", file=sys.stderr)
         return 2
     sys.stdout.write(markdown())
     return 0

@@ -1,7 +1,8 @@
 """Allgatherv block sizes per group: equal, arithmetic, random.
 
-This must match `distribute()` in bench/families/inter_family.cpp bit for bit (the Python tools
-recompute K_A and K_B of old result directories with it): change both together.
+This must match `distribute()` and `nominal_sizes()` in bench/config/distribution.cpp bit for bit
+(the Python tools recompute K_A and K_B of old result directories with it): both are held to
+contract/golden/distributions.json (tests/python/test_golden.py, tests/driver/golden_test.cpp).
 
   equal       s for every process
   arithmetic  2 (i+1) ceil(s/n): seed 001's generator (mean ~ s, largest ~ 2s)
@@ -13,7 +14,9 @@ seed 0 gives exactly the values of the generator without a seed.
 
 from functools import lru_cache
 
-NAMES = ("equal", "arithmetic", "random")
+from .contract import ENUM_SETS
+
+NAMES = tuple(ENUM_SETS["distribution"])   # the contract's set, in its order
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
@@ -46,8 +49,8 @@ def distribute(dist, s, n, seed=0):
 def nominal_sizes(size, ka, kb):
     """(s_A, s_B): the swept size split by the block ratio kA:kB; the larger side gets size.
 
-    As InterFamily::shapes in bench/families/inter_family.cpp (integer arithmetic, no overflow for
-    any size that fits in 64 bits).
+    As nominal_sizes() in bench/config/distribution.cpp (integer arithmetic, no overflow for any
+    size that fits in 64 bits).
     """
     big = max(ka, kb)
     return (size // big * ka + size % big * ka // big,

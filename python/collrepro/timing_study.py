@@ -49,7 +49,6 @@ METHODS = {
 CLOCK_SYNCS = ("linear", "hierarchical")
 DEFAULT_NPS = (2, 4, 8, 16)
 JSON_LIMIT = 16 * safeio.MIB   # a launch's metadata or a --clock-check record: a few KiB
-CSV_LIMIT = 256 * safeio.MIB   # a launch's summary: one row per point
 
 
 def _say(message):
@@ -169,14 +168,6 @@ def _reading(path):
         raise UserError(f"{path}: not a result the report can read ({what}); {REDO}") from None
 
 
-def _read_csv(path):
-    import pandas as pd
-
-    data = compact.read_bytes(path, CSV_LIMIT, "a launch summary")   # plain or .gz
-    with _reading(path):
-        return pd.read_csv(io.BytesIO(data))
-
-
 def _read_json(path):
     record = safeio.parse_json(compact.read_text(path, JSON_LIMIT, "a timing-study record"), path)
     if not isinstance(record, dict):
@@ -197,17 +188,15 @@ def launches_under_half(n, invalid):
 
 
 def _block_rows(directory, method, np_):
-    import pandas as pd
-
-    files = compact.result_files(directory, ["summary", "meta"])   # plain or .gz
-    summaries, metas = ([p for p, _, _ in files[k]] for k in ("summary", "meta"))
-    if not summaries:
+    if not compact.result_files(directory, ["summary"])["summary"]:   # plain or .gz
         return []
-    s = pd.concat([_read_csv(p) for p in summaries], ignore_index=True)
+    from .analysis import loader   # the contract's reader: checked columns, values, integrity
+
+    results = loader.load_summaries(directory)
+    s = results.summary
     sync_s, oversub = [], False
-    for p in metas:
-        m = _read_json(p)
-        with _reading(p):
+    for m in results.metas:
+        with _reading(m["_path"]):
             sync_s.append(float(m["sync"]["sync_cost"]["seconds"]))
             oversub = oversub or _oversubscribed(m.get("oversubscription"))
     rows = []

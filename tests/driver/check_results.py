@@ -107,6 +107,8 @@ def main():
             for k in META:
                 if k not in meta:
                     problem(f"meta-{sfx}.json: missing key {k}")
+            for p in C.meta_problems(meta):  # every promised key written, none unpromised
+                problem(f"meta-{sfx}.json: {p}")
             if meta.get("contract_version") != C.VERSION:
                 problem(f"meta-{sfx}.json: contract_version {meta.get('contract_version')} != {C.VERSION}")
             if meta.get("launch") != launch:

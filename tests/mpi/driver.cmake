@@ -15,6 +15,7 @@ set(_driver_dir ${PROJECT_SOURCE_DIR}/tests/driver)
 file(GLOB _driver_unit_sources CONFIGURE_DEPENDS ${_driver_dir}/*_test.cpp)
 add_executable(driver_unit ${_driver_unit_sources})
 target_link_libraries(driver_unit PRIVATE collbench_obj collalgos GTest::gtest_main)
+target_compile_definitions(driver_unit PRIVATE COLLREPRO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")  # golden_test.cpp
 gtest_discover_tests(driver_unit TEST_PREFIX "driver." PROPERTIES LABELS driver DISCOVERY_TIMEOUT 60)
 
 # collbench plus two test-only algorithms: a deliberately wrong one (the validation-failure exit
@@ -36,3 +37,11 @@ endforeach()
 set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.clock_sync PROPERTIES RUN_SERIAL TRUE)
 # full_disk mounts a small tmpfs (root only); where mount is not permitted it exits 77: skipped.
 set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.full_disk PROPERTIES SKIP_RETURN_CODE 77)
+
+# Every value the writer can produce (each C++ enum, the families, the registry) through the
+# Python contract and the loader's column check (no MPI run; about a second).
+add_executable(contract_values ${_driver_dir}/contract_values.cpp)
+target_link_libraries(contract_values PRIVATE collbench_obj collalgos)
+add_test(NAME driver.contract_values
+         COMMAND /usr/bin/python3 ${_driver_dir}/check_contract_values.py $<TARGET_FILE:contract_values>)
+set_tests_properties(driver.contract_values PROPERTIES LABELS driver TIMEOUT 60)

@@ -278,3 +278,21 @@ def write_installations(root, installations, points, experiment="synth", launche
             config=config, start_utc=f"2024-01-{n + 1:02d}T00:00:00Z",
             extra_meta={"mpi_library": f"{impl} library {version} (synthetic)", **(extra or ONE_PER_CORE)}))
     return out
+
+
+def write_timing_block(directory, medians, invalid, *, reps=40, sync_s=0.001, oversubscribed=False):
+    """A timing-study block (timing-study run's DIR/<method>/np<N>): one launch per median, each
+    with reps repetitions of which invalid[l] are invalid, an allgather of 1024 bytes, launch l's
+    clock synchronization taking sync_s (l + 1); summaries and metadata only, as the study keeps."""
+    directory = Path(directory)
+    write_result_set(directory, [point("native", msg_bytes=1024)], launches=len(medians), reps=reps,
+                     time_fn=lambda pt, launch, rep: medians[launch],
+                     valid_fn=lambda pt, launch, rep: 0 if rep < invalid[launch] else 1)
+    for launch in range(len(medians)):
+        (directory / f"raw-L{launch}.csv").unlink()
+        path = directory / f"meta-L{launch}.json"
+        meta = json.loads(path.read_text())
+        meta.update(sync={"sync_cost": {"seconds": sync_s * (launch + 1)}},
+                    oversubscription={"oversubscribed": oversubscribed})
+        path.write_text(json.dumps(meta))
+    return directory

@@ -50,3 +50,64 @@ def test_module_prints_markdown(capsys):
     assert C.main(["--markdown"]) == 0
     assert capsys.readouterr().out == C.markdown()
     assert C.main([]) == 2
+
+
+def test_every_enumerated_column_names_a_set_of_the_contract():
+    """Every str column with a closed set names one of enums (int 0/1 columns list theirs)."""
+    for name, col in C.COLUMNS.items():
+        if "enum" in col:
+            assert isinstance(col["enum"], str) == (col["type"] == "str"), name
+            if isinstance(col["enum"], str):
+                assert col["enum"] in C.ENUM_SETS, name
+    for column in ("sync", "clock", "arrival", "collective", "family", "topology", "placement",
+                   "distribution", "block_rule", "mpi_impl"):
+        assert column in C.ENUMS, column
+    assert "round-time" in C.ENUMS["sync"] and "smpi" in C.ENUMS["mpi_impl"]
+    assert C.ENUM_SETS["collective"] == C.COLLECTIVES and C.ENUM_SETS["family"] == list(C.FAMILIES)
+    for name in ("kind", "resync", "binding", "clock_sync"):   # meta and configuration sets
+        assert C.ENUM_SETS[name]
+    assert C.value_problem("sync", "round-time") is None
+    assert "not one of" in C.value_problem("placement", "scatter")
+
+
+def _meta_as_written():
+    """A launch's metadata with exactly the keys collbench writes (none of the sometimes keys)."""
+    meta = {k: None for k in C.META_KEYS if k not in C.META_SOMETIMES}
+    meta.update({k: {sub: None for sub in keys} for k, keys in C.META_NESTED.items()})
+    meta["binding"]["requested"] = "core"
+    return meta
+
+
+def test_meta_problems_names_a_promised_key_not_written_and_an_unpromised_one():
+    assert C.meta_problems(_meta_as_written()) == []
+    assert set(C.META_REQUIRED) <= set(C.META_KEYS) and set(C.META_SOMETIMES) <= set(C.META_KEYS)
+    assert set(C.META_NESTED) <= set(C.META_KEYS)
+    assert "built_utc" not in C.META_NESTED["build"] and "built_utc" not in C.CONTRACT["meta"]["keys"]["build"]
+    meta = _meta_as_written()
+    del meta["setup_s"]
+    meta["build"]["built_utc"] = "2026-01-01T00:00:00Z"
+    meta["surprise"] = 1
+    meta["binding"]["requested"] = "socket"
+    problems = C.meta_problems(meta)
+    assert any("'setup_s' is promised but not written" in p for p in problems)
+    assert any("'surprise' is written but not in the contract" in p for p in problems)
+    assert any(p.startswith("key 'build' has") for p in problems)
+    assert any("'socket' is not one of none|core" in p for p in problems)
+
+
+def test_the_writer_values_check_refuses_a_value_outside_the_contract():
+    """tests/driver/check_contract_values.py (ctest driver.contract_values, fed by the C++ enums,
+    families and registry) fails for a value the contract lacks and for a set it leaves out."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "driver" / "check_contract_values.py"
+    spec = importlib.util.spec_from_file_location("check_contract_values", path)
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    values = {name: list(v) for name, v in C.ENUM_SETS.items()}
+    assert check.problems_of(values) == []
+    values["placement"].append("scatter")
+    del values["resync"]
+    problems = check.problems_of(values)
+    assert any("placement: 'scatter' is not one of" in p for p in problems)
+    assert any("the loader refuses" in p and "scatter" in p for p in problems)
+    assert any(p.startswith("set resync:") for p in problems)

@@ -234,3 +234,34 @@ def test_v4_reads_as_simultaneous_arrival_and_migrates(tmp_path, capsys):
     assert capsys.readouterr().err == ""
     pd.testing.assert_frame_equal(after.raw, before.raw)
     pd.testing.assert_frame_equal(after.summary, before.summary)
+
+
+# ---------------------------------------------------------------- version 5 -> 6
+
+def test_v5_reads_as_current_and_migrate_bumps_the_metadata(tmp_path, capsys):
+    """Version 6 changed no column: a version 5 directory whose values are all in the sets reads
+    as is (one note), and migrate rewrites only its metadata."""
+    d = S.write_result_set(tmp_path / "v5", [S.point("native")], launches=2, reps=4, version=5)
+    raw_before = (d / "raw-L0.csv").read_bytes()
+    loaded = loader.load([d])
+    assert "uses results contract v5; read as v6" in capsys.readouterr().err
+    assert list(loaded.summary.columns[:-1]) == C.SUMMARY_COLUMNS
+    assert cli.main(["migrate", str(d)]) == 0
+    assert json.loads((d / "meta-L0.json").read_text())["contract_version"] == C.VERSION == 6
+    assert (d / "raw-L0.csv").read_bytes() == raw_before
+    capsys.readouterr()
+    loader.load([d])
+    assert capsys.readouterr().err == ""
+
+
+def test_v5_value_outside_the_sets_is_refused_in_one_line(tmp_path):
+    """Version 5 left placement open: a value the contract's set lacks is refused by the loader,
+    with one line naming the file, line, column and value (migrate refuses it the same way)."""
+    d = S.write_result_set(tmp_path / "v5", [S.point("native")], launches=1, reps=2, version=5,
+                           placement="scatter")
+    with pytest.raises(InputError) as err:
+        loader.load([d])
+    text = str(err.value)
+    assert "\n" not in text and "line 2: column placement" in text and "'scatter'" in text
+    assert "block|interleaved|nodes|sockets" in text
+    assert cli.main(["migrate", str(d)]) == 2

@@ -8,16 +8,14 @@ import pytest
 from collrepro import timing_study as ts
 from collrepro.safeio import UserError
 
+import synthetic
+
 
 def write_block(root, method, np_, medians, invalid, oversubscribed, sync_s=0.001):
-    d = root / method / f"np{np_}"
-    d.mkdir(parents=True)
-    for launch, (med, bad) in enumerate(zip(medians, invalid)):
-        pd.DataFrame([{"collective": "allgather", "msg_bytes": 1024, "median": med, "n": 40, "n_invalid": bad}]
-                     ).to_csv(d / f"summary-L{launch}.csv", index=False)
-        meta = {"sync": {"sync_cost": {"seconds": sync_s * (launch + 1)}},
-                "oversubscription": {"oversubscribed": oversubscribed}}
-        (d / f"meta-L{launch}.json").write_text(json.dumps(meta))
+    """A block as timing-study run leaves it: contract summaries and metadata, no raw files (the
+    report reads them through the loader)."""
+    return synthetic.write_timing_block(root / method / f"np{np_}", medians, invalid, sync_s=sync_s,
+                                        oversubscribed=oversubscribed)
 
 
 def check_json(kind, np_, seconds):

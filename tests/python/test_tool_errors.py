@@ -22,6 +22,8 @@ from collrepro.installations import cli as collmpi_cli
 from collrepro.installations import registry
 from collrepro.slurm import state
 
+import synthetic
+
 REPO = Path(__file__).resolve().parents[2]
 SIMRUN = REPO / "bench" / "sim" / "simrun"
 CONFIG = REPO / "configs" / "quick.yaml"
@@ -176,10 +178,7 @@ def test_timing_study_names_the_known_installations_before_any_mpi_work(dirs):
 
 
 def test_timing_study_report_keeps_the_previous_report_when_an_input_is_damaged(tmp_path):
-    block = tmp_path / "barrier" / "np2"
-    block.mkdir(parents=True)
-    (block / "summary-L0.csv").write_text("collective,msg_bytes,median,n,n_invalid\nallgather,1024,1e-05,40,0\n")
-    (block / "meta-L0.json").write_text(json.dumps({"sync": {"sync_cost": {"seconds": 0.001}}}))
+    block = synthetic.write_timing_block(tmp_path / "barrier" / "np2", [1e-5], [0])
     assert ts.report(str(tmp_path), str(tmp_path / "out")) == 0
     before = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
     assert set(before) == {"study.csv", "residuals.csv", "study.md", "spread.png", ".collrepro-output"}  # no temporaries left
@@ -192,13 +191,12 @@ def test_timing_study_report_keeps_the_previous_report_when_an_input_is_damaged(
 def test_timing_study_report_is_all_or_nothing_on_a_full_disk(tmp_path, monkeypatch):
     """A write that fails (ENOSPC) for the third file: the previous report directory stays as it
     was, byte for byte, and no temporary is left beside it."""
-    block = tmp_path / "barrier" / "np2"
-    block.mkdir(parents=True)
-    (block / "summary-L0.csv").write_text("collective,msg_bytes,median,n,n_invalid\nallgather,1024,1e-05,40,0\n")
+    synthetic.write_timing_block(tmp_path / "barrier" / "np2", [1e-5], [0])
     out = tmp_path / "out"
     assert ts.report(str(tmp_path), str(out)) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    (block / "summary-L0.csv").write_text("collective,msg_bytes,median,n,n_invalid\nallgather,1024,2e-05,40,0\n")
+    shutil.rmtree(tmp_path / "barrier" / "np2")
+    synthetic.write_timing_block(tmp_path / "barrier" / "np2", [2e-5], [0])
     real = ts._write_file
 
     def full_disk_at_study_md(path, data):

@@ -10,8 +10,9 @@ PLAN.csv is collbench's own `--dry-run --format csv` output. Checks, without col
 - every pair has exactly R raw repetitions 0..R-1;
 - every meta is complete, ran N processes, and records the Slurm array job (JOB, or T=JOB for
   task T) and the array task id launch * S + slice.
-Prints one line per problem and exits 1 if there is any. File names come from collrepro.contract;
-the slicing rule is restated here on purpose (it is what this check verifies).
+Prints one line per problem and exits 1 if there is any. File names and the slice rule come from
+collrepro.contract (one implementation per language; contract/golden/slice.json checks the Python
+one against collbench's).
 """
 
 import argparse
@@ -48,13 +49,8 @@ def main():
         else:
             default_job = j
 
-    def slice_of(point):  # collbench's rule: the first n % S slices hold one point more
-        base, extra = divmod(n, a.slices)
-        for s in range(a.slices):
-            begin = s * base + min(s, extra)
-            if begin <= point < begin + base + (1 if s < extra else 0):
-                return s
-        return None
+    def slice_of(point):  # the contract's slice rule (its one Python implementation)
+        return C.slice_of(point, n, a.slices)
 
     slc_of = lambda s: s if a.slices > 1 else None  # noqa: E731  (one slice: no -S part)
     # The optional kinds (the phases file, written only with timing.phases) are not expected here.

@@ -119,11 +119,11 @@ def file_integrity(directory, launch, slc=None, version=C.VERSION):
     return {"files": files, "points": _points_of(lines["raw"], lines["summary"], version)}
 
 
-def verify_integrity(directory, metas):
+def verify_integrity(directory, metas, kinds=None):
     """Check every launch's files against its metadata's "integrity" (row counts, SHA-256,
     point fingerprints); raise InputError naming the file and the damaged points. Metadata
     without it (written before collbench recorded it) is not an error: the directory goes to
-    UNVERIFIED."""
+    UNVERIFIED. kinds: check only the files of these kinds (None: every file the record names)."""
     unverified = False
     for meta in metas:
         record = meta.get("integrity")
@@ -132,6 +132,8 @@ def verify_integrity(directory, metas):
             continue
         lines, problems = {}, []
         for name, want in record["files"].items():
+            if kinds is not None and (C.parse_file_name(str(name)) or ("",))[0] not in kinds:
+                continue
             if not isinstance(want, dict) or Path(name).name != name:
                 problems.append(f"the record names {safeio.excerpt(name)!r}, not a file of the directory")
                 continue
@@ -217,18 +219,12 @@ def _one_version(directory, versions):
     return max(common)
 
 
-def load_dir(directory):
-    """Load one result directory; raise InputError on any contract violation."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise InputError(f"{directory}: not a directory")
-    files = data_files(directory)
-    if not files["raw"] and not files["summary"]:
-        raise InputError(f"{directory}: no raw-*.csv or summary-*.csv files (plain or .gz)")
-    metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
-    verify_integrity(directory, metas)
+def _read_tables(directory, files, metas, kinds):
+    """{kind: one frame of the directory's files of that kind}, each file checked against the
+    contract, an earlier version migrated in memory (one note on stderr); launches incomplete
+    warned of; duplicate summary rows refused."""
     frames, versions = {}, {}
-    for kind in ("raw", "summary"):
+    for kind in kinds:
         frames[kind] = []
         for path, launch, _ in files[kind]:
             frame, versions[path.name] = schema.read_csv_checked(path, kind, launch)
@@ -246,10 +242,41 @@ def load_dir(directory):
     for meta in metas:
         if meta.get("complete") is False:
             print(f"warning: {meta['_path']}: launch marked incomplete (complete=false)", file=sys.stderr)
-    raw = _concat(frames["raw"], C.RAW_COLUMNS, directory)
-    summary = _concat(frames["summary"], C.SUMMARY_COLUMNS, directory)
+    out = {kind: _concat(frames[kind], C.TABLE_COLUMNS[kind], directory) for kind in kinds}
+    if "summary" in out:
+        _check_duplicates(directory, out["summary"], ["launch", "point"], "summary")
+    return out
+
+
+def load_summaries(directory):
+    """The summaries and metadata of a directory that keeps no raw files (the timing study's
+    blocks): every summary checked against the contract and, where the metadata's integrity
+    record names it, against its SHA-256. -> ResultSet with an empty raw frame."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError(f"{directory}: not a directory")
+    files = data_files(directory)
+    if not files["summary"]:
+        raise InputError(f"{directory}: no summary-*.csv files (plain or .gz)")
+    metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
+    verify_integrity(directory, metas, kinds=("summary",))
+    summary = _read_tables(directory, files, metas, ("summary",))["summary"]
+    return ResultSet(dirs=[directory], raw=_concat([], C.RAW_COLUMNS, directory), summary=summary, metas=metas)
+
+
+def load_dir(directory):
+    """Load one result directory; raise InputError on any contract violation."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError(f"{directory}: not a directory")
+    files = data_files(directory)
+    if not files["raw"] and not files["summary"]:
+        raise InputError(f"{directory}: no raw-*.csv or summary-*.csv files (plain or .gz)")
+    metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
+    verify_integrity(directory, metas)
+    frames = _read_tables(directory, files, metas, ("raw", "summary"))
+    raw, summary = frames["raw"], frames["summary"]
     _check_duplicates(directory, raw, ["launch", "point", "rep"], "raw")
-    _check_duplicates(directory, summary, ["launch", "point"], "summary")
     for line in shortfalls(directory, raw, summary, metas):
         print(f"warning: {line}", file=sys.stderr)
         SHORTFALLS.append(line)

@@ -18,6 +18,11 @@ K_A and K_B, the Allgatherv distribution or the isomorphic block rule. They are 
 Before version 5 every rank started each repetition at once: the arrival columns read as
 arrival none, arrival_max_s 0, and the times from the last arrival are the times themselves
 (time_from_last_s = time_s, median_from_last = median).
+
+Version 6 added no column: it bound placement, collective and mpi_impl to the contract's value
+sets as well. A version 5 file reads as it is when its values are in the sets (the loader checks
+every cell against the current sets, so a value outside them is refused in one line naming the
+file, the line, the column and the value); `migrate` then only rewrites the metadata's version.
 """
 
 import gzip
@@ -225,6 +230,7 @@ def notice(directory, guessed, version=1):
                  if recomputed else []) + ([f"{', '.join(empty)} absent: left empty"] if empty else []) + \
             ([f"{', '.join(filled)} absent: every rank started at once (arrival none, arrival_max_s 0, "
               "times from the last arrival = time_s, median)"] if filled else [])
+        parts = parts or ["no column added; every value is in the contract's value sets"]
         return [f"note: {directory} uses results contract v{version}; read as v{C.VERSION} ({'; '.join(parts)})"]
     lines = [f"note: {directory} uses results contract v1; read as v{C.VERSION} "
              "(distribution recovered from the metadata)"]
