@@ -30,6 +30,7 @@ install(FILES ${PROJECT_BINARY_DIR}/install/collrepro-pmpi.pc DESTINATION ${CMAK
 add_library(collrepro_algos STATIC $<TARGET_OBJECTS:collalgos>)
 install(TARGETS collrepro_algos collplan ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/algorithms/include/collrepro DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${COLLREPRO_CONTRACT_INCLUDE}/collrepro/contract_enums.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/collrepro)  # generated from the contract
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/collrepro)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/collreproConfig.cmake.in
   ${PROJECT_BINARY_DIR}/install/collreproConfig.cmake INSTALL_DESTINATION ${_cmake_dir}

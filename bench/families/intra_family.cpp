@@ -136,12 +136,12 @@ class IntraPoint final : public RunnerPoint {
     return collrepro::per_rank_expected(layout_.counts, layout_.displs, salt_);
   }
 
+  int rank_ = 0;
+  Layout layout_;
   const intra::IntraAlgorithm& algo_;
   const intra::IntraAlgorithm* native_;
   MPI_Comm comm_;
   std::uint64_t salt_;
-  int rank_ = 0;
-  Layout layout_;
   collrepro::Buffer send_, recv_;
   intra::Args args_;  // referenced by runner_: declared before it
   std::unique_ptr<collrepro::Runner> runner_;
