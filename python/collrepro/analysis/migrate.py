@@ -37,6 +37,7 @@ import pandas as pd
 from .. import contract as C
 from .. import safeio
 from ..distributions import distribute, nominal_sizes
+from .integrity import data_files, file_integrity, read_meta, verify_integrity
 from . import schema
 from .errors import InputError
 
@@ -275,7 +276,6 @@ def _refuse_unfinished(directory):
 
 def _integrity(directory, meta):
     """A launch's integrity record recomputed from its (rewritten) files, as collbench writes it."""
-    from .loader import file_integrity   # loader imports this module
     return file_integrity(directory, meta["launch"], meta.get("slice"))
 
 
@@ -287,7 +287,6 @@ def migrate_dir(directory):
     directory is verified against its integrity records first; the rewritten metadata gets
     fresh ones, so that collbench can resume into it.
     """
-    from .loader import data_files, read_meta, verify_integrity   # loader imports this module
     directory = Path(directory)
     if not directory.is_dir():
         raise InputError(f"{directory}: not a directory")
