@@ -187,12 +187,12 @@ def launches_under_half(n, invalid):
     return int(((n - invalid) * 2 < n).sum())
 
 
-def _block_rows(directory, method, np_):
+def _block_rows(directory, method, np_, notes):
     if not compact.result_files(directory, ["summary"])["summary"]:   # plain or .gz
         return []
     from .analysis import loader   # the contract's reader: checked columns, values, integrity
 
-    results = loader.load_summaries(directory)
+    results = loader.load_summaries(directory, notes)
     s = results.summary
     sync_s, oversub = [], False
     for m in results.metas:
@@ -351,11 +351,11 @@ def report(directory, out):
 
     if not os.path.isdir(directory):
         raise UserError(f"{directory}: no such directory (give the --out of 'timing-study run')")
-    rows = []
+    rows, notes = [], []   # notes: blocks of an earlier contract version, read as the current one
     for method in METHODS:
         for d in sorted(glob.glob(os.path.join(directory, method, "np*"))):
             if os.path.basename(d)[2:].isdigit():
-                rows += _block_rows(d, method, int(os.path.basename(d)[2:]))
+                rows += _block_rows(d, method, int(os.path.basename(d)[2:]), notes)
     sim_rows = _sim_rows(directory)
     if not rows and not sim_rows:
         raise UserError(f"{directory}: no study results (run 'timing-study run --out {directory}' first)")
@@ -371,6 +371,9 @@ def report(directory, out):
         files["study.md"] = _markdown(study, residuals).encode()
         files["spread.png"] = _figure_png(study)
     _write_together(out, files)
+    if notes:   # one line for the whole study, after the report is safely written
+        _say(f"note: {len(notes)} migration note(s) for blocks of an earlier contract version, read in memory "
+             f"(`analysis/analyze migrate DIR` rewrites a block)")
     _say(f"wrote {', '.join(files)} into {out}"
          + ("" if rows else f" (no study results yet: run 'timing-study run --out {directory}')"))
     return 0

@@ -94,10 +94,11 @@ def _one_version(directory, versions):
     return max(common)
 
 
-def _read_tables(directory, files, metas, kinds):
+def _read_tables(directory, files, metas, kinds, notes=None):
     """{kind: one frame of the directory's files of that kind}, each file checked against the
     contract, an earlier version migrated in memory (one note on stderr); launches incomplete
-    warned of; duplicate summary rows refused."""
+    warned of; duplicate summary rows refused. notes: a list that takes the migration notes
+    instead of stderr."""
     frames, versions = {}, {}
     for kind in kinds:
         frames[kind] = []
@@ -113,7 +114,10 @@ def _read_tables(directory, files, metas, kinds):
             frames[kind] = [frame for frame, _ in migrated]
             guessed |= {p for _, points in migrated for p in points}
         for line in migrate.notice(directory, guessed, version):
-            print(line, file=sys.stderr)
+            if notes is None:
+                print(line, file=sys.stderr)
+            else:
+                notes.append(line)
     for meta in metas:
         if meta.get("complete") is False:
             print(f"warning: {meta['_path']}: launch marked incomplete (complete=false)", file=sys.stderr)
@@ -123,7 +127,7 @@ def _read_tables(directory, files, metas, kinds):
     return out
 
 
-def load_summaries(directory):
+def load_summaries(directory, notes=None):
     """The summaries and metadata of a directory that keeps no raw files (the timing study's
     blocks): every summary checked against the contract and, where the metadata's integrity
     record names it, against its SHA-256. -> ResultSet with an empty raw frame."""
@@ -135,7 +139,7 @@ def load_summaries(directory):
         raise InputError(f"{directory}: no summary-*.csv files (plain or .gz)")
     metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
     verify_integrity(directory, metas, kinds=("summary",))
-    summary = _read_tables(directory, files, metas, ("summary",))["summary"]
+    summary = _read_tables(directory, files, metas, ("summary",), notes)["summary"]
     return ResultSet(dirs=[directory], raw=_concat([], C.RAW_COLUMNS, directory), summary=summary, metas=metas)
 
 
