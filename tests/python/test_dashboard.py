@@ -108,6 +108,7 @@ def test_run_page_marks_regressions_violations_and_oversubscription(site):
     violations = page.split("<h3>Violations (")[1]
     assert violations.startswith("2)")       # openmpi-5.0.7 and 5.1.0, native vs root-gathering
     assert "openmpi-5.0.7" in violations.split("</table>")[0]
+    assert violations.split("</table>")[0].count('data-verdict="regression"') == 2
     assert "mpich: some installations ran oversubscribed and others not" in page
     assert page.count("full metadata</summary>") == 5 * len(INSTALLATIONS)   # every launch's provenance
     # 3 settings; per library and setting a history and a ratio plot

@@ -7,9 +7,9 @@ shows one run: its installations with their process count, placement and oversub
 from its own metadata), interactive time-against-size plots per algorithm and installation, the
 verdicts across versions as badges (verdicts.LABELS; the reason on hover), a per-point history
 over the installations of each library, ratios on log axes, the guideline checks and the
-provenance of every launch. An installation appears once per run; two runs are never merged. plotly.min.js (from Debian's
-python3-plotly), style.css and dashboard.js sit beside the pages, so the site opens from the
-file system with no server and no network.
+provenance of every launch. An installation appears once per run; two runs are never merged.
+plotly.min.js (from Debian's python3-plotly), style.css and dashboard.js sit beside the pages,
+so the site opens from the file system with no server and no network.
 
 The site is built in a temporary directory beside OUT and then swapped in (safeio.atomic_dir),
 so an interrupted build leaves the previous site intact, and the temporaries of a killed build
@@ -294,20 +294,27 @@ def trend_section(run, prefix, order, alpha, threshold, need):
 
 
 def guidelines_section(table, alpha, threshold, need):
+    """The guideline checks of the run (native against mock-up), as badges: a regression is a
+    violated guideline. Returns (html, number of violations)."""
     head = "<h2 id='guidelines'>Performance guidelines</h2>"
     if table.empty:
         return head + ("<p>No native collective was measured beside its mock-up (root-gathering, "
                        "gather-bcast, straightforward).</p>"), 0
-    parts = [head, f"<p class='note'>{H.esc(guidelines.method_note(alpha, threshold, need))}</p>"]
-    counts = table.groupby(["installation", "verdict"]).size().unstack(fill_value=0).reset_index()
-    parts.append(H.table(counts, list(counts.columns)))
-    bad = table[table["verdict"] == "violated"]
-    parts.append(f"<h3>Violations ({len(bad)})</h3>")
+    table = with_row_columns(table)
+    parts = [head, f"<p class='note'>{H.esc(guidelines.method_note(alpha, threshold, need))} A "
+             "regression: the native call is slower than its mock-up (the guideline is violated).</p>"]
+    summary = pd.DataFrame([{"installation": name, "verdicts": H.badge_summary(sub.to_dict("records"))}
+                            for name, sub in table.groupby("installation", sort=False)])
+    parts.append(H.table(summary, ["installation", "verdicts"], raw_html=("verdicts",)))
     columns = ["installation", "guideline", "shape", "native", "mockup", "msg_bytes", "median_native",
-               "median_mockup", "ratio", "p_value", "n_native", "n_mockup"]
-    parts.append(H.table(bad, columns, lambda r: "bad") if len(bad) else "<p>None found.</p>")
-    parts.append(H.details(f"All {len(table)} checks", H.table(
-        table, columns + ["verdict"], lambda r: {"violated": "bad", "insufficient": "na"}.get(r["verdict"], ""))))
+               "median_mockup", "verdict", "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold",
+               "n_native", "n_mockup", "comparability"]
+    shown, cols = verdict_cells(table, columns)
+    bad = shown[shown["_label"] == V.REGRESSION]
+    row_class = lambda r: ROW_CLASS.get(r["_label"], "")   # noqa: E731
+    parts.append(f"<h3>Violations ({len(bad)})</h3>")
+    parts.append(H.table(bad, cols, row_class, raw_html=("verdict",)) if len(bad) else "<p>None found.</p>")
+    parts.append(H.details(f"All {len(table)} checks", H.table(shown, cols, row_class, raw_html=("verdict",))))
     return "\n".join(parts), len(bad)
 
 
