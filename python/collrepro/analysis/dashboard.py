@@ -106,16 +106,8 @@ def with_row_columns(table):
 
 
 def _point_key(frame):
-    """One string per row naming its (library, point)."""
-    def text(value):
-        if pd.isna(value):
-            return ""
-        if isinstance(value, (int, float, np.integer, np.floating)) and float(value).is_integer():
-            return str(int(value))
-        return str(value)
-    columns = ["library"] + MATCH_KEY
-    return pd.Series(["|".join(map(text, row)) for row in frame[columns].itertuples(index=False)],
-                     index=frame.index, dtype=object)
+    """One string per row naming its (library, point): the join key of verdicts and launches."""
+    return trend.point_keys(frame)
 
 
 def _change_at(row):
