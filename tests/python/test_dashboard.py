@@ -111,8 +111,10 @@ def test_run_page_marks_regressions_violations_and_oversubscription(site):
     assert violations.split("</table>")[0].count('data-verdict="regression"') == 2
     assert "mpich: some installations ran oversubscribed and others not" in page
     assert page.count("full metadata</summary>") == 5 * len(INSTALLATIONS)   # every launch's provenance
-    # 3 settings; per library and setting a history and a ratio plot
-    assert page.count('class="plot"') == 3 + 2 * 2 * 3
+    # 3 settings; per library and setting a history and a ratio plot; the verdicts' ratios of
+    # openmpi (mpich's rows carry no ratio)
+    assert page.count('class="plot"') == 3 + 2 * 2 * 3 + 1
+    assert len(re.findall(r'<div class="plot" id="[^"]*-ratios-[0-9]+"', page)) == 1
 
 
 def _verdict_row(verdict, reason="", comparability="", ratio=1.0, **more):
@@ -167,6 +169,11 @@ def test_history_selects_one_point_at_a_time_on_a_log_axis():
                                             "ratio": [1.0, 1.5], "n_launches": [3, 3]}),
                               pd.DataFrame(), ["v1", "v2"], "Ratio")
     assert ratio.layout.yaxis.type == "log"
+    rows = [dict(r, name=f"p{n}", hover="h") for n, r in enumerate(
+        [_verdict_row(V.REGRESSION, ratio=1.6), _verdict_row(V.SAME), _verdict_row(V.SAME, ratio=np.nan)])]
+    forest = figs.ratio_figure(rows, "Ratios", 0.05)
+    assert forest.layout.xaxis.type == "log" and [t.name for t in forest.data] == [V.REGRESSION, V.SAME]
+    assert list(forest.data[0].error_x.array) == pytest.approx([0.16])      # to ci_high = 1.76
 
 
 def test_oversubscription_is_inferred_for_runs_that_did_not_record_it():

@@ -246,6 +246,30 @@ def history_plots(per, table, names, prefix):
     return parts
 
 
+def ratio_plots(table, prefix, threshold):
+    """Per library: every verdict with a ratio, as the ratio and its interval on a log axis."""
+    parts = []
+    for n, (library, sub) in enumerate(table.groupby("library", sort=True)):
+        rows, seen = [], {}
+        for r in sub.to_dict("records"):
+            name = f"{r['algorithm']} {format_bytes(r['msg_bytes'])} · {r['setting']}"
+            if r.get("shape") and str(r["shape"]) not in str(r["setting"]):
+                name += f" ({r['shape']})"
+            if _change_at(r) and r["verdict"] in V.CHANGED:
+                name += f" @ {_change_at(r)}"
+            seen[name] = seen.get(name, 0) + 1
+            rows.append(dict(r, name=name if seen[name] == 1 else f"{name} #{seen[name]}", hover=H.hover(r)))
+        if not any(r["ratio"] == r["ratio"] for r in rows):
+            continue
+        parts.append(H.plot(f"{prefix}-ratios-{n}", figs.to_json(figs.ratio_figure(
+            rows, f"{library}: the verdicts as ratios (shaded: ±{threshold:.0%})", threshold))))
+    if parts:
+        parts.insert(0, "<h3 id='ratios'>Ratios</h3><p class='note'>Each verdict's ratio after / before "
+                        "with its interval (log axis), coloured by label; the shaded band is the smallest "
+                        "threshold (a point's own threshold can be wider: its noise floor).</p>")
+    return parts
+
+
 def trend_section(run, prefix, order, alpha, threshold, need):
     """The run's verdicts across the installations of each library: summary badges, the points
     that changed or got no verdict, and the per-point histories. Returns (html, verdict rows)."""
@@ -273,6 +297,7 @@ def trend_section(run, prefix, order, alpha, threshold, need):
     if len(flagged):
         parts.append(H.table(flagged, cols, row_class, raw_html=("verdict",)))
     parts.append(H.details(f"All {len(table)} points", H.table(shown, cols, row_class, raw_html=("verdict",))))
+    parts += ratio_plots(table, prefix, threshold)
     names = {}
     for e in ordered:
         names.setdefault(e.installation.impl, {})[e.installation.name] = None

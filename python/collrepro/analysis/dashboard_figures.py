@@ -157,3 +157,33 @@ def history_figure(per, points, installations, title):
                    zeroline=False),
         yaxis=dict(type="log", title="time [s]: per-launch medians; line: their median"))
     return fig
+
+
+def ratio_figure(rows, title, threshold=None):
+    """The verdicts of one library as ratios after / before with their intervals, on a log axis,
+    one marker colour per label, the threshold band shaded. rows: dicts with name, verdict,
+    ratio, ci_low, ci_high, hover (rows without a ratio are left out)."""
+    rows = [r for r in rows if r.get("ratio") == r.get("ratio") and r.get("ratio") not in (None, "")]
+    fig = go.Figure()
+    for label in SEVERITY:
+        mine = [r for r in rows if r["verdict"] == label]
+        if not mine:
+            continue
+        ratio = [float(r["ratio"]) for r in mine]
+        high = [float(r["ci_high"]) - x if r["ci_high"] == r["ci_high"] else 0.0 for r, x in zip(mine, ratio)]
+        low = [x - float(r["ci_low"]) if r["ci_low"] == r["ci_low"] else 0.0 for r, x in zip(mine, ratio)]
+        fig.add_trace(go.Scatter(
+            x=ratio, y=[r["name"] for r in mine], mode="markers", name=label,
+            marker=dict(color=VERDICT_COLOUR[label], size=8),
+            error_x=dict(type="data", symmetric=False, array=high, arrayminus=low, thickness=1.2, width=3),
+            text=[f"{r['name']}: {label}<br>{r['hover']}" for r in mine], hoverinfo="text"))
+    if threshold:
+        fig.add_vrect(x0=1.0 / (1.0 + threshold), x1=1.0 + threshold, fillcolor="#4a5a90", opacity=0.08,
+                      line_width=0)
+    fig.add_vline(x=1.0, line=dict(color="#888", width=1))
+    fig.update_layout(**_layout(title, 140 + 16 * len(rows)))
+    fig.update_layout(xaxis=dict(type="log", title="ratio after / before (log); bars: the interval"),
+                      yaxis=dict(type="category", categoryorder="array",
+                                 categoryarray=[r["name"] for r in reversed(rows)], tickfont=dict(size=9),
+                                 automargin=True))
+    return fig
