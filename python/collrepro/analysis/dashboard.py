@@ -303,7 +303,7 @@ def trend_section(run, prefix, order, alpha, threshold, need):
         names.setdefault(e.installation.impl, {})[e.installation.name] = None
     parts.append("<h3 id='history'>Per-point history</h3><p class='note'>Per library and setting: "
                  "one point's per-launch medians on every installation of the library (pick the point "
-                 "in the menu, top right; it opens on the most severe verdict), then every point's "
+                 "in the menu above the plot; it opens on the most severe verdict), then every point's "
                  "median relative to the library's first installation (log axis; crosses: a change "
                  "starts there).</p>")
     parts += history_plots(launch_table(ordered), table, {k: list(v) for k, v in names.items()}, prefix)
