@@ -251,11 +251,12 @@ def ratio_plots(table, prefix, threshold):
     parts = []
     for n, (library, sub) in enumerate(table.groupby("library", sort=True)):
         rows, seen = [], {}
+        pairs = sub["after"].nunique() > 1 if "after" in sub else False     # several pairs per point
         for r in sub.to_dict("records"):
             name = f"{r['algorithm']} {format_bytes(r['msg_bytes'])} · {r['setting']}"
             if r.get("shape") and str(r["shape"]) not in str(r["setting"]):
                 name += f" ({r['shape']})"
-            if _change_at(r) and r["verdict"] in V.CHANGED:
+            if _change_at(r) and (pairs or r["verdict"] in V.CHANGED):
                 name += f" @ {_change_at(r)}"
             seen[name] = seen.get(name, 0) + 1
             rows.append(dict(r, name=name if seen[name] == 1 else f"{name} #{seen[name]}", hover=H.hover(r)))
