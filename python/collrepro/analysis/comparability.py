@@ -98,7 +98,7 @@ def tick_share(times, ticks=TICKS_S, tolerance=TICK_TOLERANCE):
     best = (0.0, None)
     if len(t) == 0:
         return best
-    for tick in ticks:
+    for tick in sorted(ticks, reverse=True):          # the longest tick that explains a share
         k = np.round(t / tick)
         near = (k >= 1) & (np.abs(t - k * tick) <= tolerance * tick)
         share = float(np.mean(near))

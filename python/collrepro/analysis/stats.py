@@ -17,11 +17,12 @@ sides, A (before, or the mock-up) and B (after, or the native call).
 The older Mann-Whitney helpers at the end (compare_point, verdict) are kept for `tune`.
 """
 
+import functools
 import itertools
 import math
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
 from scipy.stats import mannwhitneyu
 
 from . import verdicts as V
@@ -74,7 +75,12 @@ def welch(a_logs, b_logs):
     se = math.sqrt(va + vb)
     df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
     t = (float(np.mean(b)) - float(np.mean(a))) / se
-    return float(2.0 * sps.t.sf(abs(t), df)), se, df
+    return float(2.0 * special.stdtr(df, -abs(t))), se, df
+
+
+@functools.lru_cache(maxsize=32)
+def _splits(n, k):
+    return np.array(list(itertools.combinations(range(n), k)))
 
 
 def permutation_p(a_logs, b_logs, seed=SEED):
@@ -88,8 +94,7 @@ def permutation_p(a_logs, b_logs, seed=SEED):
     observed = abs(b.mean() - a.mean())
     total = pooled.sum()
     if math.comb(n, k) <= EXACT_LIMIT:
-        idx = np.array(list(itertools.combinations(range(n), k)))
-        sb = pooled[idx].sum(axis=1)
+        sb = pooled[_splits(n, k)].sum(axis=1)
         diff = np.abs(sb / k - (total - sb) / (n - k))
         return float(np.mean(diff >= observed - 1e-12))
     rng = np.random.default_rng(seed)
@@ -114,6 +119,7 @@ def u_null_counts(m, n):
     return counts
 
 
+@functools.lru_cache(maxsize=256)
 def hl_order(m, n, level=LEVEL):
     """(k, coverage): the interval [d_(k), d_(mn+1-k)] of the sorted pairwise differences (1-based)
     has exact coverage 1 - 2 P(U <= k-1) under continuous data, the largest k whose coverage is
@@ -165,7 +171,7 @@ def mde(se, df, threshold, alpha=ALPHA, power=POWER):
     this standard error; never below `threshold` (the interval gate cannot call less)."""
     if not np.isfinite(se):
         return math.nan
-    z = sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(power, df)
+    z = special.stdtrit(df, 1 - alpha / 2) + special.stdtrit(df, power)
     return max(threshold, float(math.expm1(z * se)))
 
 
