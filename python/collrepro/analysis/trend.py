@@ -4,6 +4,7 @@ log per-launch medians, Benjamini-Hochberg per pair and experiment, the exact Ho
 interval gate) and the comparability check of comparability.py."""
 
 import re
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -175,10 +176,12 @@ def _side_lines(table, entries):
     keys = ["experiment", "library", "before", "after"] if "experiment" in table else ["library", "before", "after"]
     for key, sub in table.groupby(keys, sort=True):
         fields = dict(zip(keys, key))
-        reasons = sorted({r for text in sub["comparability"] for r in str(text).split("; ") if r})
+        reasons = Counter(re.sub(r" \(\d+% of launch medians on multiples of ([\d.]+) ms\)", r" (\1 ms ticks)", r)
+                          for text in sub["comparability"] for r in dict.fromkeys(str(text).split("; ")) if r)
+        listed = "; ".join(f"{r} ({n} of {len(sub)} points)" for r, n in sorted(reasons.items()))
         lines.append(f"- {fields.get('experiment', '')} {fields['library']} {fields['before']} -> "
                      f"{fields['after']}: {stats.counts_text(sub)}"
-                     + (f"; not comparable where: {'; '.join(reasons)}" if reasons else "; comparable"))
+                     + (f"; not comparable: {listed}" if reasons else "; comparable"))
     return lines
 
 
