@@ -49,11 +49,20 @@ def per_installation(entries):
     return pd.concat(frames, ignore_index=True)
 
 
+def _nprocs(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def metas_by_side(entries):
-    """{(experiment, installation name): the meta records of its launches}."""
+    """{(experiment, installation name, process count): the meta records of its launches}: the
+    runs of one installation at different process counts stay apart."""
     out = {}
     for e in entries:
-        out.setdefault((e.experiment, e.installation.name), []).extend(e.rs.metas)
+        for m in e.rs.metas:
+            out.setdefault((e.experiment, e.installation.name, _nprocs(m.get("nprocs"))), []).append(m)
     return out
 
 
@@ -66,20 +75,21 @@ def _pairs(per):
         fields = dict(zip(["library"] + MATCH_KEY, key))
         for (_, g0), (_, g1) in zip(by_inst, by_inst[1:]):
             before, after = g0["installation"].iat[0], g1["installation"].iat[0]
-            yield ((fields["library"], fields.get("experiment", ""), before, after), fields, before,
-                   after, g0["median"].to_numpy(float), g1["median"].to_numpy(float))
+            family = (fields["library"], fields.get("experiment", ""), _nprocs(fields.get("nprocs")), before, after)
+            yield (family, fields, before, after, g0["median"].to_numpy(float), g1["median"].to_numpy(float))
 
 
 def verdicts(per, alpha, threshold, need, metas=(), side_metas=None):
     """One row per (library, point, consecutive pair of installations), each with
     verdicts.ROW_COLUMNS; Benjamini-Hochberg within each pair and experiment. side_metas:
-    {(experiment, installation): metas} for the comparability check (none: no metadata reasons)."""
+    {(experiment, installation, process count): metas} for the comparability check (none: no
+    metadata reasons). A family: one pair of installations in one experiment and run (process count)."""
     side_metas = side_metas or {}
     families = {}
     for family, fields, before, after, a, b in _pairs(per):
-        exp = family[1]
-        reasons = comparability.comparable(side_metas.get((exp, before), []), side_metas.get((exp, after), []),
-                                           a, b, before, after)[1]
+        _, exp, procs = family[:3]
+        reasons = comparability.comparable(side_metas.get((exp, before, procs), []),
+                                           side_metas.get((exp, after, procs), []), a, b, before, after)[1]
         families.setdefault(family, []).append(
             (fields, before, after, stats.measure(a, b, need, minimum=threshold), (not reasons, "; ".join(reasons))))
     rows = []
@@ -173,14 +183,15 @@ SHOWN = ["library", "before", "after", "setting", "shape", "algorithm", "msg_byt
 def _side_lines(table, entries):
     """One line per pair of installations: its counts and why its sides are not comparable."""
     lines = []
-    keys = ["experiment", "library", "before", "after"] if "experiment" in table else ["library", "before", "after"]
-    for key, sub in table.groupby(keys, sort=True):
+    keys = [k for k in ("experiment", "nprocs") if k in table] + ["library", "before", "after"]
+    for key, sub in table.groupby(keys, sort=True, dropna=False):
         fields = dict(zip(keys, key))
         reasons = Counter(re.sub(r" \(\d+% of launch medians on multiples of ([\d.]+) ms\)", r" (\1 ms ticks)", r)
                           for text in sub["comparability"] for r in dict.fromkeys(str(text).split("; ")) if r)
         listed = "; ".join(f"{r} ({n} of {len(sub)} points)" for r, n in sorted(reasons.items()))
+        procs = f" ({_nprocs(fields['nprocs'])} processes)" if _nprocs(fields.get("nprocs")) else ""
         lines.append(f"- {fields.get('experiment', '')} {fields['library']} {fields['before']} -> "
-                     f"{fields['after']}: {stats.counts_text(sub)}"
+                     f"{fields['after']}{procs}: {stats.counts_text(sub)}"
                      + (f"; not comparable: {listed}" if reasons else "; comparable"))
     return lines
 
