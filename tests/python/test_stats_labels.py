@@ -59,3 +59,14 @@ def test_an_oversubscribed_violation_is_not_a_violation(tmp_path):
     assert "violated" not in set(table["status"]) and "regression" not in set(table["verdict"])
     report = (out / "guidelines.md").read_text()
     assert "## Violations (0)" in report and "oversubscribed" in report
+
+
+def test_compare_between_devices_is_never_a_regression(tmp_path):
+    dirs = S.write_installations(tmp_path / "r", [("mpich", "3.4.1", {}, _device("ch3:nemesis")),
+                                                  ("mpich", "4.0.2", {SLOW: 1.5}, _device("ch4:ucx"))], POINTS)
+    out = tmp_path / "c"
+    assert cli.main(["compare", str(dirs[0]), str(dirs[1]), "-o", str(out)]) == 0
+    table = pd.read_csv(out / "compare.csv", keep_default_na=False)
+    assert "regression" not in set(table["verdict"])
+    assert list(table[table["verdict"] == "changed-not-comparable"]["msg_bytes"]) == [65536]
+    assert "device ch3:nemesis vs ch4:ucx" in (out / "report.md").read_text()
