@@ -132,7 +132,8 @@ def write_report(outdir, table, alpha, threshold, need):
     """guidelines.md: the violations first, then counts per installation."""
     counts = table.groupby(["experiment", "installation", "status"]).size().unstack(fill_value=0)
     lines = ["# collrepro performance guidelines", "", method_note(alpha, threshold, need), "",
-             f"Checks: {len(table)}; {stats.counts_text(table)}.", "", "Guidelines checked:", ""]
+             f"Checks: {len(table)}; {stats.counts_text(table)}.", "",
+             f"Launches behind them: {stats.launches_text(table)}.", "", "Guidelines checked:", ""]
     lines += [f"- `{r.guideline}`: {', '.join(r.natives)} against `{r.mockup}` "
               f"({', '.join(r.collectives)})" for r in RULES]
     lines += ["", "## Per installation", "", markdown_table(counts.reset_index(), list(

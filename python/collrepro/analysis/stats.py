@@ -252,6 +252,16 @@ def counts_text(table):
             + ", ".join(f"{k}: {counts.get(k, 0)}" for k in V.LABELS))
 
 
+def launches_text(table):
+    """'5+5 launches: 48 comparisons (interval coverage 96.8 %)' of a verdict table."""
+    parts = []
+    for (nb, na), sub in table.groupby(["n_before", "n_after"]):
+        level = sub["ci_level"].iat[0]
+        parts.append(f"{nb}+{na} launches: {len(sub)} comparisons (interval coverage "
+                     + (f"{100 * level:.1f} %)" if np.isfinite(sub["ci_high"]).all() else "none: too few)"))
+    return "; ".join(parts)
+
+
 def _pct(value):
     return "-" if value is None or not np.isfinite(value) else f"{100 * value:.1f}%"
 

@@ -201,7 +201,8 @@ def write_report(outdir, table, entries, alpha, threshold, need, figures):
     lines += [f"- {e.installation.impl}: {e.installation.name} ({e.installation.identity or '-'}; "
               f"{e.directory}; {stats.run_text(e.rs.metas)})" for e in entries]
     lines += ["", method_note(alpha, threshold, need), "",
-              f"Comparisons: {len(table)}; {stats.counts_text(table)}.", "", "Per pair:", ""]
+              f"Comparisons: {len(table)}; {stats.counts_text(table)}.", "",
+              f"Launches behind them: {stats.launches_text(table)}.", "", "Per pair:", ""]
     lines += _side_lines(table, entries) + [""]
     for title, labels in (("Regressions and improvements (comparable)", [V.REGRESSION, V.IMPROVEMENT]),
                           ("Changed, not comparable", [V.NOT_COMPARABLE])):
