@@ -244,6 +244,11 @@ def derive(name, base, delay="", preload=None):
     build preloaded with COLLREPRO_PMPI_DELAY=`delay` (a synthetic release), or nothing (delay
     '', an A/A copy; preload=True: the library without a delay). Returns the Installation;
     RegistryError (one line) for a bad name, rule or base."""
+    try:  # what can be checked without probing the installations first
+        derivation.check_declaration({"name": name, "base": name.rsplit("+", 1)[0], "delay": delay},
+                                     f"derive {name}")
+    except derivation.DerivedError as e:
+        raise RegistryError(str(e)) from None
     known = [i for i in all_installations() if i.origin != "derived"]
     resolved = next((i for i in known if i.name == base or
                      (base in ALIASES and i.origin == "debian" and i.kind == base)), None)
