@@ -12,10 +12,9 @@ namespace collrepro::pmpi {
 namespace {
 
 std::string trim(const std::string& s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
+  constexpr const char* kSpace = " \t\n\r\f\v";
+  const auto first = s.find_first_not_of(kSpace);
+  return first == std::string::npos ? std::string() : s.substr(first, s.find_last_not_of(kSpace) - first + 1);
 }
 
 [[noreturn]] void fail(const std::string& rule, const std::string& why) {
