@@ -90,6 +90,13 @@ TEST(Delay, AloneItNeverTurnsReplacementOn) {
     Env force("COLLREPRO_PMPI_FORCE", "native");
     EXPECT_TRUE(settings_from_environment(RulesFile{}).enabled);  // asked for explicitly
   }
+  {
+    Env delay("COLLREPRO_PMPI_DELAY", "allgatherv:*:+10%");
+    Env disable("COLLREPRO_PMPI_DISABLE", "1");  // as derived installations set it
+    const Settings s = settings_from_environment(RulesFile{});
+    EXPECT_FALSE(s.enabled);
+    EXPECT_TRUE(s.delays(DelayCall::Allgatherv));  // the delay stays on
+  }
   const Settings unset = settings_from_environment(RulesFile{});
   EXPECT_TRUE(unset.enabled);  // no change when the variable is unset
   EXPECT_TRUE(unset.delay.empty());

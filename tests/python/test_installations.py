@@ -260,6 +260,7 @@ def test_derive_declares_a_synthetic_release_and_an_aa_copy(dirs, monkeypatch):
                                                                      base.prefix)
     assert slow.env["COLLREPRO_PMPI_DELAY"] == "allgather:>=64KiB:+10%"
     assert slow.env["LD_PRELOAD"].endswith("/interpose/libcollrepro_pmpi.so")
+    assert slow.env["COLLREPRO_PMPI_DISABLE"] == "1"  # the library never replaces a call by an algorithm
     assert "LD_PRELOAD" not in aa.env and "COLLREPRO_PMPI_DELAY" not in aa.env and aa.origin == "derived"
     record = json.loads(launch.installation_environment(slow)["COLLREPRO_MPI_INSTALLATION"])
     assert record["name"] == "openmpi-4.1.4+slow10" and record["base"] == "openmpi-4.1.4"

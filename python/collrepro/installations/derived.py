@@ -6,7 +6,9 @@ build preloaded (`build/<base>/interpose/libcollrepro_pmpi.so`, or the preset's
 COLLREPRO_PMPI_DELAY set: a synthetic release, slower by a known fraction at known points
 (installations/delay.py says which). `openmpi-4.1.4+aa` (no delay) is the same installation
 launched separately: an A/A copy. `--preload` without `--delay` preloads the library with every
-call passed on (a placebo: the library's pass-through cost without a delay).
+call passed on (a placebo: the library's pass-through cost without a delay). A preloaded library
+always runs with COLLREPRO_PMPI_DISABLE=1: it never replaces a call by an algorithm, and the
+delay still applies.
 
 A derived installation runs through exactly the same path as a real one: collrun
 --installations, versions, Slurm, trend. It has its base's kind, version, prefix, wrappers and
@@ -73,6 +75,7 @@ def derive(base: Installation, declaration, repo=collbench.REPO):
         env["COLLREPRO_PMPI_DELAY"] = declaration["delay"]
     if declaration["preload"]:
         env["LD_PRELOAD"] = pmpi_library(base, repo)
+        env["COLLREPRO_PMPI_DISABLE"] = "1"  # no algorithm replaces a call: a placebo stays one
     inst = replace(base, name=declaration["name"], env=env, origin="derived", base=base.name,
                    delay=declaration["delay"])
     inst.base_installation = base  # not a field: collbench, builds and probes use the base
