@@ -337,7 +337,8 @@ def test_delay_refuses_to_guess_and_bad_rules():
                 "msg_bytes": 64}
     with pytest.raises(delay.DelayError, match="give both calls the same rule"):
         delay.affected("neighbor_alltoall:*:+5%", remapped)
-    for bad in ("allgather", "allgather:*:+5%;", "allgather:*:+1001%", "allgather:2..1:+5%", "x" * 5000):
+    for bad in ("allgather", "allgather:*:+5%;", "allgather:*:+1001%", "allgather:2..1:+5%", "x" * 5000,
+                "allgather:999999999999999999GiB:+5%"):
         with pytest.raises(delay.DelayError):
             delay.parse(bad)
     assert delay.parse(" ") == []

@@ -63,7 +63,10 @@ def _bytes(rule, text):
     m = re.fullmatch(r"([0-9]{1,18})(B|KiB|MiB|GiB)?", text)
     if not m:
         _fail(rule, f"size '{_excerpt(text)}' is not a whole number of bytes with an optional unit B, KiB, MiB, GiB")
-    return int(m.group(1)) * UNITS[m.group(2) or ""]
+    value = int(m.group(1)) * UNITS[m.group(2) or ""]
+    if value > UNBOUNDED:
+        _fail(rule, f"size '{_excerpt(text)}' is too large")
+    return value
 
 
 def _rule(rule):
