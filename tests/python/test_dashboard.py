@@ -16,12 +16,13 @@ from collrepro.analysis import verdicts as V
 
 POINTS = S.guideline_points()
 SLOW = ("native", "allgather", 65536)          # slower from openmpi-5.0.7 on, and than its mock-up
+UNFAIR = ("straightforward", "neighbor-alltoall", 65536)   # slower on mpich-4.0.2, which is oversubscribed
 INSTALLATIONS = [
     ("openmpi", "4.1.4", {}, None),
     ("openmpi", "5.0.7", {SLOW: 1.6}, None),
     ("openmpi", "5.1.0", {SLOW: 1.6}, None),
     ("mpich", "3.4.1", {}, None),
-    ("mpich", "4.0.2", {}, S.OVERSUBSCRIBED),
+    ("mpich", "4.0.2", {UNFAIR: 1.6}, S.OVERSUBSCRIBED),
 ]
 
 
@@ -111,10 +112,24 @@ def test_run_page_marks_regressions_violations_and_oversubscription(site):
     assert violations.split("</table>")[0].count('data-verdict="regression"') == 2
     assert "mpich: some installations ran oversubscribed and others not" in page
     assert page.count("full metadata</summary>") == 5 * len(INSTALLATIONS)   # every launch's provenance
-    # 3 settings; per library and setting a history and a ratio plot; the verdicts' ratios of
-    # openmpi (mpich's rows carry no ratio)
-    assert page.count('class="plot"') == 3 + 2 * 2 * 3 + 1
-    assert len(re.findall(r'<div class="plot" id="[^"]*-ratios-[0-9]+"', page)) == 1
+    # 3 settings; per library and setting a history and a ratio plot; per library its verdicts' ratios
+    assert page.count('class="plot"') == 3 + 2 * 2 * 3 + 2
+    assert len(re.findall(r'<div class="plot" id="[^"]*-ratios-[0-9]+"', page)) == 2
+
+
+def test_a_change_on_an_oversubscribed_run_is_never_a_regression(site):
+    """mpich-4.0.2 ran oversubscribed: its planted slowdown is a change, not comparable, with why."""
+    page = (site / VERSIONS_PAGE).read_text()
+    flagged = _section(page, "trend").split("<details>")[0]
+    unfair = [r for r in re.findall(r"<tr[^>]*>(.*?)</tr>", flagged) if "straightforward" in r and "64 KiB" in r]
+    assert len(unfair) == 1 and "mpich-4.0.2" in unfair[0]
+    title = re.search(r'<span class="badge v-changed-not-comparable" data-verdict="changed-not-comparable" '
+                      r'title="([^"]+)">changed-not-comparable</span>', unfair[0]).group(1)
+    assert "not comparable: " in title and "oversubscribed" in title
+    row = next(r for r in _rows((site / "index.html").read_text().split("<h2>Runs</h2>")[1]) if VERSIONS_PAGE in r)
+    assert "regression: 1</span>" in row and "changed-not-comparable: 1</span>" in row
+    assert re.search(r'data-verdict="changed-not-comparable" title="1 point\(s\) changed-not-comparable; 1x '
+                     r'[^"]*oversubscribed', row)
 
 
 def _verdict_row(verdict, reason="", comparability="", ratio=1.0, **more):
@@ -252,6 +267,9 @@ def test_chromium_shows_verdict_badges_and_separate_runs(site):
     assert re.search(r'title="[^"]*ratio x1.6 \[[^"]*">regression</span>', shown.dom)
     menus = re.findall(r'class="updatemenu-item-text"[^>]*>([^<]+)<', shown.dom)
     assert "native, 64 KiB · regression" in menus      # the openmpi inter-group history opens on it
+    assert "straightforward, 64 KiB · changed-not-comparable" in menus     # mpich's neighbourhood one
+    assert re.search(r'title="[^"]*not comparable: [^"]*oversubscribed[^"]*">changed-not-comparable</span>',
+                     shown.dom)
     np2 = headless.render(site / NP2_PAGE).dom
     rows = _rows(_section(np2, "installations"))
     assert [re.search(r"<td>([^<]+)</td>", r).group(1) for r in rows] == ["openmpi-4.1.4", "openmpi-5.0.7"]

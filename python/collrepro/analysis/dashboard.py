@@ -325,7 +325,7 @@ def guidelines_section(table, alpha, threshold, need):
                             for name, sub in table.groupby("installation", sort=False)])
     parts.append(H.table(summary, ["installation", "verdicts"], raw_html=("verdicts",)))
     columns = ["installation", "guideline", "shape", "native", "mockup", "msg_bytes", "median_native",
-               "median_mockup", "verdict", "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold",
+               "median_mockup", "status", "verdict", "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold",
                "n_native", "n_mockup", "comparability"]
     shown, cols = verdict_cells(table, columns)
     bad = shown[shown["_label"] == V.REGRESSION]
