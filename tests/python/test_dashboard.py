@@ -105,7 +105,7 @@ def test_run_page_marks_regressions_violations_and_oversubscription(site):
     badge = re.search(r'<span class="badge v-regression" data-verdict="regression" title="([^"]+)">'
                       r"regression</span>", slower[0])
     assert badge and "ratio x1.6 [" in badge.group(1)     # the ratio and its interval on hover
-    assert re.search(r"Points \(\d+\): <span class=\"badge v-regression\"[^>]*>regression: 1</span>", trend_html)
+    assert re.search(r"Comparisons \(\d+\): <span class=\"badge v-regression\"[^>]*>regression: 1</span>", trend_html)
     violations = page.split("<h3>Violations (")[1]
     assert violations.startswith("2)")       # openmpi-5.0.7 and 5.1.0, native vs root-gathering
     assert "openmpi-5.0.7" in violations.split("</table>")[0]

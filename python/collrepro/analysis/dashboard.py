@@ -288,7 +288,7 @@ def trend_section(run, prefix, order, alpha, threshold, need):
     parts = [head, _mixed_load_warning(entries),
              f"<p class='note'>{H.esc(trend.method_note(alpha, threshold, need))} Hover a badge for "
              "its reason.</p>",
-             f"<p class='verdicts'>Points ({len(table)}): {H.badge_summary(rows)}</p>"]
+             f"<p class='verdicts'>Comparisons ({len(table)}): {H.badge_summary(rows)}</p>"]
     columns = ["library", "setting", "shape", "algorithm", "msg_bytes", "verdict", "first_change",
                "before", "after", "ratio", "ci_low", "ci_high", "ci_level", "p_value", "q_value",
                "threshold", "mde", "n_before", "n_after", "comparability"]
@@ -297,7 +297,7 @@ def trend_section(run, prefix, order, alpha, threshold, need):
     row_class = lambda r: ROW_CLASS.get(r["_label"], "")   # noqa: E731
     if len(flagged):
         parts.append(H.table(flagged, cols, row_class, raw_html=("verdict",)))
-    parts.append(H.details(f"All {len(table)} points", H.table(shown, cols, row_class, raw_html=("verdict",))))
+    parts.append(H.details(f"All {len(table)} comparisons", H.table(shown, cols, row_class, raw_html=("verdict",))))
     parts += ratio_plots(table, prefix, threshold)
     names = {}
     for e in ordered:
@@ -416,8 +416,8 @@ def index_page(summary, runs):
     body = (H.warning(f"{len(warn)} run(s) ran oversubscribed ({', '.join(warn['name'])}): their "
                       "times measure the OS scheduler as much as the algorithms") if len(warn) else "")
     body += ("<h2>Runs</h2><p class='note'>One row per run: the result directories of one experiment "
-             "measured together. Verdicts: the points across the installations of each library within "
-             "the run; hover a badge for the reasons.</p>") + H.table(
+             "measured together. Verdicts: one per point and pair of consecutive installations of a "
+             "library within the run; hover a badge for the reasons.</p>") + H.table(
         summary, ["experiment", "run", "processes", "placement", "oversubscribed", "installations",
                   "launches", "points", "verdicts", "guideline violations"],
         lambda r: "bad" if r["regressions"] or r["guideline violations"] else "",
