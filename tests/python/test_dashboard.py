@@ -156,6 +156,8 @@ def test_badges_carry_the_label_and_the_reason_on_hover():
                                                                 V.INCONCLUSIVE]
     assert ">changed-not-comparable: 2</span>" in summary
     assert "1x oversubscribed: 4 ranks on 2 cores; 1x device ch3 vs ch4:ucx" in summary
+    assert [dashboard.H.cell(c, v) for c, v in (("ci_level", 0.96825), ("q_value", 0.022329), ("mde", np.nan))] \
+        == ["96.8%", "0.022", "-"]
     # A table that carries ROW_COLUMNS is shown as it is; an older one gets its labels mapped.
     table = dashboard.with_row_columns(pd.DataFrame(rows))
     assert list(table["verdict"]) == [r["verdict"] for r in rows]

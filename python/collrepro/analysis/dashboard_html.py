@@ -6,7 +6,7 @@ import html
 import json
 
 from . import verdicts as V
-from .tables import format_cell
+from .tables import fmt_float, format_cell
 
 STYLE = """
 body { font-family: sans-serif; margin: 0 auto 3em; padding: 0 1.5em; color: #222; max-width: 1300px; }
@@ -101,6 +101,21 @@ def warning(text):
     return f'<div class="warning">{esc(text)}</div>' if text else ""
 
 
+def _percent(value):
+    value = _number(value)
+    return "-" if value is None else f"{value:.1%}"
+
+
+# The verdict columns the report tables leave unformatted, as the dashboard shows them.
+CELL_FORMATS = {"ci_level": _percent, "threshold": _percent, "mde": _percent, "noise_floor": _percent,
+                "q_value": lambda v: fmt_float(_number(v), 2), "perm_p": lambda v: fmt_float(_number(v), 2)}
+
+
+def cell(column, value):
+    """A table cell's text: the dashboard's own format of the verdict columns, else the reports'."""
+    return CELL_FORMATS[column](value) if column in CELL_FORMATS else format_cell(column, value)
+
+
 def table(frame, columns, row_class=None, raw_html=()):
     """An HTML table of `columns` (formatted as in the reports); row_class(row) -> CSS class;
     columns in raw_html hold ready HTML (links)."""
@@ -108,7 +123,7 @@ def table(frame, columns, row_class=None, raw_html=()):
     rows = []
     for _, row in frame.iterrows():
         cls = row_class(row) if row_class else ""
-        cells = "".join(f"<td>{row[c] if c in raw_html else esc(format_cell(c, row[c]))}</td>" for c in columns)
+        cells = "".join(f"<td>{row[c] if c in raw_html else esc(cell(c, row[c]))}</td>" for c in columns)
         rows.append(f'<tr class="{cls}">{cells}</tr>' if cls else f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>"
 
