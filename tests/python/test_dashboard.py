@@ -158,13 +158,6 @@ def test_badges_carry_the_label_and_the_reason_on_hover():
     assert "1x oversubscribed: 4 ranks on 2 cores; 1x device ch3 vs ch4:ucx" in summary
     assert [dashboard.H.cell(c, v) for c, v in (("ci_level", 0.96825), ("q_value", 0.022329), ("mde", np.nan))] \
         == ["96.8%", "0.022", "-"]
-    # A table that carries ROW_COLUMNS is shown as it is; an older one gets its labels mapped.
-    table = dashboard.with_row_columns(pd.DataFrame(rows))
-    assert list(table["verdict"]) == [r["verdict"] for r in rows]
-    old = dashboard.with_row_columns(pd.DataFrame({"verdict": ["slower", "insufficient"],
-                                                   "note": ["", "fewer than 4 launches"], "changes": ["x", ""]}))
-    assert list(old["verdict"]) == [V.REGRESSION, V.INCONCLUSIVE]
-    assert list(old["reason"]) == ["x", "fewer than 4 launches"] and set(V.ROW_COLUMNS) <= set(old)
 
 
 def test_history_selects_one_point_at_a_time_on_a_log_axis():

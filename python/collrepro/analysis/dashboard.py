@@ -80,28 +80,12 @@ def _oversubscribed(entry):
 
 # ---------------------------------------------------------------- verdict tables
 
-# The trend's verdicts before every table carried verdicts.ROW_COLUMNS, as labels.
-LEGACY_LABELS = {"slower": V.REGRESSION, "faster": V.IMPROVEMENT, "same": V.SAME,
-                 "insufficient": V.INCONCLUSIVE, "violated": V.REGRESSION, "kept": V.SAME}
-
-
 def with_row_columns(table):
-    """The verdict table with verdicts.ROW_COLUMNS: as it is when its analysis wrote them, else
-    its verdicts translated to the labels (reason: its note or changes)."""
+    """The verdict table with every verdicts.ROW_COLUMNS column (absent ones empty)."""
     table = table.copy()
-    if not len(table) or table["verdict"].isin(V.LABELS).all():
-        for column in V.ROW_COLUMNS:
-            if column not in table:
-                table[column] = "" if column in ("reason", "comparability") else np.nan
-        return table
-    reason = [str(r.get("note") or r.get("changes") or "") for r in table.to_dict("records")]
-    table["verdict"] = table["verdict"].map(LEGACY_LABELS).fillna(V.INCONCLUSIVE)
-    table["reason"] = [r or "" for r in reason]
-    table["comparable"] = table.get("comparable", True)
-    table["comparability"] = table.get("comparability", "")
     for column in V.ROW_COLUMNS:
         if column not in table:
-            table[column] = np.nan
+            table[column] = "" if column in ("reason", "comparability") else np.nan
     return table
 
 
