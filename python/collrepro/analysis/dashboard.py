@@ -400,8 +400,9 @@ def index_page(summary, runs):
     body = (H.warning(f"{len(warn)} run(s) ran oversubscribed ({', '.join(warn['name'])}): their "
                       "times measure the OS scheduler as much as the algorithms") if len(warn) else "")
     body += ("<h2>Runs</h2><p class='note'>One row per run: the result directories of one experiment "
-             "measured together. Verdicts: one per point and pair of consecutive installations of a "
-             "library within the run; hover a badge for the reasons.</p>") + H.table(
+             "measured together. Verdicts: one per point and pair of installations of a library within "
+             "the run (consecutive releases, or a derived installation against its base); hover a badge "
+             "for the reasons.</p>") + H.table(
         summary, ["experiment", "run", "processes", "placement", "oversubscribed", "installations",
                   "launches", "points", "verdicts", "guideline violations"],
         lambda r: "bad" if r["regressions"] or r["guideline violations"] else "",
