@@ -141,8 +141,10 @@ def medians(directory):
     from .analysis import loader
     per = A.per_launch(loader.load([Path(directory)]))
     per = per[per["median"].notna()]
-    per = per.assign(shape=[A.shape_label(r) for _, r in per.iterrows()])
-    g = per.groupby(["collective", "shape", "msg_bytes", "algorithm"])["median"]
+    per = per.assign(shape=[A.shape_label(r) for _, r in per.iterrows()],
+                     neighbors=pd.to_numeric(per.get("neighbors"), errors="coerce").fillna(0).astype(int)
+                     if "neighbors" in per else 0)
+    g = per.groupby(["collective", "shape", "msg_bytes", "neighbors", "algorithm"])["median"]
     return pd.DataFrame({"median_s": g.median(), "launches": g.size(), "min_s": g.min(),
                          "max_s": g.max()}).reset_index()
 
@@ -171,7 +173,7 @@ def ranking_preserved(group):
 
 def compare(real, sim, experiment, mpi):
     """One row per point both have: real and simulated medians, error %, ranking preserved."""
-    both = real.merge(sim, on=["collective", "shape", "msg_bytes", "algorithm"], suffixes=("_real", "_sim"))
+    both = real.merge(sim, on=["collective", "shape", "msg_bytes", "neighbors", "algorithm"], suffixes=("_real", "_sim"))
     both = both.rename(columns={"median_s_real": "real_median_s", "median_s_sim": "sim_median_s",
                                 "launches_real": "real_launches", "min_s_real": "real_min_s",
                                 "max_s_real": "real_max_s"}).drop(columns=["launches_sim", "min_s_sim", "max_s_sim"])
@@ -313,18 +315,14 @@ def _misses(points, alternative):
             "size means the simulation is missing a shared limit (`python3 -m collrepro.sim_platform "
             "--copy-bw GBPS` adds it once measured, e.g. by the command's own measurement on the node):", "",
             _md(pd.DataFrame(rows)), ""]
-    iso = points[points["collective"].str.startswith("neighbor")]
+    iso = points[(points["neighbors"] > 0) & (points["msg_bytes"] <= 64)] if "neighbors" in points else points[:0]
     if len(iso):
-        n = iso["shape"].str.extract(r"\(s=(\d+)\)")[0].astype(float)
-        if n.notna().sum() > 2:
-            t = iso.assign(neighbours=n).dropna(subset=["neighbours"])
-            t = t[t["msg_bytes"] <= 64]
-            g = t.groupby(["library", "neighbours"])["error_pct"].median().round(1).reset_index()
-            g = g.rename(columns={"error_pct": "median error % (blocks <= 64 B)"})
-            out += ["- **Per-message software cost.** The ping-pong's latency is one message's; a "
-                    "neighbourhood collective posts one send and one receive per neighbour, and the "
-                    "per-message overhead a real library pays on each (LogGP's o) has no term in the "
-                    "platform. Seed 004's small blocks by neighbourhood size:", "", _md(g), ""]
+        g = iso.groupby(["library", "neighbors"])["error_pct"].agg(["size", "median"]).round(1).reset_index()
+        g = g.rename(columns={"size": "points", "median": "median error % (blocks <= 64 B)"})
+        out += ["- **Per-message software cost.** The ping-pong's latency is one message's; a "
+                "neighbourhood collective posts one send and one receive per neighbour, and the "
+                "per-message overhead a real library pays on each (LogGP's o) has no term in the "
+                "platform. Seed 004's small blocks by neighbourhood size:", "", _md(g), ""]
     alg = points.groupby(["experiment", "library", "algorithm"])["error_pct"].median().round(1).reset_index()
     spread = alg.groupby(["experiment", "library"])["error_pct"].agg(["min", "max"]).reset_index()
     spread = spread.rename(columns={"min": "lowest algorithm median error %", "max": "highest algorithm median error %"})
@@ -336,7 +334,7 @@ def _misses(points, alternative):
     return out
 
 
-def readme(points, summary, times, missing, alternative=None):
+def readme(points, summary, times, missing, alternative=None, alt_times=None):
     """The README's text: every number below comes from `points`, `summary` and `times`."""
     summ = summary.copy()
     summ["goal (<= 15 %, >= 90 %)"] = [_verdict(r) for _, r in summ.iterrows()]
@@ -395,8 +393,11 @@ def readme(points, summary, times, missing, alternative=None):
         "",
     ]
     if total_wall is not None:
-        out += [f"Simulation wall time, all {len(times)} runs: {total_wall:.0f} s on the shared 2-core development VM "
-                "(one simulation at a time; other work shared the machine).", ""]
+        alt = (f"; the {len(alt_times)} runs with the other duplex choice (`sims-alternative/`): "
+               f"{sum(t.get('wall_s', 0) for t in alt_times.values()):.0f} s" if alt_times else "")
+        out += [f"Simulation wall time, all {len(times)} runs: {total_wall:.0f} s{alt}, on the shared 2-core "
+                "development VM (one simulation at a time; other work shared the machine; per run in "
+                "`sims/runtimes.json`).", ""]
     if missing:
         out += [f"Not simulated (no `sims/` result): {', '.join(missing)}.", ""]
     out += [
@@ -422,15 +423,17 @@ def write_report(real, out=OUT):
     summary = summarize(points)
     times_file = out / "sims" / "runtimes.json"
     times = json.loads(times_file.read_text()) if times_file.exists() else {}
-    cols = ["experiment", "library", "collective", "shape", "msg_bytes", "algorithm", "real_median_s", "real_min_s",
+    cols = ["experiment", "library", "collective", "shape", "msg_bytes", "neighbors", "algorithm", "real_median_s", "real_min_s",
             "real_max_s", "real_launches", "sim_median_s", "error_pct", "ranking_preserved"]
     safeio.write_csv(out / "points.csv", points[cols].round({"error_pct": 2}))
     safeio.write_csv(out / "summary.csv", summary)
     figure(points, out / "sim_vs_real.png")
-    alternative = None
+    alternative, alt_times = None, None
     if list((out / "sims-alternative").glob("*/*/summary-L*.csv")):
         alternative, _ = build(real, out / "sims-alternative")
-    safeio.write_text(out / "README.md", readme(points, summary, times, missing, alternative))
+        alt_file = out / "sims-alternative" / "runtimes.json"
+        alt_times = json.loads(alt_file.read_text()) if alt_file.exists() else None
+    safeio.write_text(out / "README.md", readme(points, summary, times, missing, alternative, alt_times))
     return summary
 
 

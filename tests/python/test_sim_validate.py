@@ -61,6 +61,9 @@ def test_platform_file_carries_the_calibration(tmp_path):
     hosts, _, _, _, _ = sim.cluster_of(str(out))  # simrun accepts it: 16 hosts node-0..15
     assert hosts == 16
     assert "network/model:CM02" in sim.platform_config(str(out))
+    # a copy bandwidth below what one ping-pong moved is raised to one link's: the ping-pong stays
+    SP.main([str(d), "--model", "alpha-beta", "--copy-bw", "4", "-o", str(out)])
+    assert 'bb_bw="5e+09Bps"' in out.read_text() and "raised to one link" in out.read_text()
 
 
 def test_piecewise_platform_config_replaces_simruns_defaults(tmp_path):
@@ -81,9 +84,9 @@ def test_no_pingpong_is_one_line(tmp_path):
 
 
 def _frames(real_rows, sim_rows):
-    cols = ["collective", "shape", "msg_bytes", "algorithm", "median_s", "launches", "min_s", "max_s"]
-    real = pd.DataFrame([("allgather", "8:8", 1024, a, m, 3, lo, hi) for a, m, lo, hi in real_rows], columns=cols)
-    sim_ = pd.DataFrame([("allgather", "8:8", 1024, a, m, 1, m, m) for a, m in sim_rows], columns=cols)
+    cols = ["collective", "shape", "msg_bytes", "neighbors", "algorithm", "median_s", "launches", "min_s", "max_s"]
+    real = pd.DataFrame([("allgather", "8:8", 1024, 0, a, m, 3, lo, hi) for a, m, lo, hi in real_rows], columns=cols)
+    sim_ = pd.DataFrame([("allgather", "8:8", 1024, 0, a, m, 1, m, m) for a, m in sim_rows], columns=cols)
     return real, sim_
 
 
