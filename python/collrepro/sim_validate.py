@@ -1,10 +1,10 @@
 """sim_validate: the simulation checked point by point against a real node (results/sim/validation).
 
     python3 -m collrepro.sim_validate platforms REAL_DIR            # configs/platforms/node16-<mpi>.xml
-    python3 -m collrepro.sim_validate run REAL_DIR [--only EXP] [--alternative]
+    python3 -m collrepro.sim_validate run REAL_DIR [--only EXP] [--alternative] [--copy-bw GBPS]
                                                                     # the simulations, one per experiment and library
     python3 -m collrepro.sim_validate report REAL_DIR               # points.csv, summary.csv, README.md, the figure
-    python3 -m collrepro.sim_validate all REAL_DIR                  # the three in turn
+    python3 -m collrepro.sim_validate all REAL_DIR                  # platforms, run, run --alternative, report
 
 REAL_DIR holds real runs as <experiment>/<mpi>/ result directories (one rank per core on one
 node, each launch's ping-pong in its metadata). `platforms` derives one platform per MPI library
@@ -70,6 +70,13 @@ EXPERIMENTS = {
 COMMON = ["timing.reps=1", "timing.warmup=1"]
 
 
+LOG_LINES = 20  # of simrun's and SimGrid's output kept beside each simulation
+
+
+def _has_sims(d):
+    return bool(list(Path(d).glob("*/*/summary-L*.csv")) or list(Path(d).glob("*/*/summary-L*.csv.gz")))
+
+
 def real_dirs(real):
     """{(experiment, mpi): directory} of the EXPERIMENTS that REAL_DIR holds."""
     real = Path(real)
@@ -83,6 +90,10 @@ def real_dirs(real):
 
 def platform_of(mpi, alternative=False, out=OUT):
     return out / "sims-alternative" / f"node16-{mpi}.xml" if alternative else PLATFORMS / f"node16-{mpi}.xml"
+
+
+def copybw_dir(out, gbps):
+    return Path(out) / f"sims-copybw-{gbps:g}"
 
 
 # ---------------------------------------------------------------- platforms and simulations
@@ -101,7 +112,19 @@ def make_platforms(real, out=OUT):
                                       "-o", str(platform_of(mpi, alternative, out))])
 
 
-def simulate(real, only=None, sims=OUT / "sims", alternative=False):
+def copybw_platforms(real, out, gbps):
+    """The chosen platforms with a shared-memory limit of `gbps` (all cores copying at once),
+    beside their simulations: a sensitivity study of the one thing the real runs do not measure."""
+    from . import sim_platform
+    dirs = real_dirs(real)
+    for mpi in sorted({m for _, m in dirs}):
+        mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
+        sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], "--copy-bw", f"{gbps:g}", "--name",
+                                  f"node16-{mpi}", "--source", "real-node runs (16-core node, one rank per core)",
+                                  "-o", str(copybw_dir(out, gbps) / f"node16-{mpi}.xml")])
+
+
+def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=None):
     """Run the simulations; returns the exit code (4 when one failed). Wall times: sims/runtimes.json."""
     times_file = Path(sims) / "runtimes.json"
     times = json.loads(times_file.read_text()) if times_file.exists() else {}
@@ -114,14 +137,18 @@ def simulate(real, only=None, sims=OUT / "sims", alternative=False):
         if out.exists():
             for f in out.glob("*-L0*"):
                 f.unlink()
-        cmd = [str(REPO / "bench" / "sim" / "simrun"), "--platform", str(platform_of(mpi, alternative, Path(sims).parent)),
+        platform = Path(platforms) / f"node16-{mpi}.xml" if platforms else platform_of(mpi, alternative, Path(sims).parent)
+        cmd = [str(REPO / "bench" / "sim" / "simrun"), "--platform", str(platform),
                "--coll-selector", SELECTOR[mpi], "--np", str(np_), "--out", str(out), str(REPO / config),
                "--", "--quiet"] + [x for s in COMMON + sets for x in ("--set", s)]
         print(f"sim_validate: {exp} / {mpi}", file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
         t0, c0 = time.time(), os.times()
-        with open(out / "simrun.log", "w") as log:  # SimGrid's own lines; the last one says why it failed
+        with open(out / "simrun.log", "w+") as log:  # SimGrid's own lines; the last ones say why it failed
             code = subprocess.run(cmd, check=False, stderr=log).returncode
+            log.seek(0)
+            tail = log.read().splitlines()[-LOG_LINES:]
+        safeio.write_text(out / "simrun.log", "\n".join(tail) + "\n")
         c1 = os.times()
         times[f"{exp}/{mpi}"] = {"wall_s": round(time.time() - t0, 1),
                                  "cpu_s": round(c1.children_user - c0.children_user + c1.children_system
@@ -270,15 +297,24 @@ def _by(points, keys):
     return out
 
 
-def _platform_lines():
-    """The calibration each platform carries in its header (the ping-pong, measured against the platform)."""
-    lines = []
-    for path in sorted(PLATFORMS.glob("node16-*.xml")):
-        text = path.read_text()
-        head = text.split("-->")[0]
-        keep = [ln.strip() for ln in head.splitlines() if "measured" in ln and "platform" in ln]
-        lines.append(f"- `configs/platforms/{path.name}`: " + "; ".join(keep))
-    return lines
+def pingpong_check(real, sims):
+    """The ping-pong the platforms were made from against the one each library's simulations
+    measured on them (collbench measures it at every launch's start, simulated or not)."""
+    from . import sim_platform
+    rows = []
+    dirs = real_dirs(real)
+    for mpi in sorted({m for _, m in dirs}):
+        measured = sim_platform.measurements([str(d) for (_, m), d in sorted(dirs.items()) if m == mpi], mpi)
+        metas = sorted(Path(sims).glob(f"*/{mpi}/meta-L0.json*"))
+        if not metas:
+            continue
+        simulated = {s["bytes"]: s["time_s"] for s in sim_platform._load_meta(str(metas[0])).get("pingpong") or []}
+        for s in measured["pingpong"]:
+            got = simulated.get(s["bytes"])
+            rows.append({"library": mpi, "bytes": s["bytes"], "measured (us)": round(s["time_s"] * 1e6, 3),
+                         "launches": s["launches"], "simulated (us)": None if got is None else round(got * 1e6, 3),
+                         "error %": None if got is None else round((got - s["time_s"]) / s["time_s"] * 100, 1)})
+    return pd.DataFrame(rows)
 
 
 def _verdict(row):
@@ -287,7 +323,7 @@ def _verdict(row):
     return "both met" if ok_err and ok_rank else ("error met" if ok_err else ("ranking met" if ok_rank else "neither"))
 
 
-def _misses(points, alternative):
+def _misses(points, alternative, copybw=None):
     """What the simulation misses, each with the numbers that show it (all computed here)."""
     out = ["## What the simulation misses, with the evidence", ""]
     def med(sel):
@@ -315,14 +351,43 @@ def _misses(points, alternative):
             "size means the simulation is missing a shared limit (`python3 -m collrepro.sim_platform "
             "--copy-bw GBPS` adds it once measured, e.g. by the command's own measurement on the node):", "",
             _md(pd.DataFrame(rows)), ""]
+    if copybw:
+        from .analysis.units import format_bytes
+        table = points.groupby(["experiment", "library", "msg_bytes"])["error_pct"].median().rename("no shared limit")
+        cols = [table]
+        for gbps, pts in sorted(copybw.items()):
+            cols.append(pts.groupby(["experiment", "library", "msg_bytes"])["error_pct"].median().rename(f"{gbps:g} GB/s"))
+        t = pd.concat(cols, axis=1, join="inner").round(1).reset_index()
+        t["msg_bytes"] = [format_bytes(int(b)) for b in t["msg_bytes"]]
+        out += ["  The same simulations with a shared-memory limit (`run --copy-bw GBPS`, `sims-copybw-*/`; "
+                "median signed error % per size):", "", _md(t), ""]
+        # Does some limit bring an experiment's largest size within 15 % while it pushes its
+        # smallest more than 15 % over (and 15 points further than without it)? Then no single
+        # backbone bandwidth fits both.
+        split = []
+        for (e, m), sub in t.groupby(["experiment", "library"], sort=False):
+            for c in [c for c in t.columns if c.endswith("GB/s")]:
+                raised = sub[c].iloc[0] - sub["no shared limit"].iloc[0]  # what the limit did to the smallest
+                if abs(sub[c].iloc[-1]) <= GOAL_MEDIAN_ERR < min(sub[c].iloc[0], raised):
+                    split.append(f"{e} / {m} at {c}: {sub[c].iloc[-1]:+.1f} % at {sub['msg_bytes'].iloc[-1]}, "
+                                 f"{sub[c].iloc[0]:+.1f} % at {sub['msg_bytes'].iloc[0]}")
+        if split:
+            out += ["  A limit that brings the largest messages within 15 % overshoots the smallest ("
+                    + "; ".join(split) + "): the node's effective shared bandwidth depends on the size "
+                    "(a few hundred KiB stay in the caches, megabytes go to memory), which one backbone "
+                    "bandwidth cannot model.", ""]
     iso = points[(points["neighbors"] > 0) & (points["msg_bytes"] <= 64)] if "neighbors" in points else points[:0]
     if len(iso):
         g = iso.groupby(["library", "neighbors"])["error_pct"].agg(["size", "median"]).round(1).reset_index()
         g = g.rename(columns={"size": "points", "median": "median error % (blocks <= 64 B)"})
         out += ["- **Per-message software cost.** The ping-pong's latency is one message's; a "
                 "neighbourhood collective posts one send and one receive per neighbour, and the "
-                "per-message overhead a real library pays on each (LogGP's o) has no term in the "
-                "platform. Seed 004's small blocks by neighbourhood size:", "", _md(g), ""]
+                "per-message overhead a real library pays on each (LogGP's o, SMPI's `smpi/os` and "
+                "`smpi/or`) has no term in the platform: the ping-pong alone cannot tell it from the "
+                "latency. Seed 004's blocks of at most 64 B, where messages are nearly empty, by "
+                f"neighbourhood size (median error over them {float(iso['error_pct'].median()):.1f} %; a share "
+                f"that stays about the same from {g['neighbors'].min()} to {g['neighbors'].max()} neighbours is a cost "
+                "per message):", "", _md(g), ""]
     alg = points.groupby(["experiment", "library", "algorithm"])["error_pct"].median().round(1).reset_index()
     spread = alg.groupby(["experiment", "library"])["error_pct"].agg(["min", "max"]).reset_index()
     spread = spread.rename(columns={"min": "lowest algorithm median error %", "max": "highest algorithm median error %"})
@@ -334,7 +399,8 @@ def _misses(points, alternative):
     return out
 
 
-def readme(points, summary, times, missing, alternative=None, alt_times=None):
+def readme(points, summary, times, missing, alternative=None, alt_times=None, copybw=None, pingpong=None):
+    """alt_times: {directory name: runtimes} of the other simulations (sims-alternative, sims-copybw-*)."""
     """The README's text: every number below comes from `points`, `summary` and `times`."""
     summ = summary.copy()
     summ["goal (<= 15 %, >= 90 %)"] = [_verdict(r) for _, r in summ.iterrows()]
@@ -358,17 +424,24 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None):
         "```",
         "python3 -m collrepro.sim_validate platforms REAL_DIR   # configs/platforms/node16-{openmpi,mpich}.xml",
         "python3 -m collrepro.sim_validate run REAL_DIR         # sims/<experiment>/<mpi>/ through bench/sim/simrun",
+        "python3 -m collrepro.sim_validate run REAL_DIR --alternative     # sims-alternative/: the other duplex choice",
+        "python3 -m collrepro.sim_validate run REAL_DIR --copy-bw 32 --copy-bw 64 --only quick-np8 \\",
+        "    --only seed000-3sizes-np16 --only seed001-np14             # sims-copybw-*/: a shared-memory limit",
         "python3 -m collrepro.sim_validate report REAL_DIR      # points.csv, summary.csv, this README, sim_vs_real.png",
         "```",
         "",
         "- **The platform** (`python3 -m collrepro.sim_platform`, documented in `bench/sim/README.md`): one host",
-        "  per core; each core's link is the library's ping-pong (median over every launch's metadata, four",
-        "  sizes), a piecewise latency/bandwidth model (SimGrid's SMPI network model with one factor per size",
-        "  range) that returns every measured size; a core's sends and receives share its link; the cores",
-        "  meet in a backbone, the node's shared memory. The real runs hold no copy-bandwidth measurement, so",
-        "  that backbone is the cores' links together (nothing shared beyond each core's own link); see",
-        "  \"What the simulation misses\". A 2-rank simulation returns the ping-pong it was built from:",
-        *["  " + ln for ln in _platform_lines()],
+        "  per core; each core's link is the library's ping-pong (median over the launches of the",
+        "  experiments below, four sizes), a piecewise latency/bandwidth model (SimGrid's SMPI network",
+        "  model with one factor per size range) that returns every measured size; Open MPI's cores send",
+        "  and receive over one shared link (no single-copy mechanism: each side copies), MPICH's side by",
+        "  side; the cores meet in a backbone, the node's shared memory. The real runs hold no",
+        "  copy-bandwidth measurement, so that backbone is the cores' links together (nothing shared",
+        "  beyond each core's own link); see \"What the simulation misses\". The ping-pong the platforms",
+        "  were made from, and the one the simulations measured on them (collbench measures it at every",
+        "  launch's start):",
+        "",
+        *([_md(pingpong), ""] if pingpong is not None and len(pingpong) else ["  (no simulation yet)", ""]),
         "- **The simulations**: each experiment with the real runs' configuration and sizes, SimGrid's",
         "  collective selector of the library (`ompi` for Open MPI's runs, `mpich` for MPICH's), one",
         "  repetition after a warm-up (SimGrid is deterministic), inter-group pairs emulated on one",
@@ -393,8 +466,8 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None):
         "",
     ]
     if total_wall is not None:
-        alt = (f"; the {len(alt_times)} runs with the other duplex choice (`sims-alternative/`): "
-               f"{sum(t.get('wall_s', 0) for t in alt_times.values()):.0f} s" if alt_times else "")
+        alt = "".join(f"; the {len(t)} runs of `{name}/`: {sum(x.get('wall_s', 0) for x in t.values()):.0f} s"
+                      for name, t in sorted((alt_times or {}).items()))
         out += [f"Simulation wall time, all {len(times)} runs: {total_wall:.0f} s{alt}, on the shared 2-core "
                 "development VM (one simulation at a time; other work shared the machine; per run in "
                 "`sims/runtimes.json`).", ""]
@@ -413,7 +486,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None):
         "",
         _md(_by(points, ["algorithm"])),
         "",
-    ] + _misses(points, alternative)
+    ] + _misses(points, alternative, copybw)
     return "\n".join(out) + "\n"
 
 
@@ -428,12 +501,17 @@ def write_report(real, out=OUT):
     safeio.write_csv(out / "points.csv", points[cols].round({"error_pct": 2}))
     safeio.write_csv(out / "summary.csv", summary)
     figure(points, out / "sim_vs_real.png")
-    alternative, alt_times = None, None
-    if list((out / "sims-alternative").glob("*/*/summary-L*.csv")):
+    alternative = None
+    if _has_sims(out / "sims-alternative"):
         alternative, _ = build(real, out / "sims-alternative")
-        alt_file = out / "sims-alternative" / "runtimes.json"
-        alt_times = json.loads(alt_file.read_text()) if alt_file.exists() else None
-    safeio.write_text(out / "README.md", readme(points, summary, times, missing, alternative, alt_times))
+    alt_times = {d.name: json.loads((d / "runtimes.json").read_text())
+                 for d in sorted(out.glob("sims-*")) if (d / "runtimes.json").is_file()}
+    copybw = {}
+    for d in sorted(out.glob("sims-copybw-*")):
+        if _has_sims(d):
+            copybw[float(d.name.split("-")[-1])], _ = build(real, d)
+    safeio.write_text(out / "README.md", readme(points, summary, times, missing, alternative, alt_times, copybw,
+                                                pingpong_check(real, out / "sims")))
     return summary
 
 
@@ -446,6 +524,8 @@ def _parser():
     ap.add_argument("--only", action="append", choices=sorted(EXPERIMENTS), help="run only this experiment")
     ap.add_argument("--alternative", action="store_true",
                     help="run: simulate with the other duplex choice into sims-alternative/ (the README compares)")
+    ap.add_argument("--copy-bw", type=float, action="append", default=[],
+                    help="run: simulate with this shared-memory limit (GB/s, all cores) into sims-copybw-GBPS/")
     ap.add_argument("--out", default=str(OUT), help="where the report goes (default results/sim/validation)")
     return ap
 
@@ -456,6 +536,11 @@ def main(argv=None):
     rc = 0
     if a.action in ("platforms", "all"):
         make_platforms(a.real, out)
+    for gbps in a.copy_bw if a.action == "run" else []:
+        copybw_platforms(a.real, out, gbps)
+        rc = simulate(a.real, a.only, copybw_dir(out, gbps), platforms=copybw_dir(out, gbps)) or rc
+    if a.copy_bw and a.action == "run":
+        return rc
     if a.action in ("run", "all") and (a.action == "all" or not a.alternative):
         rc = simulate(a.real, a.only, out / "sims")
     if a.action in ("run", "all") and (a.action == "all" or a.alternative):

@@ -127,3 +127,11 @@ def test_readme_reports_the_summary_and_the_goal(tmp_path):
     assert "../" not in text
     V.figure(pts, tmp_path / "f.png")
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_readme_compares_a_shared_memory_limit():
+    pts = _points()
+    limited = pts.assign(error_pct=[40.0, 20.0, 10.0, -5.0])  # the largest size fits, the smallest overshoots
+    text = V.readme(pts, V.summarize(pts), {}, [], copybw={32.0: limited})
+    assert "| x | openmpi | 1 KiB | 10.0 | 40.0 |" in text
+    assert "x / openmpi at 32 GB/s: -5.0 % at 8 KiB, +40.0 % at 1 KiB" in text
