@@ -135,3 +135,18 @@ def test_readme_compares_a_shared_memory_limit():
     text = V.readme(pts, V.summarize(pts), {}, [], copybw={32.0: limited})
     assert "| x | openmpi | 1 KiB | 10.0 | 40.0 |" in text
     assert "x / openmpi at 32 GB/s: -5.0 % at 8 KiB, +40.0 % at 1 KiB" in text
+
+
+def test_committed_summary_is_the_points_summary():
+    """results/sim/validation: summary.csv and the README's summary rows follow from points.csv
+    (regenerate with `python3 -m collrepro.sim_validate report REAL_DIR`)."""
+    out = V.OUT
+    points = pd.read_csv(out / "points.csv")
+    points["ranking_preserved"] = points["ranking_preserved"].map({True: True, False: False, "True": True,
+                                                                   "False": False})
+    want = V.summarize(points)
+    have = pd.read_csv(out / "summary.csv")
+    pd.testing.assert_frame_equal(want.reset_index(drop=True), have, check_dtype=False)
+    readme = (out / "README.md").read_text()
+    for _, r in want.iterrows():
+        assert f"| {r['experiment']} | {r['library']} | {r['points']} | {r['median_abs_error_pct']} | " in readme
