@@ -323,6 +323,22 @@ def _verdict(row):
     return "both met" if ok_err and ok_rank else ("error met" if ok_err else ("ranking met" if ok_rank else "neither"))
 
 
+def _ranking_failures(points):
+    """Every shape whose ranking the simulation does not keep: the real and the simulated order."""
+    from .analysis.units import format_bytes
+    rows = []
+    for (e, m, c, sh, b), g in points[points["ranking_preserved"] == False].groupby(  # noqa: E712
+            ["experiment", "library", "collective", "shape", "msg_bytes"]):
+        rows.append({"experiment": e, "library": m, "collective": c, "shape": sh, "size": format_bytes(int(b)),
+                     "real order": " < ".join(g.sort_values("real_median_s")["algorithm"]),
+                     "simulated order": " < ".join(g.sort_values(["sim_median_s", "algorithm"])["algorithm"])})
+    if not rows:
+        return []
+    return ["## Shapes whose ranking the simulation does not keep", "",
+            "Fastest first; the real order by the median over launches (pairs whose launches overlap are ties "
+            "and may stand either way), the simulated order with ties by name:", "", _md(pd.DataFrame(rows)), ""]
+
+
 def _misses(points, alternative, copybw=None):
     """What the simulation misses, each with the numbers that show it (all computed here)."""
     out = ["## What the simulation misses, with the evidence", ""]
@@ -486,7 +502,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         "",
         _md(_by(points, ["algorithm"])),
         "",
-    ] + _misses(points, alternative, copybw)
+    ] + _misses(points, alternative, copybw) + _ranking_failures(points)
     return "\n".join(out) + "\n"
 
 
