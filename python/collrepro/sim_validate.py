@@ -291,7 +291,7 @@ def _by(points, keys):
     from .analysis.units import format_bytes
     g = points.groupby(["experiment", "library"] + keys, sort=True)["error_pct"]
     out = pd.DataFrame({"points": g.size(), "median error %": g.median().round(1),
-                        "median |error| %": g.apply(lambda e: e.abs().median()).round(1)}).reset_index()
+                        "median abs. error %": g.apply(lambda e: e.abs().median()).round(1)}).reset_index()
     if "msg_bytes" in out:
         out["msg_bytes"] = [format_bytes(int(b)) for b in out["msg_bytes"]]
     return out
