@@ -32,6 +32,7 @@
 #include "collrepro/mpi.hpp"
 #include "collrepro/words.hpp"
 #include "datatypes.hpp"
+#include "sim_info.hpp"
 
 namespace simgrid::smpi {
 // SimGrid 3.32's MPICH ring allgatherv (exported by libsimgrid; SimGrid installs no header for
@@ -89,6 +90,7 @@ int mpich_ring(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, std
 
 int __wrap_MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                          MPI_Comm comm) {
+  if (!collbench::sim::mpich_choices()) return __real_MPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   const std::size_t block = comm == MPI_COMM_NULL ? 0 : ring_block_bytes(rcount, rtype, comm);
   if (block == 0) return __real_MPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   return mpich_ring(sbuf, scount, stype, rbuf, block, comm);

@@ -147,7 +147,8 @@ int __wrap_MPI_Bcast(void* buf, int count, MPI_Datatype datatype, int root, MPI_
   int comm_size = 0;
   if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &comm_size);
   const std::size_t bytes = count < 0 ? 0 : bcast_bytes(count, datatype);
-  if (count < 0 || comm_size < 2 || bytes < kShortBcast) return __real_MPI_Bcast(buf, count, datatype, root, comm);
+  if (count < 0 || comm_size < 2 || bytes < kShortBcast || !collbench::sim::mpich_choices())
+    return __real_MPI_Bcast(buf, count, datatype, root, comm);
   if (bytes < collbench::sim::wide_bcast_from() || collbench::sim::contiguous_bytes(datatype) == 0)
     return simgrid::smpi::bcast__scatter_LR_allgather(buf, count, datatype, root, comm);
   const int rc = scatter_ring_bcast(static_cast<char*>(buf), bytes, root, comm);

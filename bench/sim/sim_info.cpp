@@ -64,6 +64,9 @@ nlohmann::json metadata() {
       // Broadcasts of at least this many bytes run the shim's scatter + ring broadcast
       // (bcast_choice.cpp); SimGrid's cannot count 2 GiB.
       {"wide_bcast_from", wide_bcast_from()},
+      // collbench's MPI_Bcast and MPI_Allgather follow MPICH's large-message choices (the shims),
+      // or the configured selector alone (simrun --coll-selector ompi).
+      {"mpich_choices", mpich_choices()},
       {"times", "simulated: communication only (smpi/simulate-computation:no); deterministic"},
   };
   return {{"simulated", true},
@@ -71,6 +74,11 @@ nlohmann::json metadata() {
           {"smpi_version", version},
           {"network_model", model},
           {"simulation", sim}};
+}
+
+bool mpich_choices() {
+  static const bool on = env("COLLREPRO_SIM_MPICH_CHOICES") != "0";
+  return on;
 }
 
 }  // namespace collbench::sim

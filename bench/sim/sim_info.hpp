@@ -18,4 +18,9 @@ nlohmann::json metadata();
 // (bcast_choice.cpp): 2 GiB, or COLLREPRO_SIM_WIDE_BCAST_FROM.
 std::size_t wide_bcast_from();
 
+// Whether collbench's MPI_Bcast and MPI_Allgather take MPICH's large-message choices
+// (bcast_choice.cpp, allgather_choice.cpp): yes, unless simrun runs another library's selector
+// (simrun --coll-selector ompi sets COLLREPRO_SIM_MPICH_CHOICES=0) and the selector decides alone.
+bool mpich_choices();
+
 }  // namespace collbench::sim

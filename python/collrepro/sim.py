@@ -39,11 +39,17 @@ platform, the SimGrid version and the network model.
                up, as root): the same simulated times, several times less system time at scale
   --privatize  yes|no (default no): SMPI global-variable privatization. collbench has no
                mutable global state, so no is safe and much lighter at 1000+ ranks.
+  --coll-selector  mpich|ompi (default mpich): SimGrid's collective selector, the library whose
+               algorithm choices the simulated MPI makes. mpich adds MPICH's large-message
+               broadcast and Allgather ring for collbench's own calls (bench/sim/README.md) and
+               the short broadcast and flat reductions below; ompi leaves every choice to
+               SimGrid's Open MPI selector.
   --dry-run    print the smpirun command and the hostfile summary, run nothing
   after --:    passed to collbench, except --slice (use --slices) (e.g. --set timing.reps=3 --set sizes=[1KiB,2KiB] --quiet);
                no spaces or quotes (smpirun passes program arguments unquoted)
 The SimGrid configuration (network model, collective selector, ...) is fixed below and
-recorded in the metadata. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 incomplete,
+recorded in the metadata; a platform file's own <config> settings (calibrated platforms,
+python/collrepro/sim_platform.py) replace the defaults of the same names. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 incomplete,
 5 I/O), or simrun's own: 2 a bad option or platform file (checked before anything else), 5 the
 smpi build or smpirun missing, 130/143 interrupted.
 """
@@ -78,7 +84,7 @@ SIM_CONFIG = [
     "network/model:CM02",
     "network/crosstraffic:0",
     "smpi/simulate-computation:no",
-    "smpi/coll-selector:mpich",
+    "smpi/coll-selector:mpich",  # simrun --coll-selector replaces it (MPICH_ONLY below goes with it)
     # SimGrid's mpich selector broadcasts on any "uniform" communicator (same ppn everywhere)
     # with SMP_binomial: log2(p) times the message for large messages. MPICH itself (and the
     # papers' Cray MPICH) broadcasts messages >= 512 KiB - every broadcast of root gathering
@@ -106,7 +112,9 @@ BLOCK_4K_PAGES = "smpi/shared-malloc-blocksize:67108864"  # 64 MiB: few mappings
 BLOCK_HUGE_PAGES = "smpi/shared-malloc-blocksize:2097152"  # one 2 MiB huge page
 HUGEPAGE_MAPS = 1 << 22  # vm.max_map_count needed: a 2048-rank point maps millions of 2 MiB blocks
 HUGEPAGE_SETUP = "bench/sim/hugepages (as root)"
-QUIET_LOGS = ["xbt_cfg.thresh:warning", "smpi_config.thresh:warning", "smpi_coll.thresh:warning"]
+# The settings that make the simulated MPICH's choices, dropped under --coll-selector ompi.
+MPICH_ONLY = ("smpi/bcast", "smpi/allreduce", "smpi/reduce")
+QUIET_LOGS = ["xbt_cfg.thresh:warning", "surf_parse.thresh:warning", "smpi_config.thresh:warning", "smpi_coll.thresh:warning"]
 
 
 def parse_bytes(text):
@@ -305,6 +313,7 @@ def _parser():
     ap.add_argument("--fill-folded", action="store_true")
     ap.add_argument("--hugepages", choices=["auto", "yes", "no"], default="auto")
     ap.add_argument("--privatize", choices=["yes", "no"], default="no")
+    ap.add_argument("--coll-selector", choices=["mpich", "ompi"], default="mpich")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("-h", "--help", action="store_true")
     ap.add_argument("config", nargs="?")
@@ -429,9 +438,35 @@ def folding_config(hugepages):
     return [BLOCK_4K_PAGES], f"folded buffers on 4 KiB pages ({why_not}; {HUGEPAGE_SETUP} makes large runs faster)"
 
 
-def smpirun_flags(hostfile, platform, fold, privatize, folding=(BLOCK_4K_PAGES,)):
+def platform_config(platform):
+    """The <config><prop id=... value=.../></config> settings of a platform file, as "key:value"
+    strings in file order (a calibrated platform carries its network model there)."""
+    root = load_platform(platform)
+    out = []
+    for config in root.findall("config"):
+        for prop in config.findall("prop"):
+            key, value = prop.get("id") or "", prop.get("value") or ""
+            if not key or any(ch in key + value for ch in " \t\n\"'$`\\"):
+                raise UserError(f"{platform}: <config> <prop id={safeio.excerpt(key, 30)!r}>: want an id and a value "
+                                f"without spaces or quotes; {PLATFORM_FIX}")
+            out.append(f"{key}:{value}")
+    return out
+
+
+def sim_config(selector="mpich", platform_cfg=()):
+    """SIM_CONFIG for a collective selector, with the platform's own settings replacing the
+    defaults of the same keys."""
+    cfg = [c.replace("smpi/coll-selector:mpich", f"smpi/coll-selector:{selector}") for c in SIM_CONFIG]
+    if selector != "mpich":
+        cfg = [c for c in cfg if c.split(":")[0] not in MPICH_ONLY]
+    keys = {c.split(":")[0] for c in platform_cfg}
+    return [c for c in cfg if c.split(":")[0] not in keys] + list(platform_cfg)
+
+
+def smpirun_flags(hostfile, platform, fold, privatize, folding=(BLOCK_4K_PAGES,), config=None):
     """smpirun's options before the program: hosts, platform, privatization, the model, logs."""
-    cfgs = [f"--cfg={c}" for c in SIM_CONFIG + list(folding) + [f"smpi/auto-shared-malloc-thresh:{fold}"]]
+    config = SIM_CONFIG if config is None else config
+    cfgs = [f"--cfg={c}" for c in list(config) + list(folding) + [f"smpi/auto-shared-malloc-thresh:{fold}"]]
     logs = [f"--log={name}" for name in QUIET_LOGS]
     priv = [] if privatize == "yes" else ["-no-privatize"]
     return ["-hostfile", hostfile, "-platform", platform] + priv + cfgs + logs
@@ -513,11 +548,13 @@ def main(argv=None):
     env["COLLREPRO_SIM_PLACEMENT"] = placement.text
     env["COLLREPRO_SIM_COMMAND"] = " ".join(sys.argv)
     env["COLLREPRO_SIM_FILL_FOLDED"] = "1" if a.fill_folded else "0"
+    env["COLLREPRO_SIM_MPICH_CHOICES"] = "1" if a.coll_selector == "mpich" else "0"
+    config = sim_config(a.coll_selector, platform_config(platform))
     folding, note = folding_config(a.hugepages)
     print(f"simrun: {note}", file=sys.stderr)
     hostfile = placement.write_hostfile()
     try:
-        flags = smpirun_flags(hostfile, platform, fold, a.privatize, folding)
+        flags = smpirun_flags(hostfile, platform, fold, a.privatize, folding, config)
         launcher = Launcher("smpi", program=smpirun, flags=flags)
         return _run_launches(a, launcher, exe, passthrough, placement, env, hostfile)
     finally:

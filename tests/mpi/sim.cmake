@@ -34,3 +34,9 @@ set_tests_properties(sim.allgather-ring PROPERTIES LABELS "sim" TIMEOUT 1200 COS
 add_test(NAME sim.wide
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/wide.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.wide PROPERTIES LABELS "sim" TIMEOUT 1200 COST 30 RESOURCE_LOCK sim-variant)
+
+# sim.node-platform: a single-node platform derived from a known ping-pong gives it back in
+# simulation, and sweeps run under SimGrid's ompi and mpich selectors (tests/sim/node_platform.sh).
+add_test(NAME sim.node-platform
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/node_platform.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.node-platform PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)

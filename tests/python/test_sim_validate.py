@@ -1,0 +1,152 @@
+"""The calibrated node platform (sim_platform) and the validation against a real node
+(sim_validate): a known latency and bandwidth come back from synthetic ping-pongs, the errors
+and rankings of a small table, and the README generator."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from collrepro import sim, sim_platform as SP, sim_validate as V
+from collrepro.safeio import UserError
+
+ALPHA, BW = 1.5e-6, 5e9  # a known node: 1.5 us, 5 GB/s
+SIZES = [1, 1024, 65536, 1 << 20]
+
+
+def _series(alpha=ALPHA, bw=BW, sizes=SIZES):
+    return [{"bytes": b, "time_s": alpha + b / bw, "launches": 1} for b in sizes]
+
+
+def _meta_dir(tmp_path, name, series, mpi="openmpi", cores=16):
+    d = tmp_path / name
+    d.mkdir(parents=True)
+    meta = {"mpi_impl": mpi, "mpi_version": "9.9", "hwloc": {"cores": cores},
+            "pingpong": [{"bytes": s["bytes"], "time_s": s["time_s"]} for s in series]}
+    (d / "meta-L0.json").write_text(json.dumps(meta))
+    return d
+
+
+def test_alpha_beta_comes_back():
+    lat, bw = SP.alpha_beta(_series())
+    assert lat == pytest.approx(ALPHA, rel=1e-6) and bw == pytest.approx(BW, rel=1e-6)
+
+
+def test_piecewise_returns_every_measured_size():
+    # two regimes: eager up to 64 KiB, a higher latency and bandwidth beyond
+    series = _series(sizes=[1, 1024, 65536]) + [{"bytes": 1 << 20, "time_s": 5e-6 + (1 << 20) / 8e9, "launches": 1}]
+    pieces = SP.piecewise(series)
+    for s in series:
+        assert SP.model_time(pieces, s["bytes"]) == pytest.approx(s["time_s"], rel=1e-9)
+    assert pieces[0][1] == pytest.approx(ALPHA, rel=1e-6) and pieces[0][2] == pytest.approx(BW, rel=1e-6)
+
+
+def test_measurements_take_the_median_per_size_and_the_library(tmp_path):
+    _meta_dir(tmp_path, "a/openmpi", _series(alpha=1e-6))
+    _meta_dir(tmp_path, "b/openmpi", _series(alpha=2e-6))
+    _meta_dir(tmp_path, "c/openmpi", _series(alpha=9e-6))
+    _meta_dir(tmp_path, "a/mpich", _series(alpha=50e-6), mpi="mpich")
+    m = SP.measurements([tmp_path], mpi="openmpi")
+    assert m["launches"] == 3 and m["cores"] == 16
+    assert m["pingpong"][0]["time_s"] == pytest.approx(2e-6 + 1 / BW)
+
+
+def test_platform_file_carries_the_calibration(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    out = tmp_path / "node.xml"
+    assert SP.main([str(d), "--model", "alpha-beta", "--copy-bw", "40", "--name", "n", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert 'lat="7.5e-07s"' in text and 'bw="5e+09Bps"' in text  # half the latency per link, two links a route
+    assert 'bb_bw="2e+10Bps"' in text  # 40 GB/s copied, two copies per message
+    hosts, _, _, _, _ = sim.cluster_of(str(out))  # simrun accepts it: 16 hosts node-0..15
+    assert hosts == 16
+    assert "network/model:CM02" in sim.platform_config(str(out))
+    # a copy bandwidth below what one ping-pong moved is raised to one link's: the ping-pong stays
+    SP.main([str(d), "--model", "alpha-beta", "--copy-bw", "4", "-o", str(out)])
+    assert 'bb_bw="5e+09Bps"' in out.read_text() and "raised to one link" in out.read_text()
+
+
+def test_piecewise_platform_config_replaces_simruns_defaults(tmp_path):
+    d = _meta_dir(tmp_path, "x/mpich", _series(), mpi="mpich", cores=4)
+    out = tmp_path / "node.xml"
+    SP.main([str(d), "--duplex", "split", "-o", str(out)])
+    cfg = sim.sim_config("ompi", sim.platform_config(str(out)))
+    keys = [c.split(":")[0] for c in cfg]
+    assert "network/model:SMPI" in cfg and "network/model:CM02" not in cfg and keys.count("network/model") == 1
+    assert "smpi/coll-selector:ompi" in cfg and not any(c.startswith("smpi/bcast") for c in cfg)
+    assert 'sharing_policy="SPLITDUPLEX"' in out.read_text() and 'radical="0-3"' in out.read_text()
+
+
+def test_no_pingpong_is_one_line(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UserError, match="no launch metadata with a ping-pong"):
+        SP.main([str(tmp_path / "empty"), "-o", str(tmp_path / "x.xml")])
+
+
+def _frames(real_rows, sim_rows):
+    cols = ["collective", "shape", "msg_bytes", "neighbors", "algorithm", "median_s", "launches", "min_s", "max_s"]
+    real = pd.DataFrame([("allgather", "8:8", 1024, 0, a, m, 3, lo, hi) for a, m, lo, hi in real_rows], columns=cols)
+    sim_ = pd.DataFrame([("allgather", "8:8", 1024, 0, a, m, 1, m, m) for a, m in sim_rows], columns=cols)
+    return real, sim_
+
+
+def test_error_and_ranking():
+    real, sim_ = _frames([("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.9, 2.1), ("c", 2.05, 1.95, 2.2)],
+                         [("a", 1.1), ("b", 3.0), ("c", 2.5)])
+    pts = V.compare(real, sim_, "e", "openmpi")
+    assert list(pts["error_pct"].round(6)) == [10.0, 50.0, pytest.approx(21.95122, rel=1e-5)]
+    # a < b and a < c are told apart and kept; b and c overlap (a tie the node cannot order)
+    assert pts["ranking_preserved"].tolist() == [True] * 3
+    real, sim_ = _frames([("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.9, 2.1)], [("a", 2.0), ("b", 2.0)])
+    assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].tolist() == [False] * 2  # a simulated tie
+    real, sim_ = _frames([("a", 1.0, 0.9, 2.0), ("b", 1.5, 1.2, 2.1)], [("a", 2.0), ("b", 1.0)])
+    assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].isna().all()  # nothing to rank
+
+
+def _points():
+    rows = []
+    for i, (err, kept) in enumerate([(10, True), (-20, True), (30, False), (5, True)]):
+        rows.append({"experiment": "x", "library": "openmpi", "collective": "allgather", "shape": f"s{i}",
+                     "msg_bytes": 1024 << i, "algorithm": "a", "real_median_s": 1e-3,
+                     "sim_median_s": 1e-3 * (1 + err / 100), "error_pct": float(err), "ranking_preserved": kept})
+    return pd.DataFrame(rows)
+
+
+def test_summary_median_p90_and_ranking_share():
+    s = V.summarize(_points()).iloc[0]
+    assert s["median_abs_error_pct"] == 15.0 and s["p90_abs_error_pct"] == 27.0
+    assert s["shapes_ranked"] == 4 and s["ranking_preserved_pct"] == 75.0
+
+
+def test_readme_reports_the_summary_and_the_goal(tmp_path):
+    pts = _points()
+    text = V.readme(pts, V.summarize(pts), {"x/openmpi": {"wall_s": 12.5}}, ["y/mpich"])
+    # 15.0 % meets the goal (<= 15 %), 75 % of shapes ranked does not (>= 90 %)
+    assert "| x | openmpi | 4 | 15.0 | 27.0 | 4 | 75.0 | error met | 12.5 |" in text
+    assert "Not simulated (no `sims/` result): y/mpich." in text and "sim_vs_real.png" in text
+    assert "../" not in text
+    V.figure(pts, tmp_path / "f.png")
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_readme_compares_a_shared_memory_limit():
+    pts = _points()
+    limited = pts.assign(error_pct=[40.0, 20.0, 10.0, -5.0])  # the largest size fits, the smallest overshoots
+    text = V.readme(pts, V.summarize(pts), {}, [], copybw={32.0: limited})
+    assert "| x | openmpi | 1 KiB | 10.0 | 40.0 |" in text
+    assert "x / openmpi at 32 GB/s: -5.0 % at 8 KiB, +40.0 % at 1 KiB" in text
+
+
+def test_committed_summary_is_the_points_summary():
+    """results/sim/validation: summary.csv and the README's summary rows follow from points.csv
+    (regenerate with `python3 -m collrepro.sim_validate report REAL_DIR`)."""
+    out = V.OUT
+    points = pd.read_csv(out / "points.csv")
+    points["ranking_preserved"] = points["ranking_preserved"].map({True: True, False: False, "True": True,
+                                                                   "False": False})
+    want = V.summarize(points)
+    have = pd.read_csv(out / "summary.csv")
+    pd.testing.assert_frame_equal(want.reset_index(drop=True), have, check_dtype=False)
+    readme = (out / "README.md").read_text()
+    for _, r in want.iterrows():
+        assert f"| {r['experiment']} | {r['library']} | {r['points']} | {r['median_abs_error_pct']} | " in readme
