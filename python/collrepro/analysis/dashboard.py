@@ -1,11 +1,15 @@
 """dashboard DIR... -o OUT: a static HTML site over result directories.
 
-index.html lists the experiments and installations; exp-<name>.html shows one experiment: its
-installations (with a warning when a run was oversubscribed), interactive time-against-size
-plots per algorithm and installation, the trend across versions with the significant changes
-marked, the guideline checks and the provenance of every launch. plotly.min.js (from Debian's
-python3-plotly), style.css and dashboard.js sit beside the pages, so the site opens from the
-file system with no server and no network.
+index.html lists the runs (dashboard_runs: the result directories of one experiment measured
+together, e.g. the 2- and the 4-process runs of one configuration) and the installations; a run
+page (exp-<experiment>.html, or exp-<experiment>--<run>.html when an experiment has several runs)
+shows one run: its installations with their process count, placement and oversubscription (each
+from its own metadata), interactive time-against-size plots per algorithm and installation, the
+verdicts across versions as badges (verdicts.LABELS; the reason on hover), a per-point history
+over the installations of each library, ratios on log axes, the guideline checks and the
+provenance of every launch. An installation appears once per run; two runs are never merged.
+plotly.min.js (from Debian's python3-plotly), style.css and dashboard.js sit beside the pages,
+so the site opens from the file system with no server and no network.
 
 The site is built in a temporary directory beside OUT and then swapped in (safeio.atomic_dir),
 so an interrupted build leaves the previous site intact, and the temporaries of a killed build
@@ -17,14 +21,18 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import dashboard_figures as figs
 from . import dashboard_html as H
+from . import dashboard_runs as R
 from . import guidelines, stats, trend
 from . import plotting as pl
+from . import verdicts as V
 from .. import safeio
-from .aggregate import aggregate, shape_label
+from .aggregate import MATCH_KEY, add_settings, aggregate, per_launch, shape_label
+from .units import format_bytes
 from .errors import InputError
 
 OWNER = "analyze dashboard"
@@ -37,8 +45,9 @@ def slug(text):
     return re.sub(r"[^A-Za-z0-9]+", "-", str(text)).strip("-").lower() or "x"
 
 
-def page_name(experiment):
-    return f"exp-{slug(experiment)}.html"
+def page_name(experiment, run=None):
+    """exp-<experiment>.html; with several runs of the experiment, exp-<experiment>--<run>.html."""
+    return f"exp-{slug(experiment)}.html" if run is None else f"exp-{slug(experiment)}--{slug(run)}.html"
 
 
 def _launches(entry):
@@ -69,16 +78,54 @@ def _oversubscribed(entry):
     return pl.oversubscription_note([dict(m, oversubscription=oversubscription(m)) for m in entry.rs.metas])
 
 
-# ---------------------------------------------------------------- experiment page sections
+# ---------------------------------------------------------------- verdict tables
 
-def installations_section(entries):
+def with_row_columns(table):
+    """The verdict table with every verdicts.ROW_COLUMNS column (absent ones empty)."""
+    table = table.copy()
+    for column in V.ROW_COLUMNS:
+        if column not in table:
+            table[column] = "" if column in ("reason", "comparability") else np.nan
+    return table
+
+
+def _point_key(frame):
+    """One string per row naming its (library, point): the join key of verdicts and launches."""
+    return trend.point_keys(frame)
+
+
+def _change_at(row):
+    """The installation at which a verdict row's change starts ("" when it names none)."""
+    for column in ("after", "installation_after", "to", "first_change"):
+        if str(row.get(column) or "") not in ("", "nan"):
+            return str(row[column])
+    return ""
+
+
+def verdict_cells(table, columns):
+    """The table's `columns`, with `verdict` as a badge (raw HTML) and `_label` the bare label."""
+    shown = table.copy()
+    shown["_label"] = shown["verdict"]
+    shown["verdict"] = [H.verdict_badge(r) for r in table.to_dict("records")]
+    filled = lambda c: c == "verdict" or shown[c].replace("", np.nan).notna().any()   # noqa: E731
+    return shown, [c for c in columns if c in shown and filled(c)]
+
+
+ROW_CLASS = {V.REGRESSION: "bad", V.IMPROVEMENT: "good", V.INCONCLUSIVE: "na"}
+
+
+# ---------------------------------------------------------------- run page sections
+
+def installations_section(run):
     rows = pd.DataFrame([{
         "installation": e.label, "library": e.installation.impl,
         "version": e.installation.version, "identity": e.installation.identity or "-",
-        "launches": _launches(e), "points": _points(e), "directory": str(e.directory),
-        "oversubscribed": "yes" if _oversubscribed(e) else "no"} for e in entries])
+        "processes": R.layout(e), "placement": R.placement(e),
+        "oversubscribed": "yes" if _oversubscribed(e) else "no",
+        "launches": _launches(e), "points": _points(e), "directory": str(e.directory)}
+        for e in run.entries])
     warnings = "".join(H.warning(f"{e.label}: {_oversubscribed(e)}")
-                       for e in entries if _oversubscribed(e))
+                       for e in run.entries if _oversubscribed(e))
     return (f"<h2 id='installations'>Installations</h2>{warnings}" +
             H.table(rows, list(rows.columns), lambda r: "bad" if r["oversubscribed"] == "yes" else ""))
 
@@ -111,55 +158,165 @@ def _mixed_load_warning(entries):
                      "change between them may come from the load, not the library") if mixed else ""
 
 
-def trend_section(entries, prefix, order, alpha, threshold, need):
+def launch_table(ordered):
+    """Per-launch medians of every entry (in library order), with library, installation,
+    position (in its library), setting, shape and point_key."""
+    frames, position = [], {}
+    for e in ordered:
+        mine = position.setdefault(e.installation.impl, {})
+        mine.setdefault(e.installation.name, len(mine))
+        per = per_launch(e.rs).dropna(subset=["median"])
+        frames.append(per[MATCH_KEY + ["launch", "median"]].assign(
+            library=e.installation.impl, installation=e.installation.name,
+            position=mine[e.installation.name]))
+    per = pd.concat(frames, ignore_index=True)
+    per["point_key"] = _point_key(per)
+    points = per.drop_duplicates("point_key")
+    points = add_settings(points, [m for e in ordered for m in e.rs.metas])
+    points["shape"] = [shape_label(r) for _, r in points.iterrows()]
+    for column in ("setting", "shape"):
+        per[column] = per["point_key"].map(dict(zip(points["point_key"], points[column])))
+    return per
+
+
+def _series(per):
+    """Per (library, point, installation): launches, median of medians, and the ratio to the
+    library's first installation that has the point."""
+    g = per.groupby(["library", "setting", "point_key", "algorithm", "msg_bytes", "position",
+                     "installation"], dropna=False)["median"]
+    out = g.agg(n_launches="size", median="median").reset_index().sort_values(["library", "position"])
+    first = out.groupby("point_key")["median"].transform("first")
+    return out.assign(ratio=out["median"] / first)
+
+
+def _point_name(row, several_shapes):
+    name = f"{row['algorithm']}, {format_bytes(row['msg_bytes'])}"
+    return f"{name}, {row['shape']}" if several_shapes else name
+
+
+def _worst(rows):
+    """The most severe verdict row of a point (the one its history names), else None."""
+    return min(rows, key=lambda r: figs.SEVERITY.index(r["verdict"]) if r["verdict"] in figs.SEVERITY
+               else len(figs.SEVERITY), default=None)
+
+
+def history_plots(per, table, names, prefix):
+    """Per (library, setting): the per-launch medians of one point at a time on every
+    installation of the library (a menu picks the point), and the ratio of each point's median
+    to the library's first installation (log axis), with the changes marked."""
+    rows_of = {}
+    for r in table.to_dict("records"):
+        rows_of.setdefault(r["point_key"], []).append(r)
+    long = _series(per)
+    parts = []
+    for n, ((library, setting), sub) in enumerate(sorted(per.groupby(["library", "setting"]))):
+        pts = sub.drop_duplicates("point_key").sort_values(["algorithm", "msg_bytes", "shape"])
+        several = pts["shape"].nunique() > 1
+        menu = []
+        for _, p in pts.iterrows():
+            worst = _worst(rows_of.get(p["point_key"], []))
+            menu.append((p["point_key"], _point_name(p, several), worst["verdict"] if worst else "",
+                         H.hover(worst) if worst else "measured on one installation: no verdict"))
+        title = f"{library}: {setting}"
+        parts.append(f"<h3>{H.esc(title)}</h3>")
+        parts.append(H.plot(f"{prefix}-history-{n}", figs.to_json(
+            figs.history_figure(sub, menu, names[library], f"History, {title}"))))
+        ratios = long[(long["library"] == library) & (long["setting"] == setting)]
+        starts = {(k, _change_at(r)) for k, rows in rows_of.items() for r in rows
+                  if r["verdict"] in V.CHANGED}
+        hit = ratios[[(k, i) in starts for k, i in zip(ratios["point_key"], ratios["installation"])]]
+        parts.append(H.plot(f"{prefix}-trend-{n}", figs.to_json(
+            figs.trend_figure(ratios, hit, names[library], f"Ratio to the first installation, {title}"))))
+    return parts
+
+
+def ratio_plots(table, prefix, threshold):
+    """Per library: every verdict with a ratio, as the ratio and its interval on a log axis."""
+    parts = []
+    for n, (library, sub) in enumerate(table.groupby("library", sort=True)):
+        rows, seen = [], {}
+        pairs = sub["after"].nunique() > 1 if "after" in sub else False     # several pairs per point
+        for r in sub.to_dict("records"):
+            name = f"{r['algorithm']} {format_bytes(r['msg_bytes'])} · {r['setting']}"
+            if r.get("shape") and str(r["shape"]) not in str(r["setting"]):
+                name += f" ({r['shape']})"
+            if _change_at(r) and (pairs or r["verdict"] in V.CHANGED):
+                name += f" @ {_change_at(r)}"
+            seen[name] = seen.get(name, 0) + 1
+            rows.append(dict(r, name=name if seen[name] == 1 else f"{name} #{seen[name]}", hover=H.hover(r)))
+        if not any(r["ratio"] == r["ratio"] for r in rows):
+            continue
+        parts.append(H.plot(f"{prefix}-ratios-{n}", figs.to_json(figs.ratio_figure(
+            rows, f"{library}: the verdicts as ratios (shaded: ±{threshold:.0%})", threshold))))
+    if parts:
+        parts.insert(0, "<h3 id='ratios'>Ratios</h3><p class='note'>Each verdict's ratio after / before "
+                        "with its interval (log axis), coloured by label; the shaded band is the smallest "
+                        "threshold (a point's own threshold can be wider: its noise floor).</p>")
+    return parts
+
+
+def trend_section(run, prefix, order, alpha, threshold, need):
+    """The run's verdicts across the installations of each library: summary badges, the points
+    that changed or got no verdict, and the per-point histories. Returns (html, verdict rows)."""
+    entries = run.entries
     libraries = pd.Series([e.installation.impl for e in entries]).value_counts()
     head = "<h2 id='trend'>Trend across versions</h2>"
     if not (libraries >= 2).any():
-        return head + "<p>One installation per library: no trend to show.</p>", 0
-    ordered, table, series = trend.analyse(entries, order, alpha, threshold, need)
+        return head + "<p>One installation per library: no trend to show.</p>", []
+    ordered, table, _ = trend.analyse(entries, order, alpha, threshold, need)
     if table.empty:
-        return head + "<p>No point was measured on two installations of one library.</p>", 0
-    counts = table["verdict"].value_counts().to_dict()
+        return head + "<p>No point was measured on two installations of one library.</p>", []
+    table = with_row_columns(table)
+    table["point_key"] = _point_key(table)
+    rows = table.to_dict("records")
     parts = [head, _mixed_load_warning(entries),
-             f"<p class='note'>{H.esc(trend.method_note(alpha, threshold, need))}</p>",
-             "<p>Points: " + H.esc(", ".join(f"{k}: {counts.get(k, 0)}" for k in trend.VERDICTS)) + "</p>"]
-    changed = table[table["verdict"] != "same"]
-    if len(changed):
-        parts.append(H.table(changed, ["library", "setting", "shape", "algorithm", "msg_bytes", "verdict",
-                                       "before", "after", "ratio", "ci_low", "ci_high", "p_value",
-                                       "q_value", "n_before", "n_after", "comparability", "reason"],
-                             lambda r: {"regression": "bad", "improvement": "good"}.get(r["verdict"], "na")))
-    marks = trend.change_marks(table, series)
-    long = series.assign(setting=trend.point_keys(series).map(
-        dict(zip(trend.point_keys(table), table["setting"]))))
+             f"<p class='note'>{H.esc(trend.method_note(alpha, threshold, need))} Hover a badge for "
+             "its reason.</p>",
+             f"<p class='verdicts'>Comparisons ({len(table)}): {H.badge_summary(rows)}</p>"]
+    columns = ["library", "setting", "shape", "algorithm", "msg_bytes", "verdict", "first_change",
+               "before", "after", "ratio", "ci_low", "ci_high", "ci_level", "p_value", "q_value",
+               "threshold", "mde", "n_before", "n_after", "comparability"]
+    shown, cols = verdict_cells(table, columns)
+    flagged = shown[shown["_label"] != V.SAME]
+    row_class = lambda r: ROW_CLASS.get(r["_label"], "")   # noqa: E731
+    if len(flagged):
+        parts.append(H.table(flagged, cols, row_class, raw_html=("verdict",)))
+    parts.append(H.details(f"All {len(table)} comparisons", H.table(shown, cols, row_class, raw_html=("verdict",))))
+    parts += ratio_plots(table, prefix, threshold)
     names = {}
     for e in ordered:
         names.setdefault(e.installation.impl, {})[e.installation.name] = None
-    for n, ((library, setting), sub) in enumerate(sorted(long.groupby(["library", "setting"]))):
-        title = f"{library}: {setting}"
-        hit = marks.loc[marks.index.intersection(sub.index)]
-        parts.append(f"<h3>{H.esc(title)}</h3>")
-        parts.append(H.plot(f"{prefix}-trend-{n}",
-                            figs.to_json(figs.trend_figure(sub, hit, list(names[library]), title))))
-    return "\n".join(parts), int((table["verdict"] == "regression").sum())
+    parts.append("<h3 id='history'>Per-point history</h3><p class='note'>Per library and setting: "
+                 "one point's per-launch medians on every installation of the library (pick the point "
+                 "in the menu above the plot; it opens on the most severe verdict), then every point's "
+                 "median relative to the library's first installation (log axis; crosses: a change "
+                 "starts there).</p>")
+    parts += history_plots(launch_table(ordered), table, {k: list(v) for k, v in names.items()}, prefix)
+    return "\n".join(parts), rows
 
 
 def guidelines_section(table, alpha, threshold, need):
+    """The guideline checks of the run (native against mock-up), as badges: a regression is a
+    violated guideline. Returns (html, number of violations)."""
     head = "<h2 id='guidelines'>Performance guidelines</h2>"
     if table.empty:
         return head + ("<p>No native collective was measured beside its mock-up (root-gathering, "
                        "gather-bcast, straightforward).</p>"), 0
-    parts = [head, f"<p class='note'>{H.esc(guidelines.method_note(alpha, threshold, need))}</p>"]
-    counts = table.groupby(["installation", "status"]).size().unstack(fill_value=0).reset_index()
-    parts.append(H.table(counts, list(counts.columns)))
-    bad = table[table["status"] == "violated"]
-    parts.append(f"<h3>Violations ({len(bad)})</h3>")
+    table = with_row_columns(table)
+    parts = [head, f"<p class='note'>{H.esc(guidelines.method_note(alpha, threshold, need))} A "
+             "regression: the native call is slower than its mock-up (the guideline is violated).</p>"]
+    summary = pd.DataFrame([{"installation": name, "verdicts": H.badge_summary(sub.to_dict("records"))}
+                            for name, sub in table.groupby("installation", sort=False)])
+    parts.append(H.table(summary, ["installation", "verdicts"], raw_html=("verdicts",)))
     columns = ["installation", "guideline", "shape", "native", "mockup", "msg_bytes", "median_native",
-               "median_mockup", "ratio", "p_value", "n_native", "n_mockup"]
-    parts.append(H.table(bad, columns, lambda r: "bad") if len(bad) else "<p>None found.</p>")
-    parts.append(H.details(f"All {len(table)} checks", H.table(
-        table, columns + ["status", "comparability"],
-        lambda r: {"violated": "bad", "inconclusive": "na"}.get(r["status"], ""))))
+               "median_mockup", "status", "verdict", "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold",
+               "n_native", "n_mockup", "comparability"]
+    shown, cols = verdict_cells(table, columns)
+    bad = shown[shown["_label"] == V.REGRESSION]
+    row_class = lambda r: ROW_CLASS.get(r["_label"], "")   # noqa: E731
+    parts.append(f"<h3>Violations ({len(bad)})</h3>")
+    parts.append(H.table(bad, cols, row_class, raw_html=("verdict",)) if len(bad) else "<p>None found.</p>")
+    parts.append(H.details(f"All {len(table)} checks", H.table(shown, cols, row_class, raw_html=("verdict",))))
     return "\n".join(parts), len(bad)
 
 
@@ -201,33 +358,56 @@ def provenance_section(entries):
             + "\n".join(blocks))
 
 
-def experiment_page(experiment, entries, guide, options):
-    prefix = slug(experiment)
+def _run_facts(run):
+    """Processes, placement and oversubscription of a run, from its entries' own metadata."""
+    over = [e.label for e in run.entries if _oversubscribed(e)]
+    return {"processes": ", ".join(dict.fromkeys(R.layout(e) for e in run.entries)),
+            "placement": ", ".join(dict.fromkeys(R.placement(e) for e in run.entries)),
+            "oversubscribed": ("all" if len(over) == len(run.entries) else ", ".join(over)) if over else "no"}
+
+
+def run_page(run, options):
+    prefix = slug(f"{run.experiment}-{run.label}")
+    entries = run.entries
     description = next((m.get("description") for e in entries for m in e.rs.metas if m.get("description")), "")
-    trend_html, regressions = trend_section(entries, prefix, *options)
-    guide_html, violations = guidelines_section(guide[guide["experiment"] == experiment], *options[1:])
-    body = "\n".join([f"<p>{H.esc(description)}</p>" if description else "",
-                      installations_section(entries), plots_section(entries, prefix),
+    trend_html, rows = trend_section(run, prefix, *options)
+    guide = guidelines.check(entries, *options[1:])
+    guide_html, violations = guidelines_section(guide, *options[1:])
+    facts = _run_facts(run)
+    head = (f"<p class='run' data-run='{H.esc(run.label)}'>Run <code>{H.esc(run.label)}</code> of experiment "
+            f"<b>{H.esc(run.experiment)}</b>: {H.esc(facts['processes'])} processes, placement "
+            f"{H.esc(facts['placement'])}, oversubscribed: {H.esc(facts['oversubscribed'])}.</p>")
+    body = "\n".join([f"<p>{H.esc(description)}</p>" if description else "", head,
+                      installations_section(run), plots_section(entries, prefix),
                       trend_html, guide_html, provenance_section(entries)])
     nav = [("index", "index.html"), ("installations", "#installations"), ("plots", "#plots"),
-           ("trend", "#trend"), ("guidelines", "#guidelines"), ("provenance", "#provenance")]
-    return H.page(f"Experiment {experiment}", body, nav), regressions, violations
+           ("trend", "#trend"), ("history", "#history"), ("guidelines", "#guidelines"),
+           ("provenance", "#provenance")]
+    return H.page(f"Experiment {run.title}", body, nav), rows, violations
 
 
-def index_page(summary, entries):
-    inst = pd.DataFrame([{"installation": e.installation.name, "library": e.installation.impl,
-                          "version": e.installation.version, "identity": e.installation.identity or "-",
-                          "experiment": e.experiment} for e in entries])
-    inst = inst.groupby(["installation", "library", "version", "identity"], sort=False)["experiment"] \
-        .agg(lambda s: ", ".join(s)).reset_index()
-    warn = summary[summary["oversubscribed"] != ""]
-    body = (H.warning(f"{len(warn)} experiment(s) ran oversubscribed ({', '.join(warn['name'])}): their "
+def index_page(summary, runs):
+    inst = {}
+    for run in runs:
+        for e in run.entries:
+            row = inst.setdefault(e.installation.name, {
+                "installation": e.installation.name, "library": e.installation.impl,
+                "version": e.installation.version, "identity": e.installation.identity or "-", "runs": []})
+            row["runs"].append(f'<a href="{run.page}">{H.esc(run.title)}</a>')
+    inst = pd.DataFrame(list(inst.values()), columns=["installation", "library", "version", "identity", "runs"])
+    inst["runs"] = [", ".join(r) for r in inst["runs"]]
+    warn = summary[summary["oversubscribed"] != "no"]
+    body = (H.warning(f"{len(warn)} run(s) ran oversubscribed ({', '.join(warn['name'])}): their "
                       "times measure the OS scheduler as much as the algorithms") if len(warn) else "")
-    body += "<h2>Experiments</h2>" + H.table(
-        summary, ["experiment", "installations", "launches", "points", "regressions",
-                  "guideline violations", "oversubscribed"],
-        lambda r: "bad" if r["regressions"] or r["guideline violations"] else "", raw_html=("experiment",))
-    body += "<h2>Installations</h2>" + H.table(inst, list(inst.columns))
+    body += ("<h2>Runs</h2><p class='note'>One row per run: the result directories of one experiment "
+             "measured together. Verdicts: one per point and pair of installations of a library within "
+             "the run (consecutive releases, or a derived installation against its base); hover a badge "
+             "for the reasons.</p>") + H.table(
+        summary, ["experiment", "run", "processes", "placement", "oversubscribed", "installations",
+                  "launches", "points", "verdicts", "guideline violations"],
+        lambda r: "bad" if r["regressions"] or r["guideline violations"] else "",
+        raw_html=("run", "verdicts"))
+    body += "<h2>Installations</h2>" + H.table(inst, list(inst.columns), raw_html=("runs",))
     return H.page("collrepro results dashboard", body)
 
 
@@ -263,22 +443,25 @@ def remove_legacy_temporaries(outdir):
 
 def write_site(entries, staging, order, alpha, threshold, need):
     write_assets(staging)
-    guide = guidelines.check(entries, alpha, threshold, need)
+    runs = R.split_runs(entries)
+    several = {}
+    for run in runs:
+        several[run.experiment] = several.get(run.experiment, 0) + 1
+    for run in runs:
+        run.page = page_name(run.experiment, run.label if several[run.experiment] > 1 else None)
     rows = []
-    for experiment in dict.fromkeys(e.experiment for e in entries):
-        group = [e for e in entries if e.experiment == experiment]
-        html, regressions, violations = experiment_page(experiment, group, guide,
-                                                        (order, alpha, threshold, need))
-        (staging / page_name(experiment)).write_text(html, encoding="utf-8")
-        over = [e.label for e in group if _oversubscribed(e)]
-        rows.append({"name": experiment,
-                     "experiment": f'<a href="{page_name(experiment)}">{H.esc(experiment)}</a>',
-                     "installations": ", ".join(e.label for e in group),
-                     "launches": sum(_launches(e) for e in group),
-                     "points": max(_points(e) for e in group), "regressions": regressions,
-                     "guideline violations": violations,
-                     "oversubscribed": ", ".join(over)})
-    (staging / "index.html").write_text(index_page(pd.DataFrame(rows), entries), encoding="utf-8")
+    for run in runs:
+        html, verdict_rows, violations = run_page(run, (order, alpha, threshold, need))
+        (staging / run.page).write_text(html, encoding="utf-8")
+        rows.append({"name": run.title, "experiment": run.experiment,
+                     "run": f'<a href="{run.page}">{H.esc(run.label)}</a>', **_run_facts(run),
+                     "installations": ", ".join(e.label for e in run.entries),
+                     "launches": sum(_launches(e) for e in run.entries),
+                     "points": max(_points(e) for e in run.entries),
+                     "verdicts": H.badge_summary(verdict_rows),
+                     "regressions": sum(r["verdict"] == V.REGRESSION for r in verdict_rows),
+                     "guideline violations": violations})
+    (staging / "index.html").write_text(index_page(pd.DataFrame(rows), runs), encoding="utf-8")
 
 
 def build(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=None):

@@ -5,7 +5,8 @@ server: plotly.js sits beside them and each plot's data is embedded in its page.
 import html
 import json
 
-from .tables import format_cell
+from . import verdicts as V
+from .tables import fmt_float, format_cell
 
 STYLE = """
 body { font-family: sans-serif; margin: 0 auto 3em; padding: 0 1.5em; color: #222; max-width: 1300px; }
@@ -25,6 +26,13 @@ tr.bad td { background: #fde2e2; } tr.good td { background: #e3f4e3; } tr.na td 
 .note { color: #555; font-size: 0.9em; }
 code, .mono { font-family: monospace; font-size: 0.9em; word-break: break-all; }
 details summary { cursor: pointer; }
+.badge { display: inline-block; padding: 0 6px; border: 1px solid; border-radius: 8px; font-size: 0.85em;
+         white-space: nowrap; cursor: help; margin: 1px 2px; }
+.v-regression { background: #fde2e2; border-color: #d62728; color: #8b1a1a; }
+.v-improvement { background: #e3f4e3; border-color: #2ca02c; color: #1d6b1d; }
+.v-changed-not-comparable { background: #fff3cd; border-color: #e0b000; color: #6b5000; }
+.v-same { background: #eef0f8; border-color: #8890b0; color: #3a4060; }
+.v-inconclusive { background: #f4f4f4; border-color: #999; border-style: dashed; color: #555; }
 """
 
 # Draws every <div class="plot"> from the JSON in the <script> element named by its data-figure
@@ -93,6 +101,21 @@ def warning(text):
     return f'<div class="warning">{esc(text)}</div>' if text else ""
 
 
+def _percent(value):
+    value = _number(value)
+    return "-" if value is None else f"{value:.1%}"
+
+
+# The verdict columns the report tables leave unformatted, as the dashboard shows them.
+CELL_FORMATS = {"ci_level": _percent, "threshold": _percent, "mde": _percent, "noise_floor": _percent,
+                "q_value": lambda v: fmt_float(_number(v), 2), "perm_p": lambda v: fmt_float(_number(v), 2)}
+
+
+def cell(column, value):
+    """A table cell's text: the dashboard's own format of the verdict columns, else the reports'."""
+    return CELL_FORMATS[column](value) if column in CELL_FORMATS else format_cell(column, value)
+
+
 def table(frame, columns, row_class=None, raw_html=()):
     """An HTML table of `columns` (formatted as in the reports); row_class(row) -> CSS class;
     columns in raw_html hold ready HTML (links)."""
@@ -100,7 +123,7 @@ def table(frame, columns, row_class=None, raw_html=()):
     rows = []
     for _, row in frame.iterrows():
         cls = row_class(row) if row_class else ""
-        cells = "".join(f"<td>{row[c] if c in raw_html else esc(format_cell(c, row[c]))}</td>" for c in columns)
+        cells = "".join(f"<td>{row[c] if c in raw_html else esc(cell(c, row[c]))}</td>" for c in columns)
         rows.append(f'<tr class="{cls}">{cells}</tr>' if cls else f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>"
 
@@ -111,3 +134,70 @@ def details(summary, body):
 
 def json_block(obj):
     return f'<pre class="mono">{esc(json.dumps(obj, indent=1, sort_keys=True, default=str))}</pre>'
+
+
+# ---------------------------------------------------------------- verdict badges
+
+def _number(value):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if value != value else value
+
+
+def hover(row):
+    """A verdict row's hover text: its reason, its comparability when the sides are not
+    comparable, and its ratio with the interval and threshold (row: a mapping with
+    verdicts.ROW_COLUMNS, missing ones tolerated)."""
+    reason = str(row.get("reason") or "").strip()
+    comparability = str(row.get("comparability") or "").strip()
+    parts = [reason] if reason else []
+    if comparability:
+        parts.append(f"not comparable: {comparability}")
+    ratio, low, high = (_number(row.get(c)) for c in ("ratio", "ci_low", "ci_high"))
+    if ratio is not None:
+        text = f"ratio x{ratio:.3g}"
+        if low is not None and high is not None:
+            level = _number(row.get("ci_level"))
+            text += f" [{low:.3g}, {high:.3g}]" + (f" ({level:.1%} interval)" if level else "")
+        threshold = _number(row.get("threshold"))
+        if threshold is not None:
+            text += f", threshold ±{threshold:.1%}"
+        q = _number(row.get("q_value"))
+        if q is not None:
+            text += f", q={q:.2g}"
+        parts.append(text)
+    return "; ".join(parts) or str(row.get("verdict", ""))
+
+
+def badge(label, title, text=None):
+    """A verdict badge: the label (one of verdicts.LABELS) in its colour, `title` on hover."""
+    cls = label if label in V.LABELS else "inconclusive"
+    return (f'<span class="badge v-{cls}" data-verdict="{esc(label)}" title="{esc(title)}">'
+            f"{esc(label if text is None else text)}</span>")
+
+
+def verdict_badge(row):
+    return badge(str(row.get("verdict", "")), hover(row))
+
+
+def badge_summary(rows):
+    """One badge per verdict label present among `rows` (dicts with ROW_COLUMNS): the count, and
+    on hover the most frequent reasons (comparability for the changes not comparable)."""
+    out = []
+    for label in V.LABELS:
+        mine = [r for r in rows if r.get("verdict") == label]
+        if not mine:
+            continue
+        why = {}
+        for r in mine:
+            key = str(r.get("comparability") or "").strip() if label == V.NOT_COMPARABLE else ""
+            key = key or str(r.get("reason") or "").strip() or "-"
+            why[key] = why.get(key, 0) + 1
+        top = sorted(why.items(), key=lambda kv: -kv[1])
+        title = f"{len(mine)} point(s) {label}; " + "; ".join(f"{n}x {k}" for k, n in top[:4])
+        if len(top) > 4:
+            title += f"; {len(top) - 4} other reason(s)"
+        out.append(badge(label, title, f"{label}: {len(mine)}"))
+    return " ".join(out) or "-"
