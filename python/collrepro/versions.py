@@ -382,10 +382,19 @@ def _calibrate(a):
         launches = _count(a.launches or str(data.get("launches", 5)), "--launches")
         plan.append((config, data.get("experiment") or os.path.splitext(os.path.basename(config))[0], launches))
     _say(f"calibration: {len(plan)} experiments on {','.join(names)} at {np} processes into {root}")
-    if not a.dry_run:
-        rc = _prepare(sorted({calibration.base_of(n) for n in names}), build_missing=False)
+    from collrepro.installations import collbench as installed_collbench
+    unbuilt = sorted({calibration.base_of(n) for n in names
+                      if installed_collbench.executable(registry.resolve(calibration.base_of(n))) is None})
+    if unbuilt:
+        _say(f"collbench is not built for {','.join(unbuilt)}: " + ("the run builds it first" if a.dry_run
+                                                                    else "building it first"))
+    if unbuilt and not a.dry_run:
+        rc = _prepare(unbuilt, build_missing=False)
         if rc:
             return rc
+    total = sum(launches for _, _, launches in plan) * len(names)
+    _say(f"{total} launches in all ({len(names)} installations; "
+         + ", ".join(f"{e}: {n} each" for _, e, n in plan) + ")")
     for config, experiment, launches in plan:
         out = os.path.join(root, experiment)
         _say(f"{experiment}: {config}, {launches} launches per installation, interleaved, into {out}")
