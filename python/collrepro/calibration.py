@@ -148,6 +148,8 @@ def verdict_table(base, other, alpha=0.05, threshold=0.05):
     need = stats.min_launches(alpha)
     per = trend.per_installation([base, other])
     metas = [m for e in (base, other) for m in e.rs.metas]
+    if hasattr(trend, "metas_by_side"):  # the comparability check reads each side's metadata
+        return trend.verdicts(per, alpha, threshold, need, metas, trend.metas_by_side([base, other])), per
     return trend.verdicts(per, alpha, threshold, need, metas), per
 
 

@@ -166,7 +166,8 @@ def point_key(row, columns):
 
 def _key_columns(*tables):
     from collrepro.analysis.aggregate import MATCH_KEY
-    cols = ["library"] + [c for c in MATCH_KEY if c not in KEY_SKIP]
+    # before / after: a trend table with one row per consecutive pair of installations
+    cols = ["library", "before", "after"] + [c for c in MATCH_KEY if c not in KEY_SKIP]
     return [c for c in cols if all(c in t.columns for t in tables)]
 
 
