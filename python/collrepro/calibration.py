@@ -10,9 +10,9 @@ verdicts of two installations), and per setting and experiment OUT/README.md giv
 - false changes: points flagged changed outside the injected subset (every point of A/A);
 - detection: injected points flagged slower (a regression, or a change not comparable with a
   ratio above 1), out of the injected points;
-- the noise floor: per point, the robust spread of the base's per-launch medians (1.4826 MAD /
-  median), its median and 90th percentile over the points; the verdicts' own threshold where the
-  table carries one;
+- the noise floor: per point, the verdicts' own noise floor (the launch-to-launch spread their
+  threshold is made of; without one, the robust spread of the base's per-launch medians, 1.4826
+  MAD / median), its median and 90th percentile over the points, and the median threshold;
 - the minimum detectable effect the verdict table reports (median over the points);
 - the launches behind each number, the machine, the process count and the dates.
 
@@ -35,6 +35,10 @@ AA = "aa"
 SLOWDOWNS = (5, 10, 25)
 TAG_RE = re.compile(r"^(?P<base>.+?)\+(?P<tag>aa|slow(?P<pct>[0-9]+))$")
 DELAY_VARIABLE = "COLLREPRO_PMPI_DELAY"
+# The calibration's synthetic releases slow the native inter-group Allgather from 16 KiB on
+# (collrepro.installations.delay: the `native` points of these sizes; smaller ones are
+# scheduler-tick bound at 2 processes).
+DELAY_SIZES = ">=16KiB"
 CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower", "faster")
 SLOWER_WORDS = ("regression", "slower")
 
@@ -44,6 +48,11 @@ def installation_names(base="openmpi"):
     from collrepro.installations import registry
     name = registry.resolve(base).name if "+" not in base else base
     return [name, f"{name}+{AA}"] + [f"{name}+slow{p}" for p in SLOWDOWNS]
+
+
+def delay_rule_for(pct):
+    """The COLLREPRO_PMPI_DELAY rule of the calibration's `<base>+slow<pct>`."""
+    return f"allgather:{DELAY_SIZES}:+{pct}%"
 
 
 def base_of(name):
@@ -72,6 +81,8 @@ def delay_rule(name, metas=()):
     installation registry's environment; '' for none (A/A, the base)."""
     for m in metas:
         record = m.get("mpi_installation") if isinstance(m, dict) else None
+        if isinstance(record, dict) and isinstance(record.get("delay"), str) and record["delay"]:
+            return record["delay"]  # a derived installation's record (installations/derived.py)
         env = record.get("env") if isinstance(record, dict) else None
         if isinstance(env, dict) and env.get(DELAY_VARIABLE):
             return str(env[DELAY_VARIABLE])
@@ -83,22 +94,18 @@ def delay_rule(name, metas=()):
         inst = registry.resolve(name)
     except registry.RegistryError:
         return ""
-    return str(inst.env.get(DELAY_VARIABLE, ""))
+    return str(getattr(inst, "delay", "") or inst.env.get(DELAY_VARIABLE, ""))
 
 
 def default_predicate():
     """The delay mode's predicate: predicate(rule, row) -> does the rule slow this point."""
     try:
-        from collrepro.installations import delay
+        from collrepro.installations.delay import affected
     except ImportError:
-        delay = None
-    for name in ("affects", "affected", "rule_affects", "point_affected"):
-        fn = getattr(delay, name, None) if delay else None
-        if callable(fn):
-            return fn
-    raise safeio.EnvironmentProblem(
-        "the delay mode's predicate (collrepro.installations.delay) is missing: it decides which points "
-        "a delay rule slows; update the checkout")
+        raise safeio.EnvironmentProblem(
+            "the delay mode's predicate (collrepro.installations.delay) is missing: it decides which points "
+            "a delay rule slows; update the checkout") from None
+    return affected
 
 
 # ------------------------------------------------------------------ per setting
@@ -204,8 +211,10 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05):
             table, per = verdict_table(base, other, alpha, threshold)
             counts = assess(table, rule, predicate, pct)
             flags = counts.pop("injected_flags")
-            per_base = per[per["installation"] == base.installation.name]
-            noise = noise_floor(per_base)
+            if "noise_floor" in table.columns:  # the verdicts' own floor (the threshold's input)
+                noise = _finite(table["noise_floor"])
+            else:
+                noise = noise_floor(per[per["installation"] == base.installation.name])
             summary.append(dict(
                 experiment=experiment, setting=tag, injected_pct=pct, title=setting_title(tag, pct), rule=rule,
                 base=base.installation.name, other=other.installation.name,
@@ -247,9 +256,12 @@ def machine_lines(metas):
                    for m in metas})
     stamps = pd.to_datetime([m.get("start_utc") for m in metas], utc=True, errors="coerce").dropna()
     when = (f"{stamps.min():%Y-%m-%d %H:%M} to {stamps.max():%Y-%m-%d %H:%M} UTC" if len(stamps) else "unknown")
+    seeds = sorted({str(m["launch_order"].get("seed")) for m in metas
+                    if isinstance(m.get("launch_order"), dict) and "seed" in m["launch_order"]})
     return [f"- Machine: {', '.join(machines)}; {', '.join(nprocs)} processes per launch; "
             f"oversubscribed: {', '.join(over)}.",
-            f"- Measured: {when} ({len(metas)} launches in all)."]
+            f"- Measured: {when} ({len(metas)} launches in all), in rounds of one launch per installation, "
+            + (f"each round in a seeded random order (seed {', '.join(seeds)})." if seeds else "interleaved.")]
 
 
 def readme(summary, metas, source, alpha, threshold):

@@ -99,21 +99,17 @@ def _findings(step, rc, where):
 # ------------------------------------------------------------------ the launches
 
 def interleaved(names, np, launches, out, config, sets=(), dry_run=False):
-    """Launches 1..L of CONFIG on every installation in turn, into <out>/<name>/; the first
-    failing collrun's exit code, else 0. Finished launches are kept: a re-run resumes."""
-    for last in range(1, launches + 1):
-        argv = ["--installations", ",".join(names), "--np", str(np), "--launches", str(last), "--out", out,
-                config, "--", "--quiet", "--set", f"launches={launches}"]
-        for s in sets:
-            argv += ["--set", s]
-        if dry_run:
-            if last == launches:
-                _say("would run: collrun " + " ".join(argv) + f" (launches 1..{launches}, one round at a time)")
-            continue
-        rc = safeio.run_cli("collrun", launch.collrun, argv)
-        if rc:
-            return rc
-    return 0
+    """L rounds of CONFIG, launch l of every installation in round l (collrun --installations:
+    a seeded order drawn afresh each round, recorded in the metadata), into <out>/<name>/; collrun's
+    exit code. Finished launches are kept: a re-run resumes."""
+    argv = ["--installations", ",".join(names), "--np", str(np), "--launches", str(launches), "--out", out,
+            config, "--", "--quiet", "--set", f"launches={launches}"]
+    for s in sets:
+        argv += ["--set", s]
+    if dry_run:
+        _say("would run: collrun " + " ".join(argv))
+        return 0
+    return safeio.run_cli("collrun", launch.collrun, argv)
 
 
 # ------------------------------------------------------------------ re-measure on trip
@@ -365,6 +361,47 @@ def _names(option):
     return names
 
 
+def _declare(names, dry_run):
+    """The derived installations of the calibration, declared where missing (collmpi derive):
+    `<base>+aa` an A/A copy, `<base>+slowN` the base with calibration.delay_rule_for(N)."""
+    from collrepro import calibration
+    for name in names:
+        setting = calibration.setting_of(name)
+        if setting is None:
+            continue
+        rule = calibration.delay_rule_for(setting[1]) if setting[1] else ""
+        try:
+            inst = registry.resolve(name)
+        except registry.RegistryError:
+            _say(f"{'would declare' if dry_run else 'declaring'} {name}: {calibration.base_of(name)} "
+                 + (f"with COLLREPRO_PMPI_DELAY={rule}" if rule else "launched separately (an A/A copy)"))
+            if not dry_run:
+                registry.derive(name, calibration.base_of(name), delay=rule)
+            continue
+        have = getattr(inst, "delay", "") or ""
+        if have != rule:
+            _say(f"{name} is declared with delay '{have}', not '{rule}': it runs as declared (the analysis "
+                 f"reads the rule from the metadata; `bench/collmpi remove {name}` to take the calibration's)")
+
+
+def _unbuilt(names):
+    """The installations whose collbench or preloaded PMPI library is missing."""
+    from collrepro.installations import collbench as installed_collbench
+    missing = []
+    for name in names:
+        try:
+            inst = registry.resolve(name)
+        except registry.RegistryError:  # declared by a dry run's real run: its base decides
+            continue
+        ready = installed_collbench.executable(inst) is not None
+        if ready and getattr(inst, "origin", "") == "derived":
+            from collrepro.installations import derived
+            ready = not derived.preloaded_library(inst) or os.path.isfile(derived.preloaded_library(inst))
+        if not ready:
+            missing.append(name)
+    return missing
+
+
 def _calibrate(a):
     from collrepro import calibration
     configs = sorted(glob.glob(os.path.join(launch.REPO, "configs", "versions", "calibration-*.yaml")))
@@ -373,8 +410,6 @@ def _calibrate(a):
     if not configs:
         raise safeio.UserError("no configs/versions/calibration-*.yaml found")
     names = _names(a.installations) if a.installations else calibration.installation_names(a.base)
-    for n in names:
-        registry.resolve(n)  # one line naming the installations known
     np = _count(a.np or "2", "--np")
     root = a.out or os.path.join(launch.REPO, "results", "local", "versions", "calibration")
     plan = []
@@ -383,27 +418,26 @@ def _calibrate(a):
         launches = _count(a.launches or str(data.get("launches", 5)), "--launches")
         plan.append((config, data.get("experiment") or os.path.splitext(os.path.basename(config))[0], launches))
     _say(f"calibration: {len(plan)} experiments on {','.join(names)} at {np} processes into {root}")
-    from collrepro.installations import collbench as installed_collbench
-    unbuilt = sorted({calibration.base_of(n) for n in names
-                      if installed_collbench.executable(registry.resolve(calibration.base_of(n))) is None})
+    _declare(names, a.dry_run)
+    unbuilt = _unbuilt(names)
     if unbuilt:
-        _say(f"collbench is not built for {','.join(unbuilt)}: " + ("the run builds it first" if a.dry_run
-                                                                    else "building it first"))
-    if unbuilt and not a.dry_run:
-        rc = _prepare(unbuilt, build_missing=False)
-        if rc:
-            return rc
+        _say(f"collbench or the PMPI library is not built for {','.join(unbuilt)}: "
+             + ("the run builds them first" if a.dry_run else "building them first"))
+        if not a.dry_run:
+            rc = _prepare(unbuilt, build_missing=False)
+            if rc:
+                return rc
     total = sum(launches for _, _, launches in plan) * len(names)
     _say(f"{total} launches in all ({len(names)} installations; "
          + ", ".join(f"{e}: {n} each" for _, e, n in plan) + ")")
     for config, experiment, launches in plan:
         out = os.path.join(root, experiment)
-        _say(f"{experiment}: {config}, {launches} launches per installation, interleaved, into {out}")
+        _say(f"{experiment}: {config}, {launches} rounds of one launch per installation, into {out}")
         rc = interleaved(names, np, launches, out, config, dry_run=a.dry_run)
         if rc:
             return rc
-    _say(f"{'dry run: ' if a.dry_run else ''}analyse with: python3 -m collrepro.calibration {root} "
-         "-o results/versions/calibration")
+    _say(f"{'dry run: ' if a.dry_run else ''}analyse with: PYTHONPATH=python python3 -m collrepro.calibration "
+         f"{root} -o results/versions/calibration")
     return 0
 
 

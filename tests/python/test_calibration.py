@@ -19,9 +19,10 @@ def rule_slows(rule, row):
 
 
 def record(name, rule=""):
+    """The metadata's installation record; a derived one's as collrun writes it (base, delay)."""
     rec = {"name": name, "kind": "openmpi", "version": "4.1.4", "prefix": "/usr", "origin": "debian"}
-    if rule:
-        rec["env"] = {calibration.DELAY_VARIABLE: rule}
+    if "+" in name:
+        rec.update(origin="derived", base=calibration.base_of(name), delay=rule, preload="")
     return rec
 
 
@@ -100,3 +101,27 @@ def test_runs_without_a_base_are_refused(tmp_path):
     (tmp_path / "runs" / "calib" / "openmpi-4.1.4").rename(tmp_path / "elsewhere")
     with pytest.raises(safeio.UserError, match="want one base installation"):
         calibration.main([str(tmp_path / "runs"), "-o", str(tmp_path / "o")], predicate=rule_slows)
+
+
+def test_the_calibration_declares_its_missing_derived_installations(monkeypatch, capsys):
+    from collrepro import versions
+    from collrepro.installations import registry
+    declared = {"openmpi-4.1.4": "", "openmpi-4.1.4+slow10": "allgather:>=64KiB:+10%"}
+    calls = []
+
+    def resolve(name):
+        if name not in declared:
+            raise registry.RegistryError(f"no MPI installation named '{name}'")
+        return type("I", (), {"name": name, "delay": declared[name]})()
+
+    monkeypatch.setattr(registry, "resolve", resolve)
+    monkeypatch.setattr(registry, "derive", lambda name, base, delay="": calls.append((name, base, delay)))
+    names = ["openmpi-4.1.4", "openmpi-4.1.4+aa", "openmpi-4.1.4+slow5", "openmpi-4.1.4+slow10"]
+    versions._declare(names, dry_run=True)
+    assert calls == []
+    versions._declare(names, dry_run=False)
+    assert calls == [("openmpi-4.1.4+aa", "openmpi-4.1.4", ""),
+                     ("openmpi-4.1.4+slow5", "openmpi-4.1.4", "allgather:>=16KiB:+5%")]
+    err = capsys.readouterr().err
+    assert "would declare openmpi-4.1.4+aa" in err
+    assert "openmpi-4.1.4+slow10 is declared with delay 'allgather:>=64KiB:+10%'" in err
