@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <exception>
 
@@ -13,6 +14,32 @@ namespace collrepro::pmpi {
 
 // False inside the library's own MPI calls and when the library is disabled: pass through.
 inline bool intercepting() { return !Entered::inside() && settings().enabled; }
+
+// Delay mode (delay.hpp): whether some rule names `c`, for a call the application made itself.
+inline bool delaying(DelayCall c) { return settings().delays(c) && !Entered::inside(); }
+
+// Runs `call` and then busy-waits `rule.fraction` of its measured duration more, still inside
+// the MPI library: the wait keeps its progress engine turning (PMPI_Iprobe), as a slower call
+// would. A wait outside it would stall the other processes' transfers that need this one (Open
+// MPI's shared-memory pipeline without single-copy: a 1 MiB call at +50% took 26x as long).
+template <class F>
+int delayed(const DelayRule& rule, MPI_Comm comm, F&& call) {
+  const double start = PMPI_Wtime();
+  const int rc = call();
+  const double end = PMPI_Wtime();
+  const double until = end + (end - start) * rule.fraction;
+  int flag = 0;
+  MPI_Status status;
+  while (PMPI_Wtime() < until) PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status);
+  return rc;
+}
+
+// The MPI library's size of `type` in bytes, times `count` (0 on an error or a negative count).
+inline std::size_t call_bytes(int count, MPI_Datatype type) {
+  int size = 0;
+  if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0) return 0;
+  return static_cast<std::size_t>(count) * static_cast<std::size_t>(size);
+}
 
 // Runs `serve` marked as inside the library. A collective cannot fall back half-way through,
 // so an exception (an MPI error, an argument the algorithm rejects) ends the job with one line

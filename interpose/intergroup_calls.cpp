@@ -1,5 +1,6 @@
 // MPI_Allgather and MPI_Allgatherv on intercommunicators, served by the inter-group
 // algorithms (algorithms/intergroup, algorithms/ring). Intracommunicator calls pass through.
+#include <algorithm>
 #include <cstdint>
 
 #include "collrepro/capabilities.hpp"
@@ -169,16 +170,48 @@ int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
 
 using namespace collrepro::pmpi;
 
-extern "C" int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                             MPI_Datatype rtype, MPI_Comm comm) {
+namespace {
+
+int allgather_call(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                   MPI_Comm comm) {
   if (!intercepting() || !is_intercomm(comm)) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   return guarded("MPI_Allgather", comm, [&] { return serve_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm); });
 }
 
-extern "C" int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
-                              const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+int allgatherv_call(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                    const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
   if (!intercepting() || !is_intercomm(comm))
     return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm);
   return guarded("MPI_Allgatherv", comm,
                  [&] { return serve_allgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm); });
+}
+
+// Delay mode (delay.hpp): only calls on an intercommunicator, the inter-group natives.
+const DelayRule* inter_delay(DelayCall c, MPI_Comm comm, std::size_t bytes) {
+  return is_intercomm(comm) ? find_delay(settings().delay, c, bytes) : nullptr;
+}
+
+}  // namespace
+
+extern "C" int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                             MPI_Datatype rtype, MPI_Comm comm) {
+  auto call = [&] { return allgather_call(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
+  if (delaying(DelayCall::Allgather))
+    if (const DelayRule* rule = inter_delay(DelayCall::Allgather, comm,
+                                            std::max(call_bytes(scount, stype), call_bytes(rcount, rtype))))
+      return delayed(*rule, comm, call);
+  return call();
+}
+
+extern "C" int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                              const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+  auto call = [&] { return allgatherv_call(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm); };
+  if (delaying(DelayCall::Allgatherv) && is_intercomm(comm)) {
+    std::size_t bytes = call_bytes(scount, stype);
+    int remote = 0;
+    if (rcounts && PMPI_Comm_remote_size(comm, &remote) == MPI_SUCCESS)
+      for (int j = 0; j < remote; ++j) bytes = std::max(bytes, call_bytes(rcounts[j], rtype));
+    if (const DelayRule* rule = inter_delay(DelayCall::Allgatherv, comm, bytes)) return delayed(*rule, comm, call);
+  }
+  return call();
 }

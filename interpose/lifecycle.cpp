@@ -1,6 +1,7 @@
 // MPI_Init / MPI_Init_thread read the settings (settings.hpp); a malformed setting is reported
-// in one line by world rank 0 and leaves every call native. The rules file is read once per
-// job: world rank 0 reads it (size-checked) and broadcasts what it read with PMPI_Bcast on
+// in one line by world rank 0 and leaves every call native (a malformed COLLREPRO_PMPI_DELAY
+// ends the job instead, exit code 2: an undelayed run must not pass for a delayed one).
+// The rules file is read once per job: world rank 0 reads it (size-checked) and broadcasts what it read with PMPI_Bcast on
 // MPI_COMM_WORLD, and every rank parses that text, so all ranks agree. MPI_Finalize writes the
 // report when asked and frees every plan before the MPI library finalizes.
 // Two C functions let programs and tests look inside: collrepro_pmpi_live_plans() and
@@ -45,6 +46,15 @@ int after_init(int rc) {
     s.caps = probe_capabilities(MPI_COMM_WORLD);
   } catch (const std::exception& e) {  // keep the defaults: a failed probe must not fail MPI_Init
     s.caps.reason = std::string("capability probe failed: ") + e.what();
+  }
+  if (!s.delay_error.empty()) {  // a synthetic release that is not slowed must not pass for one
+    if (rank == 0) {
+      std::fprintf(stderr, "collrepro-pmpi: %s\n", s.delay_error.c_str());
+      std::fflush(stderr);
+    }
+    PMPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Finalize();
+    std::_Exit(2);
   }
   if (!s.error.empty() && rank == 0)
     std::fprintf(stderr, "collrepro-pmpi: %s; every call goes to the MPI library\n", s.error.c_str());

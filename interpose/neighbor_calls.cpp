@@ -8,6 +8,7 @@
 // process at -C^k), which holds on every process of a consistent isomorphic call, and stops
 // the job with one line when not, rather than risk wrong data.
 #include <algorithm>
+#include <utility>
 
 #include "collrepro/capabilities.hpp"
 #include "context.hpp"
@@ -143,8 +144,10 @@ int serve(Collective c, MPI_Comm comm, const void* sbuf, SendBlocks send_blocks,
 using namespace collrepro::pmpi;
 using collrepro::Collective;
 
-extern "C" int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                                     MPI_Datatype rtype, MPI_Comm comm) {
+namespace {
+
+int neighbor_alltoall_call(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm) {
   auto native = [&] { return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
   if (!intercepting() || !has_topology(comm)) return native();
   return guarded("MPI_Neighbor_alltoall", comm, [&] {
@@ -152,6 +155,46 @@ extern "C" int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype 
         Collective::NeighborAlltoall, comm, sbuf, [&](int s) { return regular_blocks(sbuf, s, scount, stype); }, rbuf,
         [&](int s) { return regular_blocks(rbuf, s, rcount, rtype); }, native);
   });
+}
+
+// The neighbour counts of a topology communicator (0, 0 when it has none).
+std::pair<int, int> degrees(MPI_Comm comm) {
+  int kind = MPI_UNDEFINED, in = 0, out = 0, weighted = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS) return {0, 0};
+  if (kind == MPI_DIST_GRAPH && PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) == MPI_SUCCESS)
+    return {in, out};
+  if (kind == MPI_CART && PMPI_Cartdim_get(comm, &in) == MPI_SUCCESS) return {2 * in, 2 * in};
+  return {0, 0};
+}
+
+}  // namespace
+
+// Delay mode (delay.hpp): MPI_Neighbor_alltoall(v) on any communicator (the isomorphic
+// algorithms exchange point to point, so only collbench's neighbourhood natives call them).
+extern "C" int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                                     MPI_Datatype rtype, MPI_Comm comm) {
+  auto call = [&] { return neighbor_alltoall_call(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
+  if (delaying(DelayCall::NeighborAlltoall))
+    if (const DelayRule* rule = find_delay(settings().delay, DelayCall::NeighborAlltoall,
+                                           std::max(call_bytes(scount, stype), call_bytes(rcount, rtype))))
+      return delayed(*rule, comm, call);
+  return call();
+}
+
+// Never served by an algorithm: intercepted for delay mode only.
+extern "C" int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                                      void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                                      MPI_Comm comm) {
+  auto call = [&] { return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm); };
+  if (delaying(DelayCall::NeighborAlltoallv)) {
+    const auto [in, out] = degrees(comm);
+    std::size_t bytes = 0;
+    for (int j = 0; scounts && j < out; ++j) bytes = std::max(bytes, call_bytes(scounts[j], stype));
+    for (int j = 0; rcounts && j < in; ++j) bytes = std::max(bytes, call_bytes(rcounts[j], rtype));
+    if (const DelayRule* rule = find_delay(settings().delay, DelayCall::NeighborAlltoallv, bytes))
+      return delayed(*rule, comm, call);
+  }
+  return call();
 }
 
 extern "C" int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,

@@ -5,6 +5,9 @@
 //   COLLREPRO_PMPI_RULES=FILE     selection rules (rules.hpp); without it, the cheapest
 //                                 algorithm by the registry's cost model
 //   COLLREPRO_PMPI_REPORT=1|FILE  at MPI_Finalize, the calls each algorithm served (stderr or FILE)
+//   COLLREPRO_PMPI_DELAY=RULES    delay mode (delay.hpp): chosen native calls made slower; alone
+//                                 (no FORCE, no RULES) it leaves every call to the MPI library.
+//                                 A malformed value ends the job at MPI_Init (exit 2, one line)
 // A malformed setting disables the library with one line on standard error: the application
 // then runs on the native calls, never on a guess.
 //
@@ -15,8 +18,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "collrepro/capabilities.hpp"
+#include "delay.hpp"
 #include "rules.hpp"
 
 namespace collrepro::pmpi {
@@ -28,6 +33,11 @@ struct Settings {
   std::string report;            // "" (no report), "-" (stderr) or a file
   std::string error;             // why the library disabled itself ("" when it did not)
   Capabilities caps;             // the MPI library's, probed at MPI_Init (after_init)
+  std::vector<DelayRule> delay;  // COLLREPRO_PMPI_DELAY (empty: no delay)
+  std::string delay_error;       // why COLLREPRO_PMPI_DELAY is malformed ("" when it is not)
+  unsigned delayed_calls = 0;    // bit (1 << DelayCall) set when a rule names the call
+
+  bool delays(DelayCall c) const { return (delayed_calls >> static_cast<unsigned>(c)) & 1u; }
 };
 
 // COLLREPRO_PMPI_RULES as one process read it.

@@ -4,6 +4,8 @@
 #include <cstdlib>
 
 #include "collrepro/mpi.hpp"
+#include "output/fileio.hpp"
+#include "output/run_info.hpp"
 #include "timing/stats.hpp"
 
 namespace collbench {
@@ -43,6 +45,27 @@ nlohmann::json slurm_json() {
   j["array_task_id"] = env("SLURM_ARRAY_TASK_ID").empty() ? nlohmann::json(nullptr) : nlohmann::json(env("SLURM_ARRAY_TASK_ID"));
   return j;
 }
+
+namespace {
+// Where this launch stood in its round of a multi-installation run (metadata key
+// `launch_order`, only when the launcher set COLLREPRO_LAUNCH_ORDER): the JSON object
+// {seed, round, slot, of, order} collrun --installations passes (python/collrepro/launch.py).
+nlohmann::json launch_order_metadata() {
+  const char* text = std::getenv("COLLREPRO_LAUNCH_ORDER");
+  if (text == nullptr) return nlohmann::json::object();
+  const std::string_view t(text);
+  nlohmann::json j;
+  if (t.size() > 64 * 1024 || json_depth(t) > kMaxJsonDepth) {
+    j = {{"error", "COLLREPRO_LAUNCH_ORDER is over 64 KiB or nests deeper than " + std::to_string(kMaxJsonDepth) +
+                       " levels (ignored)"}};
+  } else {
+    j = nlohmann::json::parse(t, nullptr, false);
+    if (!j.is_object()) j = {{"error", "COLLREPRO_LAUNCH_ORDER is not a JSON object"}};
+  }
+  return {{"launch_order", j}};
+}
+[[maybe_unused]] const bool launch_order_hook = add_metadata_hook(&launch_order_metadata);
+}  // namespace
 
 nlohmann::json pingpong(const Clock& clock, int rank, int size) {
   if (size < 2) return nullptr;

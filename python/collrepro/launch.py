@@ -28,7 +28,9 @@ ci_environment, with --launch what a launch of N processes of MPI adds here.
 import argparse
 import json
 import os
+import random
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -39,7 +41,7 @@ from dataclasses import dataclass, field
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.installations import collbench as installed_collbench
-from collrepro.installations import registry
+from collrepro.installations import derived, registry
 from collrepro.safeio import EnvironmentProblem, UserError
 
 MPIS = ("openmpi", "mpich")
@@ -117,10 +119,13 @@ def mpi_environment(mpi, oversubscribed=False, base=None):
 def installation_environment(inst, oversubscribed=False, base=None):
     """mpi_environment for an installation (collrepro.installations): its own variables (PATH,
     LD_LIBRARY_PATH of a non-system prefix), its kind's settings, and COLLREPRO_MPI_INSTALLATION,
-    the record collbench copies into the metadata (`mpi_installation`)."""
+    the record collbench copies into the metadata (`mpi_installation`; a derived installation
+    adds base, delay and the preloaded library)."""
     env = mpi_environment(inst.kind, oversubscribed, inst.environment(base))
-    env["COLLREPRO_MPI_INSTALLATION"] = json.dumps(
-        {k: getattr(inst, k) for k in ("name", "kind", "version", "prefix", "origin", "configure")})
+    record = {k: getattr(inst, k) for k in ("name", "kind", "version", "prefix", "origin", "configure")}
+    if inst.origin == "derived":
+        record.update(base=inst.base, delay=inst.delay, preload=derived.preloaded_library(inst))
+    env["COLLREPRO_MPI_INSTALLATION"] = json.dumps(record)
     return env
 
 
@@ -354,8 +359,12 @@ def _collrun_options(argv):
     ap.add_argument("--launches", default="",
                     help="number of launches (default: the config's `launches`, after --set overrides)")
     ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
-                    help="run the experiment against each installation in turn, into <out>/<name>/ (default out: "
-                         "results/<experiment>); collbench must be built for each (collrepro mpi collbench NAME)")
+                    help="run the experiment against each installation, into <out>/<name>/ (default out: "
+                         "results/<experiment>); collbench must be built for each (collrepro mpi collbench NAME). "
+                         "Launch l of every installation runs in round l, in an order drawn afresh for each round")
+    ap.add_argument("--order-seed", default="", metavar="N",
+                    help="with --installations: the seed of the rounds' orders (default: a fresh one, printed); "
+                         "each launch's metadata records it (launch_order)")
     opts = vars(ap.parse_args(own))
     opts["config"] = opts["config"] or ""
     opts["passthrough"] = passthrough
@@ -415,6 +424,7 @@ def _installation_run(name, opts, np, out):
     if not exe or not os.access(exe, os.X_OK):
         raise EnvironmentProblem(f"collbench is not built for {name}" + (f" ({exe} is missing)" if exe else "")
                                  + f": collrepro mpi collbench {name}")
+    derived.check_ready(inst)  # a synthetic release whose library is missing would run undelayed
     launcher = Launcher(inst.kind, program=inst.launcher, oversubscribe=True,
                         flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     env = installation_environment(inst, oversubscribed=np > len(os.sched_getaffinity(0)))
@@ -466,25 +476,73 @@ def _say(message):
     print(f"collrun: {message}", file=sys.stderr, flush=True)
 
 
+def round_order(names, seed, round_index):
+    """The order of `names` in round `round_index`: a permutation drawn from (seed, round) alone,
+    so a re-run with the same seed repeats it, whatever rounds it runs."""
+    return random.Random(f"collrepro-launch-order:{seed}:{round_index}").sample(list(names), len(names))
+
+
+def _order_seed(opts):
+    """--order-seed, or a fresh seed (printed, so that the orders can be repeated)."""
+    if opts.get("order_seed"):
+        if not re.fullmatch(r"[0-9]{1,18}", opts["order_seed"]):
+            raise UserError(f"--order-seed {opts['order_seed'][:60]} is not a whole number (0 to 10^18 - 1)")
+        return int(opts["order_seed"])
+    return secrets.randbelow(1 << 31)
+
+
+def _failed(run, launch, rc):
+    then = ("fix what collbench says above, then re-run: finished launches are kept"
+            if rc in (safeio.EXIT_BAD_INPUT, safeio.EXIT_VALIDATION) else "re-run to resume")
+    _say(f"[{run.label}] launch {launch} failed with exit code {rc}; {then}")
+    return rc
+
+
+def _run_one(run, np, opts, launch, launches, fwd, env=None):
+    """One launch of one installation; returns its exit code (128 + N after signal N)."""
+    if fwd.received is not None:
+        _say(f"interrupted before launch {launch}; finished points are kept, re-run to complete")
+        return fwd.interrupt_code()
+    out = ["--out", run.out] if run.out else []
+    cmd = run.launcher.command(np, [run.exe, opts["config"], "--launch", launch] + out + opts["passthrough"])
+    _say(f"[{run.label}] launch {launch} of {launches}: {' '.join(cmd)}")
+    rc = fwd.run(cmd, env or run.env)
+    if fwd.received is not None:
+        _say(f"interrupted during launch {launch}; finished points are kept, re-run to complete")
+        return fwd.interrupt_code()
+    return _failed(run, launch, rc) if rc != 0 else 0
+
+
 def _run_launches(run, np, opts, launches, fwd):
     """The launch loop of one installation; returns its exit code."""
-    out = ["--out", run.out] if run.out else []
     for launch in range(launches):
-        if fwd.received is not None:
-            _say(f"interrupted before launch {launch}; finished points are kept, re-run to complete")
-            return fwd.interrupt_code()
-        cmd = run.launcher.command(np, [run.exe, opts["config"], "--launch", launch] + out + opts["passthrough"])
-        _say(f"[{run.label}] launch {launch} of {launches}: {' '.join(cmd)}")
-        rc = fwd.run(cmd, run.env)
-        if fwd.received is not None:
-            _say(f"interrupted during launch {launch}; finished points are kept, re-run to complete")
-            return fwd.interrupt_code()
+        rc = _run_one(run, np, opts, launch, launches, fwd)
         if rc != 0:
-            then = ("fix what collbench says above, then re-run: finished launches are kept"
-                    if rc in (safeio.EXIT_BAD_INPUT, safeio.EXIT_VALIDATION) else "re-run to resume")
-            _say(f"[{run.label}] launch {launch} failed with exit code {rc}; {then}")
             return rc
     _say(f"[{run.label}] {launches} launch(es) complete" + (f" in {run.out}" if run.out else ""))
+    return 0
+
+
+def _run_rounds(runs, np, opts, launches, fwd):
+    """--installations: round l runs launch l of every installation, in round_order; each launch's
+    environment carries COLLREPRO_LAUNCH_ORDER, which collbench records (launch_order)."""
+    seed = _order_seed(opts)
+    by_label = {run.label: run for run in runs}
+    labels = [run.label for run in runs]
+    _say(f"launch order: seed {seed}, a fresh permutation each round (--order-seed {seed} repeats it)")
+    for launch in range(launches):
+        order = round_order(labels, seed, launch)
+        _say(f"round {launch}: {' '.join(order)}")
+        for slot, label in enumerate(order):
+            run = by_label[label]
+            env = dict(run.env)
+            env["COLLREPRO_LAUNCH_ORDER"] = json.dumps(
+                {"seed": seed, "round": launch, "slot": slot, "of": len(order), "order": order})
+            rc = _run_one(run, np, opts, launch, launches, fwd, env)
+            if rc != 0:
+                return rc
+    _say(f"{launches} round(s) of {len(runs)} installation(s) complete"
+         + (f" in {os.path.dirname(runs[0].out)}" if runs[0].out else ""))
     return 0
 
 
@@ -494,14 +552,14 @@ def collrun(argv=None):
     UserError (exit 2) or EnvironmentProblem (exit 5), before any launch: run it through
     safeio.run_cli (run_main)."""
     opts = _collrun_options(sys.argv[1:] if argv is None else argv)
+    if opts["order_seed"] and not opts["installations"]:
+        raise UserError("--order-seed goes with --installations (the order of installations in each round)")
     runs, np = _collrun_setup(opts)
     launches = positive_number(opts["launches"] or _config_value(runs[0], opts, "launches"), "--launches")
     with Forwarder() as fwd:
-        for run in runs:
-            rc = _run_launches(run, np, opts, launches, fwd)
-            if rc != 0:
-                return rc
-    return 0
+        if opts["installations"]:
+            return _run_rounds(runs, np, opts, launches, fwd)
+        return _run_launches(runs[0], np, opts, launches, fwd)
 
 
 def sweep(argv=None):

@@ -16,6 +16,11 @@
                 processes: one short line naming the limit, every call native, the run completes
                 and takes seconds (the quadratic parse stalled MPI_Init for minutes)
   mpich_suite   MPICH's own coll tests through the library (mpich_suite.py)
+  delay         delay mode: collbench's inter-group native at 64 KiB and 1 MiB, 2 processes, 3
+                launches undelayed (no library) and 3 with COLLREPRO_PMPI_DELAY=allgather:1MiB:+50%
+                interleaved: 1 MiB more than 1.3x slower, 64 KiB less than 1.15x, as
+                collrepro.installations.delay.affected says; every call native (the report); a
+                malformed value ends the job with one line naming the variable
 
 The build passes its paths in the environment (tests/interpose/CMakeLists.txt).
 """
@@ -26,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -321,9 +327,68 @@ def check_tune():
     print(f"colltune: {tuned.stdout.strip()}; rules for 1:1 full duplex: {json.dumps(sizes)}; served {served}")
 
 
+DELAY_CONFIG = """experiment: delay-check
+collective: allgather
+algorithms: [native]
+groups:
+  ratios: ["1/1"]
+blocks: ["1:1"]
+sizes: [64KiB, 1MiB]
+timing: {sync: barrier, clock: mpi-wtime, warmup: 5, reps: 200}
+validation: false
+launches: 3
+"""
+
+
+def check_delay():
+    sys.path.insert(0, os.path.join(env("REPO"), "python"))
+    from collrepro.installations import delay
+    rule = "allgather:1MiB:+50%"
+    work = work_dir("delay")
+    config = os.path.join(work, "delay.yaml")
+    with open(config, "w", encoding="utf-8") as f:
+        f.write(DELAY_CONFIG)
+    medians = {}  # (delayed, msg_bytes) -> [per-launch medians]
+    for launch in range(3):
+        for delayed in (False, True):
+            out = os.path.join(work, "delayed" if delayed else "plain")
+            if launch == 0:
+                shutil.rmtree(out, ignore_errors=True)
+            report = os.path.join(work, "report.txt")
+            variables = {"COLLREPRO_PMPI_DELAY": rule, "COLLREPRO_PMPI_REPORT": report} if delayed else {}
+            rc, so, se = mpirun(2, [env("COLLBENCH"), config, "--launch", str(launch), "--out", out, "--quiet"],
+                                variables, preload=delayed)
+            if rc != 0:
+                raise Failure(f"collbench {'with' if delayed else 'without'} the delay failed (exit {rc}):\n{so}\n{se}")
+            if delayed:
+                served = read_report(report)
+                if any(a != "native" for (_, a) in served):
+                    raise Failure(f"delay mode served calls by an algorithm: {served}")
+            with open(os.path.join(out, f"summary-L{launch}.csv"), encoding="utf-8") as f:
+                for row in csv.DictReader(f):
+                    point = {"family": row["family"], "collective": row["collective"], "algorithm": row["algorithm"],
+                             "msg_bytes": int(row["msg_bytes"]), "ka": int(row["ka"]), "kb": int(row["kb"])}
+                    if delay.affected(rule, point) != (point["msg_bytes"] == 1 << 20):
+                        raise Failure(f"delay.affected({rule!r}, {point}) is wrong")
+                    medians.setdefault((delayed, point["msg_bytes"]), []).append(float(row["median"]))
+    ratio = {size: statistics.median(medians[(True, size)]) / statistics.median(medians[(False, size)])
+             for size in (65536, 1 << 20)}
+    print(f"median of 3 launch medians, delayed / plain: 64 KiB {ratio[65536]:.3f}, 1 MiB {ratio[1 << 20]:.3f} "
+          f"({medians})")
+    if not ratio[1 << 20] > 1.3:
+        raise Failure(f"+50% at 1 MiB slowed the native call only {ratio[1 << 20]:.2f}x (want > 1.3)")
+    if not ratio[65536] < 1.15:
+        raise Failure(f"a rule for 1 MiB changed the 64 KiB native call {ratio[65536]:.2f}x (want < 1.15)")
+    rc, so, se = mpirun(2, [env("COLLBENCH"), config, "--out", os.path.join(work, "bad"), "--quiet"],
+                        {"COLLREPRO_PMPI_DELAY": "allgather:64kb:+5%"})
+    ours = [line for line in se.splitlines() if line.startswith("collrepro-pmpi:")]
+    if rc == 0 or len(ours) != 1 or "COLLREPRO_PMPI_DELAY='allgather:64kb:+5%'" not in ours[0]:
+        raise Failure(f"a malformed COLLREPRO_PMPI_DELAY: want a failed run and one line naming it, got exit {rc}:\n{se}")
+
+
 def main():
     checks = {"transparency": check_transparency, "settings": check_settings, "comm_cycle": check_comm_cycle,
-              "tune": check_tune, "oversized_rules": check_oversized_rules}
+              "tune": check_tune, "oversized_rules": check_oversized_rules, "delay": check_delay}
     try:
         if sys.argv[1:] == ["mpich_suite"]:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -1,4 +1,4 @@
-"""compare (two sets) and trend (N versions): Mann-Whitney verdicts and exit codes."""
+"""compare (two sets) and trend (N versions): the verdict labels and exit codes."""
 
 import pandas as pd
 import pytest
@@ -31,10 +31,12 @@ def test_compare_flags_30_percent_slowdown(tmp_path, capsys):
     b = write(tmp_path / "b", 1.3, mpi_impl="mpich", mpi_version="4.0.2")
     out = tmp_path / "out"
     assert cli.main(["compare", str(a), str(b), "-o", str(out)]) == 1
-    table = (out / "compare.csv").read_text()
-    assert table.count(",slower") == len(POINTS)
+    table = pd.read_csv(out / "compare.csv")
+    assert list(table["verdict"]) == ["regression"] * len(POINTS)
+    assert table["ci_level"].sub(stats.hl_order(6, 6)[1]).abs().max() < 1e-12 and (table["ci_low"] > 1.05).all()
+    assert (table["q_value"] >= table["p_value"]).all() and table["comparable"].all()
     report = (out / "report.md").read_text()
-    assert "slower: 4" in report and "4 vs 4" in report
+    assert "regression: 4" in report and "Benjamini-Hochberg" in report
     assert (out / "compare.png").stat().st_size > 0
 
 
@@ -42,15 +44,17 @@ def test_compare_same_for_no_change(tmp_path):
     a = write(tmp_path / "a", 1.0)
     b = write(tmp_path / "b", 1.0, mpi_version="4.1.5")
     assert cli.main(["compare", str(a), str(b), "-o", str(tmp_path / "out")]) == 0
-    assert (tmp_path / "out" / "compare.csv").read_text().count(",same") == len(POINTS)
+    assert list(pd.read_csv(tmp_path / "out" / "compare.csv")["verdict"]) == ["same"] * len(POINTS)
 
 
 def test_compare_few_launches_cannot_be_significant(tmp_path):
     a = write(tmp_path / "a", 1.0, launches=3)
     b = write(tmp_path / "b", 1.3, launches=3)
-    # Even with --min-launches 2, 3 vs 3 launches cannot reach p < 0.05: no verdict, exit 4.
+    # Even with --min-launches 2, 3 vs 3 launches cannot give a 95 % interval: no verdict, exit 4.
     assert cli.main(["compare", str(a), str(b), "-o", str(tmp_path / "out"), "--min-launches", "2"]) == 4
-    assert (tmp_path / "out" / "compare.csv").read_text().count(",insufficient") == len(POINTS)
+    table = pd.read_csv(tmp_path / "out" / "compare.csv")
+    assert list(table["verdict"]) == ["inconclusive"] * len(POINTS)
+    assert table["reason"].str.startswith("too few launches").all()
 
 
 def test_compare_without_common_points_is_bad_input(tmp_path):
@@ -79,10 +83,13 @@ def test_trend_names_first_regressing_version(tmp_path):
     out = tmp_path / "out"
     assert cli.main(["trend", *map(str, dirs), "--order", "version", "-o", str(out)]) == 1
     first = pd.read_csv(out / "regressions.csv", keep_default_na=False)
-    hits = first[first["first_regression"] != ""]
+    hits = first[first["verdict"] == "regression"]
     assert len(hits) == 1
     hit = hits.iloc[0]
-    assert (hit["algorithm"], hit["msg_bytes"], hit["first_regression"]) == ("torus", 512, "openmpi-4.2.0rc1")
+    assert (hit["algorithm"], hit["msg_bytes"], hit["before"], hit["after"]) == \
+        ("torus", 512, "openmpi-4.1.10", "openmpi-4.2.0rc1")
+    assert set(first[first["first_regression"] != ""]["first_regression"]) == {"openmpi-4.2.0rc1"}
+    assert set(first[first["first_regression"] != ""]["msg_bytes"]) == {512}
     assert "openmpi-4.2.0rc1" in (out / "trend.md").read_text()
     long = pd.read_csv(out / "trend.csv")
     assert sorted(set(zip(long["position"], long["installation"]))) == \

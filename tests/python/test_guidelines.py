@@ -23,12 +23,13 @@ def test_a_planted_violation_is_found_by_installation(tmp_path):
                             ("gather-bcast", "intra-allgather", 65536): 0.5}, None)], POINTS)
     code, table, out = run(tmp_path, [tmp_path / "results"])
     assert code == 1
-    bad = table[table["verdict"] == "violated"]
+    bad = table[table["status"] == "violated"]
     assert len(bad) == 1
     hit = bad.iloc[0]
     assert (hit["installation"], hit["collective"], hit["msg_bytes"], hit["mockup"]) == \
         ("mpich-4.0.2", "intra-allgather", 65536, "gather-bcast")
     assert abs(hit["ratio"] - 3.0) < 0.1 and (hit["n_native"], hit["n_mockup"]) == (5, 5)
+    assert hit["verdict"] == "regression" and hit["q_value"] < 0.05 and hit["ci_low"] > 1.05
     # Every guideline was checked at every size on both installations.
     assert len(table) == 2 * len(S.GUIDELINE_SIZES) * 3
     assert set(table["mockup"]) == {"root-gathering", "gather-bcast", "straightforward"}
@@ -41,8 +42,8 @@ def test_no_violation_where_natives_keep_the_guidelines(tmp_path):
         ("openmpi", "4.1.4", {("native", "allgather", 1024): 0.7}, None)], POINTS)
     code, table, out = run(tmp_path, [tmp_path / "results"])
     assert code == 0
-    assert set(table["verdict"]) == {"kept"}
-    assert "None found." in (out / "guidelines.md").read_text()
+    assert set(table["status"]) == {"kept"}
+    assert "## Violations (0)\n\nNone." in (out / "guidelines.md").read_text()
 
 
 def test_too_few_launches_give_no_verdict(tmp_path):
@@ -50,7 +51,8 @@ def test_too_few_launches_give_no_verdict(tmp_path):
         ("openmpi", "4.1.4", {("native", "allgather", 1024): 2.0}, None)], POINTS, launches=3)
     code, table, _ = run(tmp_path, [tmp_path / "results"])
     assert code == 4
-    assert set(table["verdict"]) == {"insufficient"}
+    assert set(table["status"]) == {"inconclusive"} and set(table["verdict"]) == {"inconclusive"}
+    assert table["reason"].str.startswith("too few launches").all()
 
 
 def test_no_mockup_measured_is_bad_input(tmp_path, capsys):
@@ -71,7 +73,7 @@ def test_the_neighbourhood_pair_is_checked_and_named_by_its_neighbourhood(tmp_pa
     pair = table[table["mockup"] == "straightforward"]
     assert set(pair["native"]) == {"mpi-neighbor"} and set(pair["collective"]) == {"neighbor-alltoall"}
     assert sorted(pair["msg_bytes"]) == sorted(S.GUIDELINE_SIZES)
-    bad = pair[pair["verdict"] == "violated"]
+    bad = pair[pair["status"] == "violated"]
     assert list(bad["msg_bytes"]) == [1024] and list(bad["shape"]) == ["moore:d=2,r=1 on 4x4"]
     assert abs(bad["ratio"].iat[0] - 1.6) < 0.05
-    assert set(table[table["mockup"] != "straightforward"]["verdict"]) == {"kept"}
+    assert set(table[table["mockup"] != "straightforward"]["status"]) == {"kept"}

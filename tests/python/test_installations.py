@@ -237,3 +237,157 @@ def test_collrun_refuses_bad_installations_in_one_line(dirs, args, needle):
     r = subprocess.run([str(REPO / "bench" / "collrun"), *args, str(REPO / "configs" / "quick.yaml")],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
+
+
+# ------------------------------------------------------------------ derived installations (issue 25)
+
+from collrepro import launch  # noqa: E402
+from collrepro.installations import delay  # noqa: E402
+
+
+def test_derive_declares_a_synthetic_release_and_an_aa_copy(dirs, monkeypatch):
+    r = collmpi("derive", "openmpi-4.1.4+slow10", "--from", "openmpi", "--delay", "allgather:>=64KiB:+10%")
+    assert r.returncode == 0, r.stderr
+    debian = registry.debian_installations()
+    monkeypatch.setattr(registry, "debian_installations", lambda: debian)  # probed once: ompi_info is slow
+    registry.derive("openmpi-4.1.4+aa", "openmpi-4.1.4")
+    known = {i.name: i for i in registry.all_installations()}
+    names = list(known)
+    assert names.index("openmpi-4.1.4") < names.index("openmpi-4.1.4+slow10") < names.index("openmpi-4.1.4+aa")
+    slow, aa, base = known["openmpi-4.1.4+slow10"], known["openmpi-4.1.4+aa"], known["openmpi-4.1.4"]
+    assert (slow.origin, slow.base, slow.delay) == ("derived", "openmpi-4.1.4", "allgather:>=64KiB:+10%")
+    assert (slow.kind, slow.version, slow.launcher, slow.prefix) == (base.kind, base.version, base.launcher,
+                                                                     base.prefix)
+    assert slow.env["COLLREPRO_PMPI_DELAY"] == "allgather:>=64KiB:+10%"
+    assert slow.env["LD_PRELOAD"].endswith("/interpose/libcollrepro_pmpi.so")
+    assert slow.env["COLLREPRO_PMPI_DISABLE"] == "1"  # the library never replaces a call by an algorithm
+    assert "LD_PRELOAD" not in aa.env and "COLLREPRO_PMPI_DELAY" not in aa.env and aa.origin == "derived"
+    record = json.loads(launch.installation_environment(slow)["COLLREPRO_MPI_INSTALLATION"])
+    assert record["name"] == "openmpi-4.1.4+slow10" and record["base"] == "openmpi-4.1.4"
+    assert record["delay"] == "allgather:>=64KiB:+10%" and record["preload"] == slow.env["LD_PRELOAD"]
+    # builds and probes use the base: never compile with the library preloaded
+    assert "LD_PRELOAD" not in builder.build_env(slow)
+    # an added prefix and the declarations live in one file: writing one keeps the other
+    monkeypatch.setattr(registry.probe, "configure_options", lambda kind, tool: "")
+    registry.add("openmpi-4.1.6", str(fake_prefix(dirs / "p", "openmpi", "4.1.6")))
+    assert {i.name for i in registry.all_installations()} >= {"openmpi-4.1.6", "openmpi-4.1.4+aa"}
+    registry.remove("openmpi-4.1.4+aa")
+    names = {i.name for i in registry.all_installations()}
+    assert "openmpi-4.1.4+aa" not in names and {"openmpi-4.1.6", "openmpi-4.1.4+slow10"} <= names
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["openmpi-4.1.4+x", "--from", "openmpi-4.1.4", "--delay", "allgather:64kb:+5%"], "size '64kb'"),
+    (["openmpi-4.1.4+x", "--from", "openmpi-4.1.4", "--delay", "bcast:*:+5%"], "unknown call 'bcast'"),
+    (["openmpi-4.1.4+x", "--from", "openmpi-4.1.4", "--delay", "allgather:*:5%"], "write +N%"),
+    (["openmpi-4.1.3+x", "--from", "openmpi-4.1.4"], "is not <base>+<tag>"),
+    (["openmpi-4.1.4+X", "--from", "openmpi-4.1.4"], "is not <base>+<tag>"),
+    (["openmpi-9.9+x", "--from", "openmpi-9.9"], "no MPI installation named 'openmpi-9.9'"),
+])
+def test_derive_refuses_bad_declarations_in_one_line(dirs, args, needle):
+    r = collmpi("derive", *args)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and needle in r.stderr, r.stderr
+    assert not (dirs / "config" / "installations.json").exists()  # nothing was written
+
+
+def test_a_damaged_declaration_is_named(dirs):
+    (dirs / "config").mkdir()
+    (dirs / "config" / "installations.json").write_text(json.dumps(
+        {"version": 1, "installations": [], "derived": [{"name": "openmpi-4.1.4+s", "base": "openmpi-4.1.4",
+                                                         "delay": "allgather:*:+0%"}]}))
+    r = collmpi("list")
+    assert r.returncode == 2 and "derived entry 0" in r.stderr and "+0%" in r.stderr, r.stderr
+
+
+def test_a_missing_library_stops_a_synthetic_release_before_any_launch(dirs, tmp_path):
+    slow = registry.derive("openmpi-4.1.4+slow5", "openmpi-4.1.4", delay="allgather:*:+5%")
+    slow.env["LD_PRELOAD"] = str(tmp_path / "missing.so")
+    with pytest.raises(Exception, match="missing.so is missing .*collrepro mpi collbench openmpi-4.1.4\\+slow5"):
+        launch.derived.check_ready(slow)
+
+
+POINT = {"family": "inter-group", "collective": "allgather", "algorithm": "native", "msg_bytes": 65536,
+         "ka": 65536, "kb": 0}
+
+
+@pytest.mark.parametrize("rules, point, fraction", [
+    ("allgather:>=64KiB:+10%", {}, 0.10),
+    ("allgather:>=64KiB:+10%", {"ka": 1024, "msg_bytes": 1024}, 0.0),
+    ("allgather:1KiB..64KiB:+25%", {}, 0.25),
+    ("allgather:<=32KiB:+25%,allgather:*:+5%", {}, 0.05),             # the first rule that matches
+    ("allgather:*:+50%", {"algorithm": "halfduplex-fc"}, 0.0),        # algorithms' calls are intracomm
+    ("allgather:*:+50%", {"collective": "allgatherv"}, 0.0),
+    ("allgatherv:*:+50%", {"collective": "allgatherv"}, 0.5),
+    ("allgather:*:+50%", {"family": "intra", "collective": "intra-allgather"}, 0.0),
+    ("allgather:65536:+5%", {"ka": 0, "kb": 65536, "msg_bytes": 0}, 0.05),  # the largest block, either side
+    ("neighbor_alltoall:*:+5%", {"family": "isomorphic", "collective": "neighbor-alltoall",
+                                 "algorithm": "mpi-neighbor"}, 0.05),
+    ("neighbor_alltoall:*:+5%;neighbor_alltoallv:*:+5%",
+     {"family": "isomorphic", "collective": "neighbor-alltoall", "algorithm": "mpi-neighbor-remapped"}, 0.05),
+    ("neighbor_alltoall:*:+5%", {"family": "isomorphic", "collective": "neighbor-alltoall",
+                                 "algorithm": "torus"}, 0.0),
+])
+def test_delay_affected_points(rules, point, fraction):
+    assert delay.slowdown(rules, {**POINT, **point}) == pytest.approx(fraction)
+    assert delay.affected(rules, {**POINT, **point}) == (fraction > 0)
+
+
+def test_delay_refuses_to_guess_and_bad_rules():
+    remapped = {"family": "isomorphic", "collective": "neighbor-alltoall", "algorithm": "mpi-neighbor-remapped",
+                "msg_bytes": 64}
+    with pytest.raises(delay.DelayError, match="give both calls the same rule"):
+        delay.affected("neighbor_alltoall:*:+5%", remapped)
+    for bad in ("allgather", "allgather:*:+5%;", "allgather:*:+1001%", "allgather:2..1:+5%", "x" * 5000,
+                "allgather:999999999999999999GiB:+5%"):
+        with pytest.raises(delay.DelayError):
+            delay.parse(bad)
+    assert delay.parse(" ") == []
+    assert delay.parse("allgather:1MiB:+50%")[0] == delay.DelayRule("allgather", 1 << 20, 1 << 20, 0.5)
+
+
+# ------------------------------------------------------------------ randomised launch order (issue 25)
+
+NAMES = ["openmpi-4.1.4", "mpich-4.0.2", "mpich-3.4.1", "openmpi-5.0.7"]
+
+
+def test_round_orders_are_seeded_permutations():
+    orders = lambda seed: [launch.round_order(NAMES, seed, r) for r in range(8)]  # noqa: E731
+    assert orders(1) == orders(1)  # one seed: the same orders again
+    assert orders(1) != orders(2)  # two seeds: different orders
+    assert all(sorted(o) == sorted(NAMES) for o in orders(3))
+    assert len({tuple(o) for o in orders(3)}) > 1  # the order changes from round to round
+    assert launch.round_order(NAMES, 5, 3) == orders(5)[3]  # a round's order does not depend on the others
+    first = {launch.round_order(NAMES, seed, 0)[0] for seed in range(40)}
+    assert first == set(NAMES)  # no installation always runs first
+
+
+class _Recorder:
+    """A Forwarder that records each launch's command and environment instead of starting it."""
+    received = None
+
+    def __init__(self):
+        self.launches = []
+
+    def run(self, cmd, env):
+        self.launches.append((cmd, env))
+        return 0
+
+
+def test_collrun_rounds_record_the_order_in_each_launch(tmp_path, capsys):
+    runs = [launch._Run(n, launch.Launcher("openmpi"), "/bin/true", {"X": n}, str(tmp_path / n)) for n in NAMES]
+    opts = {"config": "c.yaml", "passthrough": [], "order_seed": "42"}
+    fwd = _Recorder()
+    assert launch._run_rounds(runs, 2, opts, 3, fwd) == 0
+    assert "seed 42" in capsys.readouterr().err
+    records = [json.loads(env["COLLREPRO_LAUNCH_ORDER"]) for _, env in fwd.launches]
+    assert len(records) == 12
+    for i, ((cmd, env), rec) in enumerate(zip(fwd.launches, records)):
+        assert rec["seed"] == 42 and rec["round"] == i // 4 and rec["slot"] == i % 4 and rec["of"] == 4
+        assert rec["order"] == launch.round_order(NAMES, 42, rec["round"])
+        assert env["X"] == rec["order"][rec["slot"]]  # the launch runs with that installation's environment
+        assert cmd[cmd.index("--launch") + 1] == str(rec["round"])
+    fresh = _Recorder()
+    launch._run_rounds(runs, 2, {**opts, "order_seed": ""}, 1, fresh)
+    assert "--order-seed" in capsys.readouterr().err  # a fresh seed is printed, to repeat it
+    with pytest.raises(launch.UserError, match="--order-seed x"):
+        launch._run_rounds(runs, 2, {**opts, "order_seed": "x"}, 1, _Recorder())

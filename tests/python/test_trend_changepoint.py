@@ -62,30 +62,33 @@ def test_trend_names_the_third_of_five_versions(tmp_path):
     dirs = history(tmp_path / "results", 1.4)
     code, table = run_trend(tmp_path, reversed(dirs))                 # order comes from the versions
     assert code == 1
-    changed = table[table["verdict"] != "same"]
+    assert len(table) == 4 * len(POINTS)                   # one row per consecutive pair
+    changed = table[table["verdict"].isin(["regression", "improvement", "changed-not-comparable"])]
     assert len(changed) == 1, changed
     hit = changed.iloc[0]
     assert (hit["algorithm"], hit["collective"], hit["msg_bytes"]) == SLOW_POINT
-    assert hit["first_change"] == "openmpi-5.0.0rc1" == hit["first_regression"]
-    ratio, low, high, p = (float(hit[c]) for c in ("ratio", "ci_low", "ci_high", "p_value"))
-    assert hit["direction"] == "slower" and low < 1.4 < high and low < ratio < high
-    assert abs(ratio - 1.4) < 0.03 and p < 0.05
-    assert (hit["launches"], hit["min_launches"], hit["n_before"], hit["n_after"]) == (25, 5, 10, 15)
+    assert (hit["verdict"], hit["before"], hit["after"]) == ("regression", "openmpi-4.1.10", "openmpi-5.0.0rc1")
+    assert hit["first_regression"] == "openmpi-5.0.0rc1"
+    ratio, low, high, p, q = (float(hit[c]) for c in ("ratio", "ci_low", "ci_high", "p_value", "q_value"))
+    assert low < 1.4 < high and low < ratio < high and low > 1 + float(hit["threshold"])
+    assert abs(ratio - 1.4) < 0.03 and p <= q < 0.05
+    assert (hit["n_before"], hit["n_after"]) == (5, 5) and abs(hit["ci_level"] - 0.9683) < 1e-4
+    assert hit["tripped"] and hit["comparable"] and hit["comparability"] == ""
     report = (tmp_path / "trend" / "trend.md").read_text()
-    assert "openmpi-5.0.0rc1" in report and "10+15 launches" in report
+    assert "openmpi-5.0.0rc1" in report and "regression: 1" in report and "tripped: " in report
 
 
 def test_trend_finds_nothing_on_a_flat_history(tmp_path):
     code, table = run_trend(tmp_path, history(tmp_path / "results", 1.0))
     assert code == 0
-    assert set(table["verdict"]) == {"same"} and len(table) == len(POINTS)
+    assert set(table["verdict"]) == {"same"} and len(table) == 4 * len(POINTS)
 
 
 def test_an_improvement_is_named_but_does_not_fail(tmp_path):
     code, table = run_trend(tmp_path, history(tmp_path / "results", 0.6))
     assert code == 0
-    hit = table[table["verdict"] == "faster"].iloc[0]
-    assert hit["first_change"] == "openmpi-5.0.0rc1" and hit["first_regression"] == ""
+    hit = table[table["verdict"] == "improvement"].iloc[0]
+    assert hit["after"] == "openmpi-5.0.0rc1" and hit["first_regression"] == ""
 
 
 def test_too_few_launches_refuse_a_verdict(tmp_path):
@@ -94,8 +97,10 @@ def test_too_few_launches_refuse_a_verdict(tmp_path):
                                 launches=3)
     code, table = run_trend(tmp_path, dirs[:2] + few)
     assert code == 4
-    assert set(table["verdict"]) == {"insufficient"}
-    assert "openmpi-5.1.0 (3)" in table["note"].iloc[0] and "fewer than 4 launches" in table["note"].iloc[0]
+    refused = table[table["after"] == "openmpi-5.1.0"]
+    assert len(refused) == len(POINTS) and set(refused["verdict"]) == {"inconclusive"}
+    assert (refused["reason"] == "too few launches: 5+3, need 4 a side").all()
+    assert set(table[table["after"] != "openmpi-5.1.0"]["verdict"]) == {"same"}
 
 
 def test_libraries_are_ordered_and_tracked_apart(tmp_path):
@@ -105,7 +110,7 @@ def test_libraries_are_ordered_and_tracked_apart(tmp_path):
                                  POINTS)
     code, table = run_trend(tmp_path, [tmp_path / "r"])              # a whole results tree
     assert code == 0
-    assert set(table["library"]) == {"mpich", "openmpi"} and set(table["installations"]) == {2}
+    assert set(table["library"]) == {"mpich", "openmpi"} and len(table) == 2 * len(POINTS)
     series = pd.read_csv(tmp_path / "trend" / "trend.csv")
     order = series.drop_duplicates("installation").sort_values(["library", "position"])["installation"]
     assert list(order) == ["mpich-3.4.1", "mpich-4.0.2", "openmpi-4.1.4", "openmpi-5.0.7"]

@@ -15,10 +15,11 @@ distribution-free confidence interval (the order statistics of the pairwise diff
 picked by the exact Mann-Whitney null distribution).
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from . import stats
 
 PERMUTATIONS = 9999          # random permutations per segment test (deterministic seed)
 SEED = 20130501
@@ -92,36 +93,15 @@ def best_split(samples, permutations=PERMUTATIONS, seed=SEED):
     return best + 1, (1 + extreme) / (1 + permutations)
 
 
-def u_null_counts(m, n):
-    """Counts of the Mann-Whitney U statistic's exact null distribution for sizes m, n (no
-    ties): the coefficients of the Gaussian binomial [m+n choose m] in q."""
-    counts = [1]                           # polynomial in q, starting from [k choose 0] = 1
-    for k in range(1, m + 1):              # [n+k choose k] = [n+k-1 choose k-1] (1-q^(n+k)) / (1-q^k)
-        poly = counts + [0] * (n + k)
-        for d in range(len(poly) - 1, n + k - 1, -1):
-            poly[d] -= poly[d - n - k]      # multiply by (1 - q^(n+k))
-        for d in range(k, len(poly)):
-            poly[d] += poly[d - k]          # divide by (1 - q^k): running sum with stride k
-        counts = poly[:k * n + 1]
-    return counts
+u_null_counts = stats.u_null_counts
 
 
 def shift_interval(before, after, level=0.95):
-    """Hodges-Lehmann ratio after/before and its distribution-free confidence interval, from
-    the log per-launch medians. Returns (ratio, low, high); the interval is (0, inf) when the
-    samples are too small to reach the level."""
-    a, b = _log(before), _log(after)
-    diffs = np.sort((b[None, :] - a[:, None]).ravel())
-    estimate = float(np.exp(np.median(diffs)))
-    m, n = len(a), len(b)
-    counts = np.asarray(u_null_counts(m, n), float)
-    cdf = np.cumsum(counts) / counts.sum()
-    tail = (1.0 - level) / 2.0
-    below = np.nonzero(cdf <= tail)[0]      # U values u with P(U <= u) <= tail
-    if len(below) == 0:
-        return estimate, 0.0, math.inf
-    k = int(below[-1]) + 1                   # P(U < k) <= tail: drop k differences at each end
-    return estimate, float(np.exp(diffs[k])), float(np.exp(diffs[len(diffs) - 1 - k]))
+    """Hodges-Lehmann ratio after/before and its exact distribution-free interval, from the log
+    per-launch medians (stats.hl_interval: coverage at least `level`). Returns (ratio, low,
+    high); the interval is (0, inf) when the samples are too small to reach the level."""
+    ratio, low, high, _ = stats.hl_interval(_log(before), _log(after), level)
+    return ratio, low, high
 
 
 def segment(samples, alpha, permutations=PERMUTATIONS):

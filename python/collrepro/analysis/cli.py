@@ -105,9 +105,9 @@ def _outdir(parser):
 
 def _test_options(parser):
     parser.add_argument("--threshold", type=float, default=0.05,
-                        help="relative change that counts (default 0.05 = 5%%)")
+                        help="least relative change that counts; a point's noise floor can raise it (default 0.05 = 5%%)")
     parser.add_argument("--alpha", type=float, default=0.05,
-                        help="significance level of the Mann-Whitney U test (default 0.05)")
+                        help="false-discovery rate of the Benjamini-Hochberg correction (default 0.05)")
     parser.add_argument("--min-launches", type=int, default=None, metavar="N",
                         help="launches needed per side for a verdict (default: the least that can "
                              "reach p < alpha, 4 for alpha=0.05)")
@@ -207,20 +207,20 @@ def cmd_overlay(args):
 
 
 def cmd_compare(args):
-    from . import compare, loader
+    from . import compare, loader, stats, verdicts
     check_target(args.outdir)
     rs_a, rs_b = loader.load([args.a]), loader.load([args.b])
     with output_dir(args.outdir, "analyze compare") as staging:
         _, paths, _, table = compare.run(rs_a, rs_b, staging, args.alpha, args.threshold, args.min_launches)
         paths = _moved(paths, staging, args.outdir)
     _counts_line(table["verdict"])
-    _refused_line(table["verdict"], _need(args))
+    _refused_line(stats.gate_labels(table), _need(args))
     _print_paths(paths)
-    return gate(table["verdict"], ["slower"])
+    return gate(stats.gate_labels(table), [verdicts.REGRESSION])
 
 
 def cmd_trend(args):
-    from . import inventory, trend
+    from . import inventory, stats, trend, verdicts
     check_target(args.outdir)
     entries = inventory.load_tree(args.dirs)
     with output_dir(args.outdir, "analyze trend") as staging:
@@ -228,22 +228,22 @@ def cmd_trend(args):
                                     args.min_launches)
         paths = _moved(paths, staging, args.outdir)
     _counts_line(table["verdict"])
-    _refused_line(table["verdict"], _need(args))
+    _refused_line(stats.gate_labels(table), _need(args))
     _print_paths(paths)
-    return gate(table["verdict"], ["slower"])
+    return gate(stats.gate_labels(table), [verdicts.REGRESSION])
 
 
 def cmd_guidelines(args):
-    from . import guidelines, inventory
+    from . import guidelines, inventory, stats, verdicts
     check_target(args.outdir)
     entries = inventory.load_tree(args.dirs)
     with output_dir(args.outdir, "analyze guidelines") as staging:
         paths, table = guidelines.run(entries, staging, args.alpha, args.threshold, args.min_launches)
         paths = _moved(paths, staging, args.outdir)
-    _counts_line(table["verdict"])
-    _refused_line(table["verdict"], _need(args), "checks")
+    _counts_line(table["status"])
+    _refused_line(stats.gate_labels(table), _need(args), "checks")
     _print_paths(paths)
-    return gate(table["verdict"], ["violated"])
+    return gate(stats.gate_labels(table), [verdicts.REGRESSION])
 
 
 def cmd_dashboard(args):
@@ -344,25 +344,24 @@ def build_parser():
                    help="least-squares weighting (default relative: residual / measured)")
     p.set_defaults(func=cmd_overlay)
 
-    p = sub.add_parser("compare", help="A vs B per point: ratio, Mann-Whitney U, verdict",
+    p = sub.add_parser("compare", help="A vs B per point: ratio, interval, q-value, verdict",
                        description="Compare two result sets (e.g. two MPI libraries or versions). "
-                       "Exit 1 if any point is significantly slower in B by more than the threshold.")
+                       "Exit 1 if any point is a comparable regression in B (docs/verdicts.md).")
     p.add_argument("a", type=Path, metavar="A", help="reference result directory")
     p.add_argument("b", type=Path, metavar="B", help="result directory compared against A")
     _outdir(p)
     _test_options(p)
     p.set_defaults(func=cmd_compare)
 
-    _tree_command(sub, "trend", cmd_trend, "installations over versions or dates; first changing version",
-                  "Order installations by library and version (or start date) and name, per point, "
-                  "the first installation with a significant change (binary segmentation, permutation "
-                  "test). Exit 1 if any point got slower, 4 if a verdict was refused for too few "
-                  "launches.")
+    _tree_command(sub, "trend", cmd_trend, "installations over versions or dates; verdict per consecutive pair",
+                  "Order installations by library and version (or start date) and compare every "
+                  "point between consecutive installations (docs/verdicts.md). Exit 1 if any point "
+                  "is a comparable regression, 4 if a verdict was refused for too few launches.")
     _tree_command(sub, "guidelines", cmd_guidelines,
                   "native collectives against their mock-ups, per installation",
                   "Self-consistent performance guidelines: each native collective against its mock-up "
                   "(root-gathering, gather-bcast, straightforward) at every point of every "
-                  "installation. Exit 1 if any is violated, 4 if a verdict was refused for too few "
+                  "installation. Exit 1 if any is violated (a comparable regression of the native), 4 if a verdict was refused for too few "
                   "launches.", order=False)
     _tree_command(sub, "dashboard", cmd_dashboard,
                   "static HTML site: experiments, installations, plots, trend",

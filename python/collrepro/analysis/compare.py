@@ -1,16 +1,20 @@
-"""compare A B: per-point ratio of medians of medians, Mann-Whitney U, verdict."""
+"""compare A B: per point, B against A under the method of stats.py (Welch's t on the log
+per-launch medians, Benjamini-Hochberg over the common points, the exact Hodges-Lehmann interval
+gate) and the comparability check of comparability.py."""
 
 import numpy as np
 import pandas as pd
 
+from . import comparability
 from . import plotting as pl
 from . import stats
+from . import verdicts as V
 from .aggregate import MATCH_KEY, add_settings, per_launch, shape_label, sortable
 from .schema import InputError
 from .tables import markdown_table
 
-RESULT_COLUMNS = ["setting", "shape", "algorithm", "msg_bytes", "median_a", "median_b", "n_a", "n_b",
-                  "ratio", "p_value", "verdict"]
+RESULT_COLUMNS = ["setting", "shape", "algorithm", "msg_bytes", "median_a", "median_b"] + V.ROW_COLUMNS + \
+    ["perm_p", "noise_floor"]
 
 
 def launch_medians(rs):
@@ -23,21 +27,27 @@ def _grouped(per):
     return {key: sub["median"].to_numpy() for key, sub in per.groupby(MATCH_KEY, sort=True, dropna=False)}
 
 
-def compare_medians(per_a, per_b, alpha=0.05, threshold=0.05, need=None, metas=()):
-    """One row per point present in both: ratio B/A, p-value, verdict.
-
-    Returns (table, only_in_a, only_in_b).
-    """
+def compare_medians(per_a, per_b, alpha=0.05, threshold=0.05, need=None, metas=(), metas_a=None,
+                    metas_b=None):
+    """One row per point present in both: ratio B/A, p and q, verdict (verdicts.ROW_COLUMNS).
+    metas_a / metas_b: the two sides' meta records for the comparability check (default `metas`
+    for both). Returns (table, only_in_a, only_in_b)."""
     need = stats.min_launches(alpha) if need is None else need
+    metas_a = list(metas if metas_a is None else metas_a)
+    metas_b = list(metas if metas_b is None else metas_b)
     a, b = _grouped(per_a), _grouped(per_b)
-    rows = []
-    for key in sorted(set(a) & set(b), key=sortable):
-        res = stats.compare_point(a[key], b[key], alpha, threshold, need)
-        rows.append(dict(zip(MATCH_KEY, key), median_a=float(np.median(a[key])),
-                         median_b=float(np.median(b[key])), **res))
+    keys = sorted(set(a) & set(b), key=sortable)
+    measured = [stats.measure(a[k], b[k], need, minimum=threshold) for k in keys]
+    sides = comparability.side_reasons(metas_a, metas_b)
+    comparables = []
+    for k in keys:
+        reasons = sides + comparability.point_reasons(a[k], b[k])
+        comparables.append((not reasons, "; ".join(reasons)))
+    rows = [dict(zip(MATCH_KEY, k), median_a=float(np.median(a[k])), median_b=float(np.median(b[k])), **d)
+            for k, d in zip(keys, stats.decide_family(measured, comparables, alpha))]
     if not rows:
         return pd.DataFrame(columns=list(dict.fromkeys(MATCH_KEY + RESULT_COLUMNS))), len(a), len(b)
-    table = add_settings(pd.DataFrame(rows), metas)
+    table = add_settings(pd.DataFrame(rows), metas_a)
     table["shape"] = [shape_label(r) for _, r in table.iterrows()]
     return table, len(set(a) - set(b)), len(set(b) - set(a))
 
@@ -67,7 +77,7 @@ def _draw(threshold):
     def draw(ax, sub, _key):
         pl.draw_lines(ax, sub, "algorithm", y="ratio", errors=False)
         # Open rings around the algorithm's own marker, so its colour stays visible.
-        for verdict, colour in (("slower", "red"), ("faster", "green")):
+        for verdict, colour in ((V.REGRESSION, "red"), (V.IMPROVEMENT, "green"), (V.NOT_COMPARABLE, "orange")):
             hit = sub[sub["verdict"] == verdict]
             ax.scatter(hit["msg_bytes"], hit["ratio"], s=110, zorder=5, marker="o",
                        facecolors="none", edgecolors=colour, linewidths=1.5)
@@ -85,43 +95,40 @@ def compare_figure(table, footer, threshold, name="compare", title="B vs A"):
     return pl.panels_figure(
         name, table, ["setting", "shape"] + context, _draw(threshold),
         lambda key, _s: f"{key['setting']}: {key['shape']}" + pl.context_suffix(key, context),
-        f"{title}: time ratio per point (red ring: significantly slower, green ring: "
-        f"significantly faster; dotted: ±{threshold:.0%} threshold)", footer,
-        extra_legend=[pl.proxy_line("significantly slower", color="red", marker="o", markersize=9,
-                                    markerfacecolor="none", linestyle="none"),
-                      pl.proxy_line("significantly faster", color="green", marker="o", markersize=9,
-                                    markerfacecolor="none", linestyle="none")])
+        f"{title}: time ratio per point (rings: red regression, green improvement, orange changed "
+        f"but not comparable; dotted: ±{threshold:.0%} least threshold)", footer,
+        extra_legend=[pl.proxy_line(label, color=colour, marker="o", markersize=9,
+                                    markerfacecolor="none", linestyle="none")
+                      for label, colour in ((V.REGRESSION, "red"), (V.IMPROVEMENT, "green"),
+                                            (V.NOT_COMPARABLE, "orange"))])
 
 
-def mw_note(alpha, need):
-    return (f"Mann-Whitney U (two-sided) over the per-launch medians. With nA and nB launches the "
-            f"smallest reachable p-value is 2/C(nA+nB, nA): 3 vs 3 gives 0.1, 4 vs 4 gives 0.029, "
-            f"so at alpha={alpha} at least {stats.min_launches(alpha)} launches per side are needed "
-            f"(here required: {need}). Points with fewer launches are marked 'insufficient' and "
-            f"never counted as regressions.")
+SHOWN = ["setting", "shape", "algorithm", "msg_bytes", "median_a", "median_b", "verdict", "ratio",
+         "ci_low", "ci_high", "ci_level", "p_value", "q_value", "threshold", "mde", "n_before",
+         "n_after", "reason"]
 
 
 def write_report(outdir, table, only_a, only_b, desc_a, desc_b, alpha, threshold, need, figure):
-    counts = table["verdict"].value_counts().to_dict()
-    order = {"slower": 0, "faster": 1, "insufficient": 2, "same": 3}
+    order = {label: i for i, label in enumerate(V.LABELS)}
     shown = table.assign(_o=table["verdict"].map(order)).sort_values(["_o", "ratio"], ascending=[True, False])
+    sides = sorted({c for c in table["comparability"] if c})
     lines = [
         "# collrepro comparison: B vs A", "",
         f"- A: {desc_a}", f"- B: {desc_b}",
-        f"- threshold: {threshold:.1%}, alpha: {alpha}, minimum launches per side: {need}",
+        f"- least threshold: {threshold:.1%}, FDR: {alpha}, minimum launches per side: {need}",
         f"- common points: {len(table)}; only in A: {only_a}; only in B: {only_b}",
-        "- verdicts: " + ", ".join(f"{k}: {counts.get(k, 0)}" for k in order), "",
+        f"- verdicts: {stats.counts_text(table)}",
+        "- comparability: " + ("comparable" if not sides else "not comparable at "
+                               f"{int((~table['comparable'].astype(bool)).sum())} points ("
+                               + "; ".join(sides[:3]) + ("; ..." if len(sides) > 3 else "") + ")"), "",
     ]
-    if counts.get("insufficient", 0):
-        lines += [f"**No verdict for {counts['insufficient']} of {len(table)} points**: fewer than {need} "
-                  "launches on a side (`insufficient` in compare.csv and below); they are neither "
-                  "regressions nor improvements: measure more launches.", ""]
-    lines += [
-        "A point is **slower** only if the test is significant (p < alpha) **and** "
-        "median-of-medians B/A > 1 + threshold; **faster** mirrors this (B/A < 1/(1 + threshold)).",
-        "", mw_note(alpha, need), "", f"![ratio B/A]({figure})", "",
-        markdown_table(shown, RESULT_COLUMNS), "",
-    ]
+    refused = int(stats.gate_labels(table).eq("insufficient").sum())
+    if refused:
+        lines += [f"**No verdict for {refused} of {len(table)} points**: fewer than {need} launches on "
+                  "a side (`inconclusive`, reason `too few launches`); they are neither regressions "
+                  "nor improvements: measure more launches.", ""]
+    lines += [stats.method_text(alpha, need, threshold), "", f"![ratio B/A]({figure})", "",
+              markdown_table(stats.shown(shown), SHOWN), ""]
     path = outdir / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
@@ -131,7 +138,8 @@ def run(rs_a, rs_b, outdir, alpha=0.05, threshold=0.05, need=None):
     """Write compare.csv, report.md and compare.png/pdf; return (exit code, paths)."""
     need = stats.min_launches(alpha) if need is None else need
     per_a, per_b = launch_medians(rs_a), launch_medians(rs_b)
-    table, only_a, only_b = compare_medians(per_a, per_b, alpha, threshold, need, rs_a.metas)
+    table, only_a, only_b = compare_medians(per_a, per_b, alpha, threshold, need, rs_a.metas,
+                                            rs_a.metas, rs_b.metas)
     if table.empty:
         raise InputError("the two result sets have no point in common")
     outdir.mkdir(parents=True, exist_ok=True)
@@ -142,5 +150,5 @@ def run(rs_a, rs_b, outdir, alpha=0.05, threshold=0.05, need=None):
     pl.save(fo, outdir)
     report = write_report(outdir, table, only_a, only_b, describe(rs_a), describe(rs_b),
                           alpha, threshold, need, fo.paths[0].name)
-    code = 1 if (table["verdict"] == "slower").any() else 0
+    code = 1 if (table["verdict"] == V.REGRESSION).any() else 0
     return code, [outdir / "compare.csv", report] + fo.paths, fo, table

@@ -123,12 +123,12 @@ def trend_section(entries, prefix, order, alpha, threshold, need):
     parts = [head, _mixed_load_warning(entries),
              f"<p class='note'>{H.esc(trend.method_note(alpha, threshold, need))}</p>",
              "<p>Points: " + H.esc(", ".join(f"{k}: {counts.get(k, 0)}" for k in trend.VERDICTS)) + "</p>"]
-    changed = table[table["verdict"].isin(["slower", "faster", "insufficient"])]
+    changed = table[table["verdict"] != "same"]
     if len(changed):
         parts.append(H.table(changed, ["library", "setting", "shape", "algorithm", "msg_bytes", "verdict",
-                                       "first_change", "ratio", "ci_low", "ci_high", "p_value",
-                                       "n_before", "n_after", "note"],
-                             lambda r: {"slower": "bad", "faster": "good"}.get(r["verdict"], "na")))
+                                       "before", "after", "ratio", "ci_low", "ci_high", "p_value",
+                                       "q_value", "n_before", "n_after", "comparability", "reason"],
+                             lambda r: {"regression": "bad", "improvement": "good"}.get(r["verdict"], "na")))
     marks = trend.change_marks(table, series)
     long = series.assign(setting=trend.point_keys(series).map(
         dict(zip(trend.point_keys(table), table["setting"]))))
@@ -141,7 +141,7 @@ def trend_section(entries, prefix, order, alpha, threshold, need):
         parts.append(f"<h3>{H.esc(title)}</h3>")
         parts.append(H.plot(f"{prefix}-trend-{n}",
                             figs.to_json(figs.trend_figure(sub, hit, list(names[library]), title))))
-    return "\n".join(parts), int((table["verdict"] == "slower").sum())
+    return "\n".join(parts), int((table["verdict"] == "regression").sum())
 
 
 def guidelines_section(table, alpha, threshold, need):
@@ -150,15 +150,16 @@ def guidelines_section(table, alpha, threshold, need):
         return head + ("<p>No native collective was measured beside its mock-up (root-gathering, "
                        "gather-bcast, straightforward).</p>"), 0
     parts = [head, f"<p class='note'>{H.esc(guidelines.method_note(alpha, threshold, need))}</p>"]
-    counts = table.groupby(["installation", "verdict"]).size().unstack(fill_value=0).reset_index()
+    counts = table.groupby(["installation", "status"]).size().unstack(fill_value=0).reset_index()
     parts.append(H.table(counts, list(counts.columns)))
-    bad = table[table["verdict"] == "violated"]
+    bad = table[table["status"] == "violated"]
     parts.append(f"<h3>Violations ({len(bad)})</h3>")
     columns = ["installation", "guideline", "shape", "native", "mockup", "msg_bytes", "median_native",
                "median_mockup", "ratio", "p_value", "n_native", "n_mockup"]
     parts.append(H.table(bad, columns, lambda r: "bad") if len(bad) else "<p>None found.</p>")
     parts.append(H.details(f"All {len(table)} checks", H.table(
-        table, columns + ["verdict"], lambda r: {"violated": "bad", "insufficient": "na"}.get(r["verdict"], ""))))
+        table, columns + ["status", "comparability"],
+        lambda r: {"violated": "bad", "inconclusive": "na"}.get(r["status"], ""))))
     return "\n".join(parts), len(bad)
 
 

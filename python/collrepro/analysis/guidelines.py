@@ -2,10 +2,10 @@
 than a mock-up of the same collective built from its other collectives (Träff's guidelines,
 as the PGMPI framework of Hunold and Träff checks them).
 
-Per installation and point, the native algorithm's per-launch medians are tested against the
-mock-up's, measured at the same shape and size in the same result directory, with the compare
-test (stats.compare_point): a violation is native significantly slower than the mock-up by more
-than the threshold.
+Per installation and point, the native algorithm's per-launch medians are compared with the
+mock-up's, measured at the same shape and size in the same result directory, under the method of
+stats.py (Benjamini-Hochberg over each guideline's checks in one experiment, the interval gate)
+and comparability.py: a violation is a comparable regression of the native against its mock-up.
 """
 
 from dataclasses import dataclass
@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from . import comparability
 from . import stats
+from . import verdicts as V
 from .aggregate import MATCH_KEY, add_settings, shape_label, sortable
 from .compare import launch_medians
 from .errors import InputError
@@ -42,20 +44,21 @@ RULES = (
 # Columns that pair a native with its mock-up at one point.
 PAIR_KEY = [c for c in MATCH_KEY if c not in ("algorithm", "point")]
 COLUMNS = ["installation", "guideline", "setting", "shape", "collective", "native", "mockup",
-           "msg_bytes", "median_native", "median_mockup", "ratio", "p_value", "n_native", "n_mockup",
-           "verdict"]
-VERDICT_OF = {"slower": "violated", "faster": "kept", "same": "kept", "insufficient": "insufficient"}
+           "msg_bytes", "median_native", "median_mockup", "status"] + V.ROW_COLUMNS + \
+    ["perm_p", "noise_floor", "n_native", "n_mockup"]
+# A guideline check's status from its verdict (native against mock-up).
+STATUS_OF = {V.REGRESSION: "violated", V.IMPROVEMENT: "kept", V.SAME: "kept",
+             V.NOT_COMPARABLE: "not-comparable", V.INCONCLUSIVE: "inconclusive"}
+STATUSES = ("violated", "kept", "not-comparable", "inconclusive")
 
 
 def _rule_of(collective):
     return next((r for r in RULES if collective in r.collectives), None)
 
 
-def check_entry(entry, alpha=0.05, threshold=0.05, need=None):
-    """Rows of the guideline table for one result directory (one installation)."""
-    need = stats.min_launches(alpha) if need is None else need
+def _pairs(entry):
+    """(point fields, rule, native, native medians, mock-up medians) of one result directory."""
     per = launch_medians(entry.rs)
-    rows = []
     for key, sub in per.groupby(PAIR_KEY, sort=False, dropna=False):
         point = dict(zip(PAIR_KEY, key))
         rule = _rule_of(point["collective"])
@@ -67,21 +70,41 @@ def check_entry(entry, alpha=0.05, threshold=0.05, need=None):
         for native in rule.natives:
             rows_native = sub[sub["algorithm"] == native]
             nat = rows_native["median"].to_numpy(float)
-            if not len(nat):
-                continue
-            res = stats.compare_point(mock, nat, alpha, threshold, need)
-            rows.append(dict(point, installation=entry.label, guideline=rule.guideline,
-                             native=native, mockup=rule.mockup, algorithm=native,
-                             point=rows_native["point"].iat[0],
-                             median_native=float(np.median(nat)), median_mockup=float(np.median(mock)),
-                             ratio=res["ratio"], p_value=res["p_value"], n_native=res["n_b"],
-                             n_mockup=res["n_a"], verdict=VERDICT_OF[res["verdict"]]))
+            if len(nat):
+                yield dict(point, point=rows_native["point"].iat[0]), rule, native, nat, mock
+
+
+def check_entries(entries, alpha=0.05, threshold=0.05, need=None):
+    """Rows of the guideline table: native against mock-up per (installation, point), with
+    Benjamini-Hochberg over each guideline's family (one guideline within one experiment)."""
+    need = stats.min_launches(alpha) if need is None else need
+    families = {}
+    for entry in entries:
+        for point, rule, native, nat, mock in _pairs(entry):
+            reasons = comparability.comparable(entry.rs.metas, entry.rs.metas, mock, nat,
+                                               "mock-up", "native")[1]
+            row = dict(point, installation=entry.label, guideline=rule.guideline, native=native,
+                       mockup=rule.mockup, algorithm=native, median_native=float(np.median(nat)),
+                       median_mockup=float(np.median(mock)))
+            families.setdefault((entry.experiment, rule.guideline), []).append(
+                (row, stats.measure(mock, nat, need, minimum=threshold), (not reasons, "; ".join(reasons))))
+    rows = []
+    for items in families.values():
+        decided = stats.decide_family([m for _, m, _ in items], [c for *_, c in items], alpha)
+        for (row, _, _), d in zip(items, decided):
+            rows.append(dict(row, **d, status=STATUS_OF[d["verdict"]], n_native=d["n_after"],
+                             n_mockup=d["n_before"]))
     return rows
+
+
+def check_entry(entry, alpha=0.05, threshold=0.05, need=None):
+    """Rows of the guideline table for one result directory (one installation)."""
+    return check_entries([entry], alpha, threshold, need)
 
 
 def check(entries, alpha=0.05, threshold=0.05, need=None):
     """The guideline table of every entry: one row per (installation, point, native)."""
-    rows = [r for e in entries for r in check_entry(e, alpha, threshold, need)]
+    rows = check_entries(entries, alpha, threshold, need)
     if not rows:
         return pd.DataFrame(columns=["experiment"] + COLUMNS)
     metas = [m for e in entries for m in e.rs.metas]
@@ -94,32 +117,34 @@ def check(entries, alpha=0.05, threshold=0.05, need=None):
 
 
 def method_note(alpha, threshold, need):
-    return (f"A guideline is violated at a point when the native call's per-launch medians are "
-            f"significantly slower than the mock-up's (Mann-Whitney U, p < {alpha}) and the ratio "
-            f"native / mock-up of the medians of medians exceeds {1 + threshold:.3g}. Both sides need "
-            f"at least {need} launches, else `insufficient`.")
+    return ("A guideline is violated at a point when its check (the native call, B, against the "
+            "mock-up, A, in the same run of one installation) is a regression: " +
+            stats.method_text(alpha, need, threshold) + " A native slower beyond the threshold on a "
+            "run that is oversubscribed or tick-bound is `not-comparable`, not a violation.")
+
+
+SHOWN = ["experiment", "installation", "collective", "shape", "native", "msg_bytes", "median_native",
+         "median_mockup", "status", "ratio", "ci_low", "ci_high", "ci_level", "p_value", "q_value",
+         "threshold", "mde", "n_native", "n_mockup"]
 
 
 def write_report(outdir, table, alpha, threshold, need):
     """guidelines.md: the violations first, then counts per installation."""
-    counts = table.groupby(["experiment", "installation", "verdict"]).size().unstack(fill_value=0)
-    bad = table[table["verdict"] == "violated"]
+    counts = table.groupby(["experiment", "installation", "status"]).size().unstack(fill_value=0)
     lines = ["# collrepro performance guidelines", "", method_note(alpha, threshold, need), "",
-             "Guidelines checked:", ""]
+             f"Checks: {len(table)}; {stats.counts_text(table)}.", "",
+             f"Launches behind them: {stats.launches_text(table)}.", "", "Guidelines checked:", ""]
     lines += [f"- `{r.guideline}`: {', '.join(r.natives)} against `{r.mockup}` "
               f"({', '.join(r.collectives)})" for r in RULES]
     lines += ["", "## Per installation", "", markdown_table(counts.reset_index(), list(
-        counts.reset_index().columns)), "", f"## Violations ({len(bad)})", ""]
-    lines += [markdown_table(bad, ["experiment", "installation", "collective", "shape", "native",
-                                   "msg_bytes", "median_native", "median_mockup", "ratio", "p_value",
-                                   "n_native", "n_mockup"]) if len(bad) else "None found.", ""]
-    refused = table[table["verdict"] == "insufficient"]
-    if len(refused):
-        lines += [f"## No verdict: too few launches ({len(refused)})", "",
-                  f"These checks have fewer than {need} launches on a side: not a verdict either way "
-                  "(`insufficient` in guidelines.csv); measure more launches.", "",
-                  markdown_table(refused, ["experiment", "installation", "collective", "shape", "native",
-                                           "msg_bytes", "n_native", "n_mockup"]), ""]
+        counts.reset_index().columns)), ""]
+    for status, title, extra in (("violated", "Violations", []),
+                                 ("not-comparable", "Native slower or faster, not comparable",
+                                  ["comparability"]),
+                                 ("inconclusive", "Inconclusive", ["reason"])):
+        rows = table[table["status"] == status]
+        lines += [f"## {title} ({len(rows)})", ""]
+        lines += [markdown_table(stats.shown(rows), SHOWN + extra) if len(rows) else "None.", ""]
     path = outdir / "guidelines.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

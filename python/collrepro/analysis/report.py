@@ -119,13 +119,15 @@ def _guideline_blocks(rs, outdir):
     if table.empty:
         return []
     table.to_csv(outdir / "guidelines.csv", index=False)
-    bad = table[table["verdict"] == "violated"]
-    counts = table.groupby(["installation", "verdict"]).size().unstack(fill_value=0).reset_index()
-    shown = bad[["installation", "guideline", "shape", "native", "msg_bytes", "median_native",
-                 "median_mockup", "ratio", "p_value", "n_native", "n_mockup"]]
+    bad = table[table["status"] == "violated"]
+    counts = table.groupby(["installation", "status"]).size().unstack(fill_value=0).reset_index()
+    shown = stats.shown(bad[["installation", "guideline", "shape", "native", "msg_bytes", "median_native",
+                             "median_mockup", "ratio", "ci_low", "ci_high", "ci_level", "p_value",
+                             "q_value", "comparability", "n_native", "n_mockup"]])
     return [("h", 2, "Performance guidelines"),
             ("p", guidelines.method_note(0.05, 0.05, stats.min_launches(0.05)) + " Data: guidelines.csv."),
-            ("table", counts), ("p", f"Violations: {len(bad)}" + ("." if len(bad) else ", none found."))] + \
+            ("table", counts), ("p", f"Checks: {len(table)}; {stats.counts_text(table)}. Violations (comparable regressions "
+                  f"of a native against its mock-up): {len(bad)}" + ("." if len(bad) else ", none found."))] + \
         ([("table", shown)] if len(bad) else [])
 
 

@@ -1,24 +1,26 @@
-"""trend DIR...: installations in version (or date) order; per point, the first installation
-with a significant change, found by rank-based binary segmentation (changepoint.py)."""
+"""trend DIR...: installations in version (or date) order; per point, one comparison per
+consecutive pair of installations of a library, under the method of stats.py (Welch's t on the
+log per-launch medians, Benjamini-Hochberg per pair and experiment, the exact Hodges-Lehmann
+interval gate) and the comparability check of comparability.py."""
 
 import re
+from collections import Counter
 
 import numpy as np
 import pandas as pd
 
-from . import changepoint
+from . import comparability
 from . import plotting as pl
 from . import stats
+from . import verdicts as V
 from .aggregate import MATCH_KEY, add_settings, shape_label, sortable
 from .compare import launch_medians
 from .schema import InputError
 from .tables import markdown_table
 
-VERDICTS = ("slower", "faster", "same", "insufficient")
+VERDICTS = V.LABELS
 POINT_COLUMNS = ["experiment", "library", "setting", "shape", "algorithm", "msg_bytes"]
-RESULT_COLUMNS = ["installations", "launches", "min_launches", "verdict", "first_change", "direction",
-                  "ratio", "ci_low", "ci_high", "p_value", "n_before", "n_after", "first_regression",
-                  "changes", "note"]
+RESULT_COLUMNS = ["before", "after"] + V.ROW_COLUMNS + ["perm_p", "noise_floor", "first_regression"]
 
 
 def _start(entry):
@@ -47,61 +49,65 @@ def per_installation(entries):
     return pd.concat(frames, ignore_index=True)
 
 
-def significant(change, threshold):
-    """'slower' / 'faster' when the change's ratio is beyond the threshold, else ''."""
-    if change.ratio > 1.0 + threshold:
-        return "slower"
-    if change.ratio < 1.0 / (1.0 + threshold):
-        return "faster"
-    return ""
+def _nprocs(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
-def _describe(change, names, direction):
-    return (f"{names[change.index]}: {direction} x{change.ratio:.3g} [{change.ci_low:.3g}, "
-            f"{change.ci_high:.3g}], p={change.p_value:.2g}, {change.n_before}+{change.n_after} launches")
+def metas_by_side(entries):
+    """{(experiment, installation name, process count): the meta records of its launches}: the
+    runs of one installation at different process counts stay apart."""
+    out = {}
+    for e in entries:
+        for m in e.rs.metas:
+            out.setdefault((e.experiment, e.installation.name, _nprocs(m.get("nprocs"))), []).append(m)
+    return out
 
 
-def point_verdict(samples, names, alpha, threshold, need):
-    """The verdict of one point from its samples (per-launch medians per installation, in order)."""
-    sizes = [len(s) for s in samples]
-    base = dict(installations=len(samples), launches=sum(sizes), min_launches=min(sizes),
-                verdict="same", first_change="", direction="", ratio=np.nan, ci_low=np.nan,
-                ci_high=np.nan, p_value=np.nan, n_before=0, n_after=0, first_regression="",
-                changes="", change_at=[], note="")
-    short = [f"{n} ({k})" for n, k in zip(names, sizes) if k < need]
-    if short:
-        return dict(base, verdict="insufficient",
-                    note=f"fewer than {need} launches: {', '.join(short)}")
-    found = [(c, significant(c, threshold)) for c in changepoint.changes(samples, alpha, 1.0 - alpha)]
-    found = [(c, d) for c, d in found if d]
-    if not found:
-        return base
-    first, direction = found[0]
-    slower = [c for c, d in found if d == "slower"]
-    return dict(base, verdict="slower" if slower else "faster", first_change=names[first.index],
-                direction=direction, ratio=first.ratio, ci_low=first.ci_low, ci_high=first.ci_high,
-                p_value=first.p_value, n_before=first.n_before, n_after=first.n_after,
-                first_regression=names[slower[0].index] if slower else "",
-                changes="; ".join(_describe(c, names, d) for c, d in found),
-                change_at=[names[c.index] for c, _ in found])
-
-
-def verdicts(per, alpha, threshold, need, metas=()):
-    """One row per (library, point) measured on two or more installations."""
-    rows = []
+def _pairs(per):
+    """(family key, point fields, before, after, before medians, after medians) for every
+    consecutive pair of installations of a library that measured a point."""
     for key, sub in sorted(per.groupby(["library"] + MATCH_KEY, sort=False, dropna=False),
                            key=lambda kv: sortable(kv[0])):
         by_inst = sorted(sub.groupby(["position", "installation"]), key=lambda kv: kv[0][0])
-        if len(by_inst) < 2:
-            continue
-        names = [inst for (_, inst), _ in by_inst]
-        samples = [g["median"].to_numpy(float) for _, g in by_inst]
-        rows.append(dict(zip(["library"] + MATCH_KEY, key),
-                         **point_verdict(samples, names, alpha, threshold, need)))
+        fields = dict(zip(["library"] + MATCH_KEY, key))
+        for (_, g0), (_, g1) in zip(by_inst, by_inst[1:]):
+            before, after = g0["installation"].iat[0], g1["installation"].iat[0]
+            family = (fields["library"], fields.get("experiment", ""), _nprocs(fields.get("nprocs")), before, after)
+            yield (family, fields, before, after, g0["median"].to_numpy(float), g1["median"].to_numpy(float))
+
+
+def verdicts(per, alpha, threshold, need, metas=(), side_metas=None):
+    """One row per (library, point, consecutive pair of installations), each with
+    verdicts.ROW_COLUMNS; Benjamini-Hochberg within each pair and experiment. side_metas:
+    {(experiment, installation, process count): metas} for the comparability check (none: no
+    metadata reasons). A family: one pair of installations in one experiment and run (process count)."""
+    side_metas = side_metas or {}
+    families = {}
+    for family, fields, before, after, a, b in _pairs(per):
+        _, exp, procs = family[:3]
+        reasons = comparability.comparable(side_metas.get((exp, before, procs), []),
+                                           side_metas.get((exp, after, procs), []), a, b, before, after)[1]
+        families.setdefault(family, []).append(
+            (fields, before, after, stats.measure(a, b, need, minimum=threshold), (not reasons, "; ".join(reasons))))
+    rows = []
+    for family, items in families.items():
+        decided = stats.decide_family([m for _, _, _, m, _ in items], [c for *_, c in items], alpha)
+        for (fields, before, after, _, _), d in zip(items, decided):
+            rows.append(dict(fields, before=before, after=after, **d,
+                             change_at=[after] if d["verdict"] in V.CHANGED else []))
     if not rows:
-        return pd.DataFrame(columns=POINT_COLUMNS + RESULT_COLUMNS)
+        return pd.DataFrame(columns=POINT_COLUMNS + RESULT_COLUMNS + ["change_at"])
     table = add_settings(pd.DataFrame(rows), metas)
     table["shape"] = [shape_label(r) for _, r in table.iterrows()]
+    keys = point_keys(table)
+    first = {}
+    for k, v, after in zip(keys, table["verdict"], table["after"]):
+        if v == V.REGRESSION and k not in first:
+            first[k] = after
+    table["first_regression"] = [first.get(k, "") for k in keys]
     return table
 
 
@@ -158,39 +164,54 @@ def trend_figures(long, table, labels_of, footer):
         figs.append(pl.panels_figure(
             f"trend-{n:02d}-{slug}", sub, ["algorithm"], _draw(labels_of[library], marks),
             lambda key, _s: key["algorithm"],
-            f"Trend: {library}, {setting} (lines: message sizes; x: significant change starts here)",
+            f"Trend: {library}, {setting} (lines: message sizes; x: a change (any label) ends here)",
             footer, extra_legend=[pl.proxy_line("significant change", color="red", marker="x",
                                                 linestyle="none")], xroom=1.0))
     return figs
 
 
 def method_note(alpha, threshold, need):
-    return (f"Method: per point and library, the installations in order; binary segmentation with a "
-            f"permutation test (max |z| of the Mann-Whitney rank sum over the splits, "
-            f"{changepoint.PERMUTATIONS} permutations of the launches) on the per-launch medians; "
-            f"a change counts when p < {alpha} and the Hodges-Lehmann ratio is beyond "
-            f"±{threshold:.0%}; interval: {1 - alpha:.0%} distribution-free interval of that ratio. "
-            f"Every installation needs at least {need} launches of the point, else no verdict "
-            "(`insufficient`).")
+    return ("Per point and library, one comparison per consecutive pair of installations (before -> "
+            "after). " + stats.method_text(alpha, need, threshold))
+
+
+SHOWN = ["library", "before", "after", "setting", "shape", "algorithm", "msg_bytes", "verdict",
+         "ratio", "ci_low", "ci_high", "ci_level", "p_value", "q_value", "threshold", "mde",
+         "n_before", "n_after", "comparability"]
+
+
+def _side_lines(table, entries):
+    """One line per pair of installations: its counts and why its sides are not comparable."""
+    lines = []
+    keys = [k for k in ("experiment", "nprocs") if k in table] + ["library", "before", "after"]
+    for key, sub in table.groupby(keys, sort=True, dropna=False):
+        fields = dict(zip(keys, key))
+        reasons = Counter(re.sub(r" \(\d+% of launch medians on multiples of ([\d.]+) ms\)", r" (\1 ms ticks)", r)
+                          for text in sub["comparability"] for r in dict.fromkeys(str(text).split("; ")) if r)
+        listed = "; ".join(f"{r} ({n} of {len(sub)} points)" for r, n in sorted(reasons.items()))
+        procs = f" ({_nprocs(fields['nprocs'])} processes)" if _nprocs(fields.get("nprocs")) else ""
+        lines.append(f"- {fields.get('experiment', '')} {fields['library']} {fields['before']} -> "
+                     f"{fields['after']}{procs}: {stats.counts_text(sub)}"
+                     + (f"; not comparable: {listed}" if reasons else "; comparable"))
+    return lines
 
 
 def write_report(outdir, table, entries, alpha, threshold, need, figures):
-    counts = table["verdict"].value_counts().to_dict()
     lines = ["# collrepro trend", "", "Installations in order:", ""]
     lines += [f"- {e.installation.impl}: {e.installation.name} ({e.installation.identity or '-'}; "
-              f"{e.directory})" for e in entries]
+              f"{e.directory}; {stats.run_text(e.rs.metas)})" for e in entries]
     lines += ["", method_note(alpha, threshold, need), "",
-              f"Points: {len(table)}; " + ", ".join(f"{k}: {counts.get(k, 0)}" for k in VERDICTS), ""]
-    changed = table[table["verdict"].isin(["slower", "faster"])]
-    if len(changed):
-        lines += ["## Significant changes", "",
-                  markdown_table(changed, ["library", "setting", "shape", "algorithm", "msg_bytes",
-                                           "first_change", "direction", "ratio", "ci_low", "ci_high",
-                                           "p_value", "n_before", "n_after", "changes"]), ""]
-    refused = table[table["verdict"] == "insufficient"]
-    if len(refused):
-        lines += ["## No verdict (too few launches)", "",
-                  markdown_table(refused, ["library", "setting", "algorithm", "msg_bytes", "note"]), ""]
+              f"Comparisons: {len(table)}; {stats.counts_text(table)}.", "",
+              f"Launches behind them: {stats.launches_text(table)}.", "", "Per pair:", ""]
+    lines += _side_lines(table, entries) + [""]
+    for title, labels in (("Regressions and improvements (comparable)", [V.REGRESSION, V.IMPROVEMENT]),
+                          ("Changed, not comparable", [V.NOT_COMPARABLE])):
+        rows = table[table["verdict"].isin(labels)]
+        if len(rows):
+            lines += [f"## {title} ({len(rows)})", "", markdown_table(stats.shown(rows), SHOWN), ""]
+    rows = table[table["verdict"] == V.INCONCLUSIVE]
+    if len(rows):
+        lines += [f"## Inconclusive ({len(rows)})", "", markdown_table(stats.shown(rows), SHOWN + ["reason"]), ""]
     lines += [f"![{f}]({f})" for f in figures] + [""]
     path = outdir / "trend.md"
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -203,7 +224,7 @@ def analyse(entries, order="version", alpha=0.05, threshold=0.05, need=None):
     entries = order_entries(entries, order)
     per = per_installation(entries)
     metas = [m for e in entries for m in e.rs.metas]
-    return entries, verdicts(per, alpha, threshold, need, metas), series(per)
+    return entries, verdicts(per, alpha, threshold, need, metas, metas_by_side(entries)), series(per)
 
 
 def run(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=None):

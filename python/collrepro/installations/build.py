@@ -292,7 +292,9 @@ def _finish(recipe, prefix, options):
 
 
 def build_env(inst):
-    """The environment to compile and start programs with `inst`, as root too."""
+    """The environment to compile and start programs with `inst`, as root too (a derived
+    installation: its base's, without the preloaded library)."""
+    inst = getattr(inst, "base_installation", None) or inst
     env = inst.environment()
     if inst.kind == "openmpi" and os.geteuid() == 0:
         from ..launch import RUN_AS_ROOT  # here: launch imports this module's importers

@@ -9,7 +9,7 @@ import sys
 from .. import safeio
 from ..cliargs import ArgumentParser
 from . import build as builder
-from . import collbench, probe, registry
+from . import collbench, derived, probe, registry
 from .recipes import RecipeError, buildable, parse_spec
 
 EPILOG = """\
@@ -19,6 +19,8 @@ examples:
   bench/collmpi add openmpi-4.1.6 --prefix /opt/openmpi/4.1.6
   bench/collmpi collbench openmpi-5.0.7             # build/openmpi-5.0.7/bench/collbench
   bench/collmpi collbench --all
+  bench/collmpi derive openmpi-4.1.4+slow10 --from openmpi-4.1.4 --delay 'allgather:>=64KiB:+10%'
+  bench/collmpi derive openmpi-4.1.4+aa --from openmpi-4.1.4    # an A/A copy
 Exit codes (one line on stderr for every failure): 0 done; 2 bad input (a name, a spec, a prefix,
 a damaged registry file); 5 a build step, probe or download failed (the line names its log);
 130/143 interrupted (an unfinished build is never used)."""
@@ -28,7 +30,7 @@ def _cmd_list(args):
     rows = []
     for inst in registry.all_installations():
         try:
-            ident = registry.identity(inst, refresh=args.refresh).splitlines()[0]
+            ident = registry.identity(derived.base_of(inst), refresh=args.refresh).splitlines()[0]
         except probe.ProbeError as e:
             ident = f"(probe failed: {e})"
         built = "yes" if collbench.executable(inst) else "no"
@@ -85,9 +87,26 @@ def _cmd_collbench(args):
     if args.all == bool(args.names):
         raise registry.RegistryError("collbench: give NAME... or --all")
     insts = registry.all_installations() if args.all else [registry.resolve(n) for n in args.names]
+    builds = {}  # base name -> [installation, with the PMPI library?, the names it serves]
     for inst in insts:
-        exe = collbench.build(inst, builder.build_env(inst), jobs=args.jobs)
-        print(f"{inst.name}: {exe} (libmpi: {collbench.linked_library(exe, builder.build_env(inst))})")
+        base = derived.base_of(inst)
+        entry = builds.setdefault(base.name, [base, False, []])
+        entry[1] = entry[1] or bool(derived.preloaded_library(inst))
+        entry[2].append(inst.name)
+    for base, pmpi, names in builds.values():
+        exe = collbench.build(base, builder.build_env(base), jobs=args.jobs, pmpi=pmpi)
+        for name in names:
+            print(f"{name}: {exe} (libmpi: {collbench.linked_library(exe, builder.build_env(base))})"
+                  + (f", preloads {derived.pmpi_library(base)}" if name != base.name and pmpi else ""))
+    return 0
+
+
+def _cmd_derive(args):
+    inst = registry.derive(args.name, args.base, delay=args.delay, preload=True if args.preload else None)
+    what = (f"COLLREPRO_PMPI_DELAY={args.delay}" if args.delay else
+            "the PMPI library preloaded, no delay" if args.preload else "no change: an A/A copy")
+    print(f"{inst.name}: {inst.base} with {what} (declared in {registry.registry_file()}; "
+          f"build it with `bench/collmpi collbench {inst.name}`)")
     return 0
 
 
@@ -109,7 +128,17 @@ def parser():
     c.add_argument("--prefix", required=True, help="the directory holding bin/, include/ and lib/")
     c.add_argument("--kind", choices=("openmpi", "mpich"), help="the kind the prefix must hold")
     c.set_defaults(func=_cmd_add)
-    c = sub.add_parser("remove", help="forget an added installation (its files stay)")
+    c = sub.add_parser("derive", help="declare an installation as another one plus an environment "
+                                      "(a synthetic release: the PMPI library's delay mode; an A/A copy)")
+    c.add_argument("name", help="<base>+<tag>, e.g. openmpi-4.1.4+slow10")
+    c.add_argument("--from", dest="base", required=True, metavar="BASE", help="the installation it is derived from")
+    c.add_argument("--delay", default="", metavar="RULES",
+                   help="COLLREPRO_PMPI_DELAY rules, e.g. 'allgather:>=64KiB:+10%%' (interpose/README.md); "
+                        "none: an A/A copy")
+    c.add_argument("--preload", action="store_true",
+                   help="preload the PMPI library without --delay too (a placebo: its pass-through cost)")
+    c.set_defaults(func=_cmd_derive)
+    c = sub.add_parser("remove", help="forget an added or derived installation (its files stay)")
     c.add_argument("name")
     c.set_defaults(func=_cmd_remove)
     c = sub.add_parser("build", help="build MPI releases from their Debian source packages")

@@ -26,7 +26,9 @@ def build_dir(inst: Installation, repo=REPO):
 
 
 def executable(inst: Installation, repo=REPO):
-    """collbench of `inst` in this clone, or None when it is not built."""
+    """collbench of `inst` in this clone, or None when it is not built (a derived installation
+    runs its base's)."""
+    inst = getattr(inst, "base_installation", None) or inst
     candidates = [build_dir(inst, repo)]
     if inst.origin == "debian":
         candidates.append(os.path.join(repo, "build", inst.kind))  # the CMake preset's build
@@ -44,8 +46,9 @@ def cmake_configure_command(inst: Installation, repo=REPO):
             "-DCOLLREPRO_TESTS=OFF", "-DCOLLREPRO_MICRO=OFF"]
 
 
-def build(inst: Installation, env, repo=REPO, jobs=2):
-    """Configure and build collbench for `inst`; returns its path. Output goes to
+def build(inst: Installation, env, repo=REPO, jobs=2, pmpi=False):
+    """Configure and build collbench for `inst` (with pmpi, the PMPI library too:
+    build/<name>/interpose/libcollrepro_pmpi.so); returns collbench's path. Output goes to
     build/<name>/collmpi-build.log."""
     if not os.access(inst.mpicxx, os.X_OK):
         raise CollbenchError(f"{inst.name}: {inst.mpicxx} is missing: collbench needs the installation's C++ wrapper")
@@ -53,7 +56,8 @@ def build(inst: Installation, env, repo=REPO, jobs=2):
     log = os.path.join(build_dir(inst, repo), "collmpi-build.log")
     with open(log, "w", encoding="utf-8") as f:
         for cmd in (cmake_configure_command(inst, repo),
-                    ["cmake", "--build", build_dir(inst, repo), "--target", "collbench", f"-j{jobs}"]):
+                    ["cmake", "--build", build_dir(inst, repo), "--target", "collbench"]
+                    + (["collrepro_pmpi"] if pmpi else []) + [f"-j{jobs}"]):
             f.write("$ " + " ".join(cmd) + "\n")
             f.flush()
             if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode != 0:

@@ -15,8 +15,11 @@ class Installation:
     prefix    the installation prefix (what -DMPI_HOME would be)
     mpicc, mpicxx, launcher   absolute paths of the C and C++ wrappers and of mpirun/mpiexec
     env       variables a launch with it needs (PATH and LD_LIBRARY_PATH of a non-system prefix)
-    origin    debian (packaged, known out of the box), built (by `build`), added (by `add`)
+    origin    debian (packaged, known out of the box), built (by `build`), added (by `add`),
+              derived (by `derive`: another installation plus an environment, derived.py)
     configure the configure options the library reports ('' when it reports none)
+    base      derived only: the installation it is derived from ('' otherwise)
+    delay     derived only: its COLLREPRO_PMPI_DELAY rules ('' for none: an A/A copy)
     """
 
     name: str
@@ -29,6 +32,8 @@ class Installation:
     env: dict = field(default_factory=dict)
     origin: str = "added"
     configure: str = ""
+    base: str = ""
+    delay: str = ""
 
     def to_json(self):
         return asdict(self)

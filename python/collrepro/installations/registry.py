@@ -1,6 +1,6 @@
 """The installation registry: every MPI installation the tools know by name.
 
-Three sources, in this order:
+Three sources, in this order, and then the installations derived from them:
 - the Debian-packaged libraries, found on the machine (Open MPI and MPICH from bookworm's
   packages: wrappers `mpicxx.openmpi` / `mpicxx.mpich`, launchers `mpirun.openmpi` /
   `mpiexec.mpich`), known out of the box and never written down;
@@ -9,7 +9,9 @@ Three sources, in this order:
 - prefixes registered with `add`, kept in `installations.json` of the per-user configuration
   directory (`$COLLREPRO_CONFIG_DIR`, else `${XDG_CONFIG_HOME:-~/.config}/collrepro`), outside
   every clone. The file is replaced atomically (a temporary file, fsync, rename); a damaged
-  one is reported (one line naming it), never taken for an empty registry.
+  one is reported (one line naming it), never taken for an empty registry;
+- derived installations (derived.py: another installation plus an environment, e.g.
+  `openmpi-4.1.4+slow10`), declared with `derive` in the same file under "derived".
 
 Identity strings (MPI_Get_library_version) cost a compile and a 2-process run, so `list`
 keeps them in `<cache>/mpi/identity.json`, keyed by the installation's wrapper and its
@@ -21,6 +23,7 @@ import os
 from .. import debian_source, safeio
 from ..safeio import UserError
 from . import build as builder
+from . import derived as derivation
 from . import probe
 from .model import NAME_RE, Installation, prefix_layout
 
@@ -90,23 +93,29 @@ def _registry_error(path, cause):
                          "(it only holds `add`ed prefixes)")
 
 
-def added_installations():
-    """The installations registered with `add`; RegistryError (one line naming the file and the
-    fix) when the file is unreadable, oversized or damaged: never silently an empty list, which
-    the next `add` would write back over the others."""
+def _registry_data():
+    """The registry file's object ({} when there is none); RegistryError (one line naming the
+    file and the fix) when it is unreadable, oversized or damaged: never silently empty, which
+    the next `add` or `derive` would write back over the others."""
     path = registry_file()
     if not os.path.exists(path):
-        return []
+        return {}
     try:
         data = safeio.load_json_file(path, REGISTRY_LIMIT, "the installation registry")
     except UserError as err:
         raise RegistryError(f"{err}; fix it, or delete it and `bench/collmpi add` the prefixes again "
-                            "(it only holds `add`ed prefixes)") from None
-    entries = data.get("installations") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        raise _registry_error(path, 'not a registry (want {"version": 1, "installations": [...]})')
+                            "(it only holds `add`ed prefixes and `derive`d installations)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("installations", []), list) \
+            or not isinstance(data.get("derived", []), list):
+        raise _registry_error(path, 'not a registry (want {"version": 1, "installations": [...], "derived": [...]})')
+    return data
+
+
+def added_installations():
+    """The installations registered with `add`; RegistryError when the file is damaged."""
+    path = registry_file()
     found = []
-    for i, entry in enumerate(entries):
+    for i, entry in enumerate(_registry_data().get("installations", [])):
         fields = ("name", "kind", "version", "prefix", "mpicc", "mpicxx", "launcher")
         if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in fields)
                 and isinstance(entry.get("env", {}), dict)):
@@ -115,20 +124,49 @@ def added_installations():
     return found
 
 
+def derived_declarations():
+    """The `derive`d declarations, checked: [{name, base, delay, preload}]."""
+    path = registry_file()
+    out = []
+    for i, entry in enumerate(_registry_data().get("derived", [])):
+        try:
+            out.append(derivation.check_declaration(entry, f"{path}: derived entry {i}"))
+        except derivation.DerivedError as e:
+            raise RegistryError(f"{e}: fix it, or `bench/collmpi remove` it and derive it again") from None
+    return out
+
+
+def _save(added=None, derived=None):
+    """The registry file, replaced whole (safeio: a temporary file, fsync, rename); what is not
+    given is kept as it is."""
+    added = added_installations() if added is None else added
+    derived = derived_declarations() if derived is None else derived
+    data = {"version": 1, "installations": [i.to_json() for i in added]}
+    if derived:
+        data["derived"] = derived
+    safeio.write_json(registry_file(), data, sort_keys=True)
+
+
 def _save_added(installations):
-    """The registry file, replaced whole (safeio: a temporary file, fsync, rename)."""
-    safeio.write_json(registry_file(), {"version": 1, "installations": [i.to_json() for i in installations]},
-                      sort_keys=True)
+    _save(added=installations)
 
 
 def all_installations():
-    """Every known installation, Debian first, then source builds, then added ones; a name
-    appears once (the first source wins)."""
+    """Every known installation, Debian first, then source builds, then added ones, then derived
+    ones (each right after the others, in declaration order); a name appears once (the first
+    source wins). A derived installation whose base is not known is left out of the list (`list`
+    and `resolve` say why)."""
     seen, out = set(), []
     for inst in debian_installations() + built_installations() + added_installations():
         if inst.name not in seen:
             seen.add(inst.name)
             out.append(inst)
+    by_name = {i.name: i for i in out}
+    for decl in derived_declarations():
+        base = by_name.get(decl["base"])
+        if base is not None and decl["name"] not in seen:
+            seen.add(decl["name"])
+            out.append(derivation.derive(base, decl))
     return out
 
 
@@ -141,6 +179,10 @@ def resolve(name):
     for inst in known:
         if inst.name == name or (name in ALIASES and inst.origin == "debian" and inst.kind == name):
             return inst
+    for decl in derived_declarations():
+        if decl["name"] == name:
+            raise RegistryError(f"{name} is derived from {decl['base']}, which is not known here: build or add "
+                                f"{decl['base']}, or `bench/collmpi remove {name}`")
     names = ", ".join(i.name for i in known) or "none"
     raise RegistryError(f"no MPI installation named '{name}' (known: {names}; add one with "
                         f"`bench/collmpi add NAME --prefix PATH` or build one with `bench/collmpi build KIND@VERSION`)")
@@ -185,10 +227,47 @@ def add(name, prefix, kind=None):
 
 
 def remove(name):
+    """Forget an added or a derived installation (its files stay)."""
+    declared = derived_declarations()
+    if name in {d["name"] for d in declared}:
+        _save(derived=[d for d in declared if d["name"] != name])
+        return
     added = added_installations()
     if name not in {i.name for i in added}:
-        raise RegistryError(f"remove {name}: only added installations can be removed (see `bench/collmpi list`)")
+        raise RegistryError(f"remove {name}: only added and derived installations can be removed "
+                            "(see `bench/collmpi list`)")
     _save_added([i for i in added if i.name != name])
+
+
+def derive(name, base, delay="", preload=None):
+    """Declare `name` as installation `base` plus an environment: the PMPI library of base's
+    build preloaded with COLLREPRO_PMPI_DELAY=`delay` (a synthetic release), or nothing (delay
+    '', an A/A copy; preload=True: the library without a delay). Returns the Installation;
+    RegistryError (one line) for a bad name, rule or base."""
+    try:  # what can be checked without probing the installations first
+        derivation.check_declaration({"name": name, "base": name.rsplit("+", 1)[0], "delay": delay},
+                                     f"derive {name}")
+    except derivation.DerivedError as e:
+        raise RegistryError(str(e)) from None
+    known = [i for i in all_installations() if i.origin != "derived"]
+    resolved = next((i for i in known if i.name == base or
+                     (base in ALIASES and i.origin == "debian" and i.kind == base)), None)
+    if resolved is None:
+        if base in {d["name"] for d in derived_declarations()}:
+            raise RegistryError(f"derive {name}: {base} is itself derived; derive from the real installation")
+        raise RegistryError(f"derive {name}: no MPI installation named '{base}' (known: "
+                            f"{', '.join(i.name for i in known) or 'none'})")
+    decl = {"name": name, "base": resolved.name, "delay": delay}
+    if preload is not None:
+        decl["preload"] = preload
+    try:
+        decl = derivation.check_declaration(decl, f"derive {name}")
+    except derivation.DerivedError as e:
+        raise RegistryError(str(e)) from None
+    if name in {i.name for i in known}:
+        raise RegistryError(f"derive {name}: the name is taken by another installation; choose another")
+    _save(derived=[d for d in derived_declarations() if d["name"] != name] + [decl])
+    return derivation.derive(resolved, decl)
 
 
 # ------------------------------------------------------------------ identity

@@ -1,0 +1,170 @@
+"""Delay mode, on the Python side: the rules of COLLREPRO_PMPI_DELAY (interpose/delay.hpp) and
+which collbench points a rule slows, the ground truth of the calibration.
+
+A rule list is `CALL:SIZE:+N%` rules separated by `,` or `;` (the first rule that names the call
+and whose size condition holds applies):
+
+- CALL: allgather, allgatherv, neighbor_alltoall, neighbor_alltoallv (`-` for `_` too);
+- SIZE: `*`, `>=BYTES`, `<=BYTES`, `LOW..HIGH` (both ends included) or `BYTES` (exactly), BYTES a
+  whole number with an optional unit B, KiB, MiB or GiB;
+- +N%: N in (0, 1000].
+
+The library delays a call the application makes itself (never one it makes while serving a call),
+allgather and allgatherv only on an intercommunicator. In collbench that is exactly:
+
+- inter-group `native` points of collective allgather / allgatherv (the other inter-group
+  algorithms call MPI_Allgather(v) only on intracommunicators, their groups' sub-communicators);
+- isomorphic `mpi-neighbor` points of collective neighbor-alltoall (MPI_Neighbor_alltoall), and
+  `mpi-neighbor-remapped` ones, which call MPI_Neighbor_alltoall or, when the library's neighbour
+  order differs from collbench's, MPI_Neighbor_alltoallv: such a point is affected only when the
+  rules treat both calls alike at its size (otherwise affected() refuses to guess).
+
+The size is the per-process message bytes: the largest block one process sends or receives
+(inter-group: max(ka, kb), the same on both groups; isomorphic: the block, msg_bytes).
+"""
+
+import re
+from dataclasses import dataclass
+
+from ..safeio import UserError
+
+CALLS = ("allgather", "allgatherv", "neighbor_alltoall", "neighbor_alltoallv")
+UNITS = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+MAX_TEXT = 4096
+MAX_RULES = 64
+UNBOUNDED = (1 << 64) - 1
+EXAMPLE = "allgather:>=64KiB:+10%"
+
+
+class DelayError(UserError, ValueError):
+    """A malformed rule list: one line naming the rule and what is wrong."""
+
+
+@dataclass(frozen=True)
+class DelayRule:
+    call: str
+    min_bytes: int = 0
+    max_bytes: int = UNBOUNDED
+    fraction: float = 0.0  # +10% -> 0.10
+
+    def matches(self, call, nbytes):
+        return call == self.call and self.min_bytes <= nbytes <= self.max_bytes
+
+
+def _excerpt(text, most=60):
+    return text if len(text) <= most else text[:most] + "..."
+
+
+def _fail(rule, why):
+    raise DelayError(f"COLLREPRO_PMPI_DELAY rule '{_excerpt(rule)}': {why} (want CALL:SIZE:+N%, e.g. {EXAMPLE})")
+
+
+def _bytes(rule, text):
+    m = re.fullmatch(r"([0-9]{1,18})(B|KiB|MiB|GiB)?", text)
+    if not m:
+        _fail(rule, f"size '{_excerpt(text)}' is not a whole number of bytes with an optional unit B, KiB, MiB, GiB")
+    value = int(m.group(1)) * UNITS[m.group(2) or ""]
+    if value > UNBOUNDED:
+        _fail(rule, f"size '{_excerpt(text)}' is too large")
+    return value
+
+
+def _rule(rule):
+    parts = rule.split(":")
+    if len(parts) != 3:
+        _fail(rule, "want three fields")
+    call, size, percent = (p.strip() for p in parts)
+    call = call.replace("-", "_")
+    if call not in CALLS:
+        _fail(rule, f"unknown call '{_excerpt(call)}' ({', '.join(CALLS)})")
+    lo, hi = 0, UNBOUNDED
+    if size == "*":
+        pass
+    elif size.startswith(">="):
+        lo = _bytes(rule, size[2:].strip())
+    elif size.startswith("<="):
+        hi = _bytes(rule, size[2:].strip())
+    elif ".." in size:
+        a, b = size.split("..", 1)
+        lo, hi = _bytes(rule, a.strip()), _bytes(rule, b.strip())
+        if lo > hi:
+            _fail(rule, f"the range '{_excerpt(size)}' is empty (write LOW..HIGH)")
+    else:
+        lo = hi = _bytes(rule, size)
+    m = re.fullmatch(r"\+([0-9.]+)%", percent)
+    try:
+        n = float(m.group(1)) if m else None
+    except ValueError:
+        n = None
+    if n is None or not 0 < n <= 1000:
+        _fail(rule, f"'{_excerpt(percent)}' is not a slowdown above 0% and at most +1000% (write +N%)")
+    return DelayRule(call, lo, hi, n / 100.0)
+
+
+def parse(text):
+    """The rules of a COLLREPRO_PMPI_DELAY value (a list; empty for an empty value); DelayError
+    (exit 2, one line) when one is malformed. The library accepts exactly what this accepts."""
+    if not text.strip():
+        return []
+    if len(text) > MAX_TEXT:
+        raise DelayError(f"COLLREPRO_PMPI_DELAY: {len(text)} characters, over the limit of {MAX_TEXT}")
+    rules = []
+    for rule in re.split(r"[,;]", text):
+        if not rule.strip():
+            raise DelayError(f"COLLREPRO_PMPI_DELAY='{_excerpt(text)}': an empty rule (two separators in a row, "
+                             "or one at an end)")
+        rules.append(_rule(rule.strip()))
+    if len(rules) > MAX_RULES:
+        raise DelayError(f"COLLREPRO_PMPI_DELAY: more than {MAX_RULES} rules")
+    return rules
+
+
+def find(rules, call, nbytes):
+    """The first rule for this call and size, or None."""
+    return next((r for r in rules if r.matches(call, nbytes)), None)
+
+
+def _get(point, key, default=None):
+    value = point.get(key, default)
+    return default if value in (None, "") else value
+
+
+def point_bytes(point):
+    """The per-process message bytes of a collbench point (a summary row or a dict with its
+    columns): inter-group max(ka, kb), else msg_bytes."""
+    if _get(point, "family") == "inter-group" and _get(point, "ka") is not None:
+        return max(int(_get(point, "ka", 0)), int(_get(point, "kb", 0)))
+    return int(_get(point, "msg_bytes", 0))
+
+
+def delayed_calls(point):
+    """The delayable MPI calls a collbench point times (a tuple; empty when none)."""
+    family, collective, algorithm = _get(point, "family"), _get(point, "collective"), _get(point, "algorithm")
+    if family == "inter-group" and algorithm == "native" and collective in ("allgather", "allgatherv"):
+        return (collective,)
+    if family == "isomorphic" and collective == "neighbor-alltoall":
+        if algorithm == "mpi-neighbor":
+            return ("neighbor_alltoall",)
+        if algorithm == "mpi-neighbor-remapped":
+            return ("neighbor_alltoall", "neighbor_alltoallv")
+    return ()
+
+
+def slowdown(rules, point):
+    """The fraction a rule list slows a point by (0.0 when it does not touch it); `rules` is a
+    COLLREPRO_PMPI_DELAY value or parse()'s list. DelayError when the point may run either of two
+    calls that the rules treat differently at its size (mpi-neighbor-remapped)."""
+    if isinstance(rules, str):
+        rules = parse(rules)
+    nbytes = point_bytes(point)
+    found = {find(rules, call, nbytes) for call in delayed_calls(point)}
+    fractions = {r.fraction if r else 0.0 for r in found}
+    if len(fractions) > 1:
+        raise DelayError(f"{point.get('algorithm')} at {nbytes} bytes may call {' or '.join(delayed_calls(point))}, "
+                         "which the rules delay differently: give both calls the same rule")
+    return fractions.pop() if fractions else 0.0
+
+
+def affected(rules, point):
+    """Whether the rules slow this collbench point (see the module's docstring)."""
+    return slowdown(rules, point) > 0
