@@ -2,26 +2,25 @@
 """The CI injected-slowdown test (ctest versions.openmpi.injected_slowdown, issue 25): a small
 synthetic release is told apart from its base by the version verdicts, re-measure on trip included.
 
-Two installations of one library: the base (the Debian Open MPI that build/openmpi uses) and
-`<base>+slow50`, the same library with the PMPI library preloaded and its delay mode slowing
-native MPI_Allgather calls of 128 KiB and more by 50 % of their own duration
-(COLLREPRO_PMPI_DELAY). A small experiment (2 processes, native and root-gathering at 16, 128 and
-256 KiB: 6 points, two of them in the rule's subset) runs 4 launches a side, interleaved,
-through the same collbench and metadata a release run has (after one warm-up launch a side,
-not kept). The verdicts are the trend's, as collrepro versions takes them: the points whose row
-tripped the screen are measured again with 8 fresh launches a side (versions.subset_config)
-and take their verdict from those (versions.merge_verdicts). It asserts: the rule's subset (the
-delay mode's own predicate) is the two native points; both end flagged slower (a regression, or
-changed with a ratio above 1); none of the four untouched points is flagged.
+Two installations of one library, through the path a release comparison takes: the Debian Open
+MPI (collbench of build/openmpi) and `<base>+slow50`, derived from it in a private registry
+(registry.derive: the PMPI library of build/openmpi preloaded, its delay mode slowing native
+MPI_Allgather calls of 128 KiB and more by 50 % of their own duration). A small experiment (2
+processes, native and root-gathering at 16, 128 and 256 KiB: 6 points, two of them in the rule's
+subset) runs 4 rounds (collrun --installations: one launch per installation a round, in a seeded
+order), after one warm-up round not kept. The verdicts are the trend's, as collrepro versions takes
+them: the points whose row tripped the screen are measured again with 8 fresh rounds
+(versions.subset_config) and take their verdict from those (versions.merge_verdicts). It asserts:
+the rule's subset (the delay mode's own predicate) is the two native points; both end flagged
+slower (a regression, or changed with a ratio above 1); none of the four untouched points is
+flagged.
 
-The build passes its paths in the environment (tests/CMakeLists.txt): COLLBENCH, PMPI_LIBRARY,
-MPIEXEC, MPIEXEC_EXTRA, WORK, REPO. 25 to 50 s on a loaded 2-core machine (50 when points trip).
+The build passes WORK (a scratch directory) and REPO in the environment (tests/CMakeLists.txt).
+35 to 100 s on this loaded 2-core machine (load 4 to 8), 45 typical.
 """
 
-import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 
@@ -41,31 +40,12 @@ def need(name):
     return value
 
 
-def record(base, name, rule=""):
-    """The installation record collbench copies into the metadata (COLLREPRO_MPI_INSTALLATION)."""
-    rec = {k: getattr(base, k) for k in ("kind", "version", "prefix", "origin", "configure")}
-    rec["name"] = name
-    if rule:
-        rec["env"] = {"COLLREPRO_PMPI_DELAY": rule}
-    return rec
-
-
-def launch(config, out, index, variables):
-    flags = []
-    for k, v in variables.items():
-        flags += ["-x", f"{k}={v}"]
-    cmd = [need("MPIEXEC"), "-n", "2", *os.environ.get("MPIEXEC_EXTRA", "").split(), *flags,
-           need("COLLBENCH"), config, "--launch", str(index), "--out", out, "--quiet"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        sys.exit(f"injected_slowdown: launch {index} into {out} failed (exit {p.returncode}):\n{p.stdout}{p.stderr}")
-
-
-def interleaved(config, root, sides, launches):
-    """`launches` launches a side into root/<name>/, the order alternating per round."""
-    for index in range(launches):
-        for name, variables in (sides if index % 2 == 0 else sides[::-1]):
-            launch(config, os.path.join(root, name), index, variables)
+def interleaved(config, root, names, launches):
+    """`launches` rounds into root/<name>/: collrun --installations, each round in a seeded order."""
+    from collrepro import versions
+    rc = versions.interleaved(names, 2, launches, root, config)
+    if rc != 0:
+        sys.exit(f"injected_slowdown: collrun into {root} failed (exit {rc}, the README's exit codes)")
 
 
 def verdicts(root):
@@ -84,22 +64,21 @@ def main():
     from collrepro.installations import delay, registry
 
     start = time.monotonic()
-    base = registry.resolve("openmpi")
     work = os.path.join(need("WORK"), "injected")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
+    os.environ["COLLREPRO_CONFIG_DIR"] = os.path.join(work, "config")   # a private registry
+    base = registry.resolve("openmpi")        # the Debian Open MPI; its collbench is build/openmpi
+    slow = registry.derive(base.name + "+slow50", base.name, delay=RULE)
+    names = [base.name, slow.name]
     config = yaml.safe_load(open(os.path.join(need("REPO"), "configs", "quick.yaml"), encoding="utf-8"))
     config.update(OVERRIDES, experiment="injected")
     config["timing"] = dict(config.get("timing") or {}, reps=REPS)
     first_config = os.path.join(work, "injected.yaml")
     with open(first_config, "w", encoding="utf-8") as f:
         yaml.safe_dump(config, f, sort_keys=False)
-    sides = [(base.name, {"COLLREPRO_MPI_INSTALLATION": json.dumps(record(base, base.name))}),
-             (base.name + "+slow50", {"COLLREPRO_MPI_INSTALLATION": json.dumps(record(base, base.name + "+slow50", RULE)),
-                                      "LD_PRELOAD": need("PMPI_LIBRARY"), "COLLREPRO_PMPI_DELAY": RULE})]
-    for name, variables in sides:                      # caches and clocks warm; not kept
-        launch(first_config, os.path.join(work, "warmup", name), 0, variables)
-    interleaved(first_config, os.path.join(work, "first"), sides, LAUNCHES)
+    interleaved(first_config, os.path.join(work, "warmup"), names, 1)   # caches and clocks warm; not kept
+    interleaved(first_config, os.path.join(work, "first"), names, LAUNCHES)
     first = verdicts(os.path.join(work, "first"))
     trip = versions.tripped_rows(first)
     fresh = None
@@ -107,7 +86,7 @@ def main():
         subset = os.path.join(work, "remeasure.yaml")
         with open(subset, "w", encoding="utf-8") as f:
             yaml.safe_dump(dict(versions.subset_config(config, trip), launches=REMEASURE), f, sort_keys=False)
-        interleaved(subset, os.path.join(work, "remeasure"), sides, REMEASURE)
+        interleaved(subset, os.path.join(work, "remeasure"), names, REMEASURE)
         fresh = verdicts(os.path.join(work, "remeasure"))
     table, counts = versions.merge_verdicts(first, fresh)
     result = calibration.assess(table, RULE, delay.affected, 50)
