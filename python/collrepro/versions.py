@@ -279,10 +279,15 @@ def remeasure_summary(counts, launches):
 
 
 def _write_remeasure_report(reports, first, table, counts, launches, subset_path):
-    cols = [c for c in ("library", "setting", "shape", "algorithm", "msg_bytes", "first_verdict", "verdict",
+    cols = [c for c in ("library", "before", "after", "setting", "shape", "algorithm", "msg_bytes",
+                        "first_verdict", "verdict",
                         "reason", "ratio", "ci_low", "ci_high", "q_value", "n_before", "n_after", "held")
             if c in table.columns]
-    trip = table.loc[tripped_rows(first).index]
+    trip = table.loc[tripped_rows(first).index].copy()
+    if "reason" in trip.columns:
+        trip["reason"] = trip["reason"].fillna("").astype(str)
+    if "q_value" in trip.columns:
+        trip["q_value"] = [f"{q:.2g}" if isinstance(q, (int, float)) else str(q) for q in trip["q_value"]]
     lines = ["# Re-measure on trip", "", remeasure_summary(counts, launches) + ".", "",
              "The points whose row tripped the screen were measured again with fresh interleaved launches "
              f"(the subset config {os.path.basename(subset_path)}); their verdict comes from the fresh "
@@ -384,8 +389,19 @@ def _declare(names, dry_run):
                  f"reads the rule from the metadata; `bench/collmpi remove {name}` to take the calibration's)")
 
 
+def _has_delay_mode(library):
+    """The PMPI library exists and knows COLLREPRO_PMPI_DELAY (one built before the delay mode
+    ignores the variable: a synthetic release would run undelayed)."""
+    try:
+        with open(library, "rb") as f:
+            return b"COLLREPRO_PMPI_DELAY" in f.read(256 * safeio.MIB)
+    except OSError:
+        return False
+
+
 def _unbuilt(names):
-    """The installations whose collbench or preloaded PMPI library is missing."""
+    """The installations whose collbench or preloaded PMPI library is missing (or predates the
+    delay mode)."""
     from collrepro.installations import collbench as installed_collbench
     missing = []
     for name in names:
@@ -396,7 +412,7 @@ def _unbuilt(names):
         ready = installed_collbench.executable(inst) is not None
         if ready and getattr(inst, "origin", "") == "derived":
             from collrepro.installations import derived
-            ready = not derived.preloaded_library(inst) or os.path.isfile(derived.preloaded_library(inst))
+            ready = not derived.preloaded_library(inst) or _has_delay_mode(derived.preloaded_library(inst))
         if not ready:
             missing.append(name)
     return missing
