@@ -278,7 +278,10 @@ def readme(summary, metas, source, alpha, threshold):
               f"threshold = max({threshold:.0%}, the point's noise floor) where the verdicts carry one. The "
               "injected subset of a setting is the set of points its delay rule slows, decided by the delay "
               "mode's predicate, not by the data. A/A: the base against a separately launched, interleaved "
-              "copy of itself; every point is outside the injected subset.", ""]
+              "copy of itself; every point is outside the injected subset. These are the verdicts of the launches "
+              "below, before any re-measure on trip (`collrepro versions` measures the tripped points again "
+              "and keeps a change only when the fresh launches confirm it: fewer false changes, and a "
+              "detection that can only fall).", ""]
     for (tag, pct), sub in summary.groupby(["setting", "injected_pct"], sort=False):
         title = setting_title(tag, pct)
         lines += [f"## {title}", ""]

@@ -153,3 +153,25 @@ def test_installations_option_names_distinct_installations():
     assert versions._names("a-1,b-2") == ["a-1", "b-2"]
     with pytest.raises(safeio.UserError):
         versions._names("a-1,a-1")
+
+
+def test_calibrate_dry_run_declares_and_launches_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("COLLREPRO_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setattr(versions.registry, "resolve", _fake_resolve)
+    monkeypatch.setattr(versions.launch, "collrun", lambda argv: pytest.fail("a dry run launched"))
+    from collrepro.installations import collbench
+    monkeypatch.setattr(collbench, "executable", lambda inst, repo=None: "/bin/true")
+    assert versions.main(["--calibrate", "--dry-run", "--base", "openmpi-4.1.4", "--out", str(tmp_path / "c")]) == 0
+    err = capsys.readouterr().err
+    assert "would declare openmpi-4.1.4+slow25: openmpi-4.1.4 with COLLREPRO_PMPI_DELAY=allgather:>=16KiB:+25%" in err
+    assert "100 launches in all (5 installations; calibration-quick: 10 each, calibration-seed000: 10 each)" in err
+    assert err.count("would run: collrun --installations openmpi-4.1.4,openmpi-4.1.4+aa,openmpi-4.1.4+slow5,"
+                     "openmpi-4.1.4+slow10,openmpi-4.1.4+slow25 --np 2 --launches 10") == 2
+    assert not (tmp_path / "config").exists() and not (tmp_path / "c").exists()
+
+
+def _fake_resolve(name):
+    """The base is known (with its collbench built); the derived ones are not declared yet."""
+    if "+" in name:
+        raise versions.registry.RegistryError(f"no MPI installation named '{name}'")
+    return type("I", (), {"name": name, "kind": "openmpi", "origin": "debian", "env": {}, "delay": ""})()
