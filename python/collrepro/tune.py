@@ -6,11 +6,15 @@ For every measured situation the library can tell apart (collective; inter-group
 sizes, whether one direction is empty and, for a half-duplex call, which group sends;
 isomorphic: the neighbourhood) and every message
 size, the per-launch medians (the analysis loader, Tukey-filtered as everywhere) of each
-algorithm are compared with the native call's (the fastest native kind measured there) by a
-two-sided Mann-Whitney test on the launches (collrepro.analysis.stats). An algorithm qualifies
-when it is significantly faster (p < alpha and at least `threshold` faster); the fastest
-qualifying one is chosen, and the native call where none qualifies or no native call was
-measured. A point with fewer launches than the test can resolve (4 per side at alpha 0.05) stays
+algorithm are compared with the native call's (the fastest native kind measured there) under
+the verdict method of docs/verdicts.md (collrepro.analysis.stats: Welch's t on the log per-launch
+medians, Benjamini-Hochberg over every comparison of the sweep, the exact Hodges-Lehmann
+interval). An algorithm qualifies when its verdict is an `improvement`: q < alpha and the whole
+interval of its ratio to the native call below 1 / (1 + threshold), the threshold being
+max(`--threshold`, the point's noise floor). Both sides come from the same launches of one run
+(one machine, library and placement), so they are taken as comparable. The fastest qualifying
+algorithm is chosen, and the native call where none qualifies or no native call was
+measured. A point with fewer launches than a verdict needs (4 per side at alpha 0.05) stays
 native without a verdict: when every point is that thin colltune refuses (exit 2, no file
 written: an all-native file would look like a measured verdict); when only some are, it writes
 the rules, names how many points stayed native for that reason and exits 4. Points that differ only in what the library cannot see (process count,
@@ -38,6 +42,7 @@ import numpy as np
 
 from . import safeio
 from .analysis import stats
+from .analysis import verdicts as V
 from .analysis.aggregate import algorithm_kinds
 from .analysis.cli import Parser
 from .analysis.compare import launch_medians
@@ -79,22 +84,42 @@ def msg_size(row):
     return int(row["block_max"])
 
 
+def _reference(medians, kinds):
+    """The fastest native call of a point (by median of its launch medians), or None."""
+    natives = [a for a in medians if kinds.get(a) == "native"]
+    return min(natives, key=lambda a: np.median(medians[a])) if natives else None
+
+
+def measured(medians, kinds, threshold, need):
+    """[(algorithm, stats.measure row)]: every algorithm of a point against its fastest native
+    call (none without a native call)."""
+    reference = _reference(medians, kinds)
+    if reference is None:
+        return []
+    return [(a, stats.measure(medians[reference], values, need, minimum=threshold))
+            for a, values in medians.items() if kinds.get(a) != "native"]
+
+
+def family_verdicts(rows, alpha):
+    """The verdicts of one family of measured comparisons (Benjamini-Hochberg over all of them)."""
+    return [d["verdict"] for d in stats.decide_family(rows, [(True, "")] * len(rows), alpha)]
+
+
+def pick(medians, kinds, compared, labels):
+    """The fastest algorithm whose verdict against the native call is an improvement, or NATIVE."""
+    reference = _reference(medians, kinds)
+    faster = [a for (a, _), label in zip(compared, labels)
+              if label == V.IMPROVEMENT and np.median(medians[a]) < np.median(medians[reference])]
+    return min(faster, key=lambda a: np.median(medians[a])) if faster else NATIVE
+
+
 def choose(medians, kinds, alpha, threshold, need):
-    """The algorithm significantly fastest against the best native call, or NATIVE.
+    """The algorithm significantly fastest against the best native call, or NATIVE; the point is
+    its own family here (`decisions` corrects over the whole sweep).
 
     medians: {algorithm: per-launch medians} of one point."""
-    natives = [a for a in medians if kinds.get(a) == "native"]
-    if not natives:
-        return NATIVE
-    reference = min(natives, key=lambda a: np.median(medians[a]))
-    best, best_median = NATIVE, float(np.median(medians[reference]))
-    for a, values in medians.items():
-        if kinds.get(a) == "native":
-            continue
-        verdict = stats.compare_point(medians[reference], values, alpha, threshold, need)["verdict"]
-        if verdict == "faster" and np.median(values) < best_median:
-            best, best_median = a, float(np.median(values))
-    return best
+    compared = measured(medians, kinds, threshold, need)
+    return pick(medians, kinds, compared, family_verdicts([m for _, m in compared], alpha))
 
 
 def launches_compared(medians, kinds):
@@ -118,15 +143,19 @@ def decisions(per, kinds, alpha, threshold, need, launches=None):
     point_columns = [c for c in per.columns
                      if c not in ("algorithm", "topology", "source", "launch", "median", "point", "mpi_impl",
                                   "mpi_version")]
-    found = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))  # situation, senders, size
+    points = []
     for _, point in per.groupby(point_columns, dropna=False, sort=False):
         medians = {a: g["median"].to_numpy() for a, g in point.groupby("algorithm")}
-        first = point.iloc[0]
-        chosen = choose(medians, kinds, alpha, threshold, need)
-        found[first["situation"]][senders(first)][int(first["size"])].add(chosen)
+        points.append((point.iloc[0], medians, measured(medians, kinds, threshold, need)))
         n = launches_compared(medians, kinds)
         if launches is not None and n is not None:
             launches.append(n)
+    # One family: every comparison of the sweep, the rules file's decisions together.
+    labels = iter(family_verdicts([m for *_, compared in points for _, m in compared], alpha))
+    found = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))  # situation, senders, size
+    for first, medians, compared in points:
+        chosen = pick(medians, kinds, compared, [next(labels) for _ in compared])
+        found[first["situation"]][senders(first)][int(first["size"])].add(chosen)
     decided = {}
     for s, by_senders in found.items():
         split = _by_sending_group(by_senders)
@@ -199,9 +228,11 @@ def _main(argv):
     ap = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("directories", nargs="+", help="collbench result directories (one MPI library)")
     ap.add_argument("-o", "--output", required=True, help="the rules file to write (COLLREPRO_PMPI_RULES)")
-    ap.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    ap.add_argument("--alpha", type=float, default=0.05,
+                    help="false-discovery rate of the Benjamini-Hochberg correction (default 0.05)")
     ap.add_argument("--threshold", type=float, default=0.05,
-                    help="least relative speed-up that counts (default 0.05: 5%%)")
+                    help="least relative speed-up that counts, raised to a point's noise floor "
+                         "(default 0.05: 5%%)")
     args = ap.parse_args(argv)
     if not 0 < args.alpha < 1:
         ap.error(f"--alpha must be between 0 and 1 (got {args.alpha})")

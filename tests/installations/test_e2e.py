@@ -21,6 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
+from collrepro.analysis import stats, verdicts as V  # noqa: E402
 from collrepro.installations import build as builder  # noqa: E402
 from collrepro.installations import collbench, registry  # noqa: E402
 from collrepro.launch import ci_environment  # noqa: E402
@@ -85,8 +86,9 @@ def test_one_experiment_across_three_installations(installations, tmp_path):
     assert len(set(map(tuple, rows.values()))) == 1 and min(counts.values()) == 4, counts
 
     # The analysis over the tree: installations in version order per library, a verdict for
-    # every point (4 launches a side is the least that can reach p < 0.05), and a guideline
-    # row (native against root-gathering) for every installation and point.
+    # every point (4 launches a side is the least docs/verdicts.md decides on: no row is refused
+    # for too few launches, and every label is one of verdicts.LABELS), and a guideline row
+    # (native against root-gathering) for every installation and point.
     analyze = str(REPO / "analysis" / "analyze")
     r = subprocess.run([analyze, "trend", str(out), "-o", str(tmp_path / "trend")], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
@@ -97,14 +99,18 @@ def test_one_experiment_across_three_installations(installations, tmp_path):
     assert mpichs == sorted(mpichs, key=lambda n: [int(x) for x in n.split("-")[1].split(".")]), order
     assert set(order) == set(names), order
     with open(tmp_path / "trend" / "regressions.csv", newline="") as f:
-        verdicts = [row["verdict"] for row in csv.DictReader(f)]
-    assert verdicts and "insufficient" not in verdicts, verdicts
+        compared = list(csv.DictReader(f))
+    assert compared and {row["verdict"] for row in compared} <= set(V.LABELS), compared
+    refused = [row for row in compared if row["reason"].startswith(stats.REFUSED)]
+    assert not refused, refused
     r = subprocess.run([analyze, "guidelines", str(out), "-o", str(tmp_path / "guidelines")], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
     assert r.returncode in (0, 1), r.stdout
     with open(tmp_path / "guidelines" / "guidelines.csv", newline="") as f:
         checked = list(csv.DictReader(f))
     assert {row["installation"] for row in checked} == set(names), checked
+    assert {row["verdict"] for row in checked} <= set(V.LABELS), checked
+    assert not [row for row in checked if row["reason"].startswith(stats.REFUSED)], checked
     assert len(checked) == 2 * len(names), checked  # two sizes, native against root-gathering
 
 

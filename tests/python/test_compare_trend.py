@@ -23,7 +23,9 @@ def test_min_launches_for_significance():
     assert stats.min_p_value(3, 3) == pytest.approx(0.1)
     assert stats.min_p_value(4, 4) == pytest.approx(2 / 70)
     assert stats.min_launches(0.05) == 4
-    assert stats.verdict(1.5, 0.01, 3, 3, 0.05, 0.05, 1) == "insufficient"
+    # 3 + 3 launches give no 95 % interval: no verdict even where the launch minimum allows one.
+    row = stats.decide_family([stats.measure([1.0, 1.01, 1.02], [1.5, 1.51, 1.52], 1)], [(True, "")])[0]
+    assert row["verdict"] == "inconclusive" and row["reason"].startswith(stats.REFUSED), row
 
 
 def test_compare_flags_30_percent_slowdown(tmp_path, capsys):

@@ -1,6 +1,7 @@
-"""The statistics behind every verdict (analysis/stats.py, docs/verdicts.md): the interval's true
-coverage by simulation, Benjamini-Hochberg against a hand-computed case, the false-change rate on a
-flat history, the two gates, and the scheduler-tick detector of comparability.py."""
+"""The statistics behind every verdict (python/collrepro/analysis/stats.py, docs/verdicts.md): the
+interval's true coverage by simulation, Benjamini-Hochberg against a hand-computed case, the
+false-change rate on a flat history, the two gates, and the scheduler-tick detector of
+comparability.py."""
 
 import math
 

@@ -162,3 +162,19 @@ def test_installation_names_come_from_the_metadata():
     assert len({i.name for i in twins}) == 2 and all(i.name.startswith("openmpi-5.0.7~") for i in twins)
     with pytest.raises(InputError, match="disagree on mpi_version .* split it"):
         inventory.installation_of([meta, dict(meta, mpi_version="5.0.6")], "d")
+
+
+def test_derived_installations_compare_with_their_base_not_a_neighbour():
+    """A synthetic release or an A/A copy is compared with its base; releases stay consecutive."""
+    import pandas as pd
+    from collrepro.analysis import trend
+
+    def side(name, base=""):
+        return pd.DataFrame({"installation": [name], "base": [base]})
+
+    sides = [side("openmpi-4.1.4"), side("openmpi-4.1.4+aa", "openmpi-4.1.4"),
+             side("openmpi-4.1.4+slow10", "openmpi-4.1.4"), side("openmpi-4.1.4+slow5", "openmpi-4.1.4"),
+             side("openmpi-5.0.7")]
+    pairs = {(a["installation"].iat[0], b["installation"].iat[0]) for a, b in trend._side_pairs(sides)}
+    assert pairs == {("openmpi-4.1.4", "openmpi-5.0.7"), ("openmpi-4.1.4", "openmpi-4.1.4+aa"),
+                     ("openmpi-4.1.4", "openmpi-4.1.4+slow10"), ("openmpi-4.1.4", "openmpi-4.1.4+slow5")}

@@ -53,3 +53,26 @@ def test_points_the_library_cannot_tell_apart_must_agree():
     agreeing = [r for r in rows if r["placement"] == "block"]
     decided = tune.decisions(pd.DataFrame(agreeing), KINDS, 0.05, 0.05, NEED)
     assert decided == {("collective=allgather", "groups=5:3", "duplex=full"): {1024: "fast"}}
+
+
+def test_the_interval_must_lie_beyond_the_threshold():
+    # 10 % faster at the median and 4 of 5 launches below every native one (the Mann-Whitney
+    # screen used before chose it, p = 0.016), but the interval of the ratio reaches 0.99.
+    medians = {"native": [10, 10.1, 10.2, 10.3, 10.4], "fast": [9.0, 9.1, 9.2, 9.9, 10.05]}
+    assert tune.choose(medians, KINDS, 0.05, 0.05, NEED) == "native"
+
+
+NATIVE_5 = [10, 10.2, 10.4, 10.6, 10.8]
+MARGINAL = [7.5, 8.0, 8.5, 9.0, 9.5]    # Welch p = 0.006, interval below the threshold
+
+
+def test_benjamini_hochberg_over_the_whole_sweep():
+    assert tune.choose({"native": NATIVE_5, "fast": MARGINAL}, KINDS, 0.05, 0.05, NEED) == "fast"
+    rows = _rows({}, "native", NATIVE_5) + _rows({}, "fast", MARGINAL)
+    decided = tune.decisions(pd.DataFrame(rows), KINDS, 0.05, 0.05, NEED)
+    assert decided == {("collective=allgather", "groups=5:3", "duplex=full"): {1024: "fast"}}
+    # Nine more sizes where `fast` is no faster: q = 0.006 x 10 > 0.05, native everywhere.
+    for size in range(2048, 2048 * 10, 2048):
+        rows += _rows({}, "native", NATIVE_5, size) + _rows({}, "fast", [10.1, 10.3, 10.5, 10.7, 10.9], size)
+    decided = tune.decisions(pd.DataFrame(rows), KINDS, 0.05, 0.05, NEED)
+    assert set(decided[("collective=allgather", "groups=5:3", "duplex=full")].values()) == {"native"}

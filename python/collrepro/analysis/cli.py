@@ -128,12 +128,13 @@ def _need(args):
 
 
 def _refused_line(verdicts, need, what="points"):
-    """One line when verdicts were refused for too few launches (they are marked `insufficient`
-    in the written files and never count as findings)."""
+    """One line when verdicts were refused for too few launches (`inconclusive` with the reason
+    `too few launches` in the written files, stats.gate_labels calls them 'insufficient'; never
+    findings)."""
     refused = int((verdicts == "insufficient").sum())
     if refused:
         print(f"analyze: warning: {refused} of {len(verdicts)} {what} have fewer than {need} launches "
-              f"on a side: no verdict, marked 'insufficient' (exit {EXIT_INCOMPLETE} unless there is a "
+              f"on a side: no verdict ('inconclusive: too few launches'; exit {EXIT_INCOMPLETE} unless there is a "
               f"finding); re-run them with --launches {need} or more", file=sys.stderr)
 
 

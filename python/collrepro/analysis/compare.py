@@ -63,7 +63,7 @@ def describe(rs):
     text = ", ".join(f"{i} {v}" for i, v in libs)
     if strings:
         text += " (" + "; ".join(strings) + ")"
-    return f"{text}, {launches} launches, {rs.label}"
+    return f"{text}, {launches} launch{'' if launches == 1 else 'es'}, {rs.label}"
 
 
 def _libs(rs):
@@ -85,7 +85,7 @@ def _draw(threshold):
         for level in (1.0 + threshold, 1.0 / (1.0 + threshold)):
             ax.axhline(level, color="0.6", linewidth=0.8, linestyle=":")
         pl.size_axis(ax, sub["msg_bytes"])
-        ax.set_ylabel("ratio B/A of medians of medians")
+        ax.set_ylabel("ratio B/A (Hodges-Lehmann)")
         ax.grid(True, alpha=0.3)
     return draw
 

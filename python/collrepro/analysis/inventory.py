@@ -44,6 +44,7 @@ class Installation:
     impl: str
     version: str
     identity: str            # first line of MPI_Get_library_version ("" when unknown)
+    base: str = ""           # a derived installation (a synthetic release, an A/A copy): its base
 
     @property
     def library(self):
@@ -81,12 +82,12 @@ def installation_of(metas, directory):
         raise InputError(f"{directory}: no meta-*.json file; the installation is unknown: "
                          "copy the launch's metadata beside its CSV files")
     impl, version = _one(metas, "mpi_impl", directory), _one(metas, "mpi_version", directory)
-    named = _record(metas[0])
-    if isinstance(named, dict):
-        named = named.get("name")
+    record = _record(metas[0])
+    named = record.get("name") if isinstance(record, dict) else record
+    base = str(record.get("base") or "") if isinstance(record, dict) and record.get("origin") == "derived" else ""
     name = str(named) if named else f"{impl}-{version}"
     identities = sorted({_identity(m) for m in metas} - {""})
-    return Installation(name=name, impl=impl, version=version, identity="; ".join(identities))
+    return Installation(name=name, impl=impl, version=version, identity="; ".join(identities), base=base)
 
 
 def disambiguate(installations):

@@ -14,7 +14,7 @@ sides, A (before, or the mock-up) and B (after, or the native call).
 - The two-gate verdict (verdicts.LABELS), the noise floor, the minimum detectable effect and the
   `tripped` screen.
 
-The older Mann-Whitney helpers at the end (compare_point, verdict) are kept for `tune`.
+min_launches (the default `--min-launches`) is at the end.
 """
 
 import functools
@@ -23,7 +23,6 @@ import math
 
 import numpy as np
 from scipy import special
-from scipy.stats import mannwhitneyu
 
 from . import verdicts as V
 
@@ -315,7 +314,7 @@ def method_text(alpha=ALPHA, need=None, minimum=MIN_THRESHOLD):
     return text
 
 
-# ----------------------------------------------------------------------------- older helpers (tune)
+# ----------------------------------------------------------------------------- launches needed
 def min_p_value(n_a, n_b):
     """Smallest two-sided exact Mann-Whitney p-value for sample sizes n_a, n_b."""
     if n_a == 0 or n_b == 0:
@@ -330,34 +329,3 @@ def min_launches(alpha):
     while min_p_value(n, n) >= alpha:
         n += 1
     return n
-
-
-def mann_whitney(a, b):
-    """Two-sided p-value; 1.0 when undefined (all values equal, empty sample)."""
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    if len(a) == 0 or len(b) == 0:
-        return 1.0
-    if np.all(a == a[0]) and np.all(b == a[0]):
-        return 1.0
-    p = mannwhitneyu(b, a, alternative="two-sided").pvalue
-    return 1.0 if not np.isfinite(p) else float(p)
-
-
-def verdict(ratio, p, n_a, n_b, alpha, threshold, need):
-    """tune's screen: 'slower' / 'faster' / 'same' / 'insufficient' from one Mann-Whitney test."""
-    if min(n_a, n_b) < need or min_p_value(n_a, n_b) >= alpha:
-        return "insufficient"
-    if p < alpha and ratio > 1.0 + threshold:
-        return "slower"
-    if p < alpha and ratio < 1.0 / (1.0 + threshold):
-        return "faster"
-    return "same"
-
-
-def compare_point(a_medians, b_medians, alpha, threshold, need):
-    """tune's single comparison: dict(ratio, p_value, verdict, n_a, n_b)."""
-    a, b = np.asarray(a_medians, float), np.asarray(b_medians, float)
-    ratio = float(np.median(b) / np.median(a)) if len(a) and len(b) else float("nan")
-    p = mann_whitney(a, b)
-    return {"ratio": ratio, "p_value": p, "n_a": len(a), "n_b": len(b),
-            "verdict": verdict(ratio, p, len(a), len(b), alpha, threshold, need)}

@@ -45,7 +45,8 @@ def per_installation(entries):
         pos = position.setdefault(e.installation.impl, {}).setdefault(
             e.installation.name, len(position.get(e.installation.impl, {})))
         frames.append(launch_medians(e.rs).assign(library=e.installation.impl,
-                                                  installation=e.installation.name, position=pos))
+                                                  installation=e.installation.name, position=pos,
+                                                  base=getattr(e.installation, "base", "")))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -66,14 +67,28 @@ def metas_by_side(entries):
     return out
 
 
+def _side_pairs(groups):
+    """The (before, after) groups to compare: consecutive releases of a library, and each derived
+    installation (a synthetic release, an A/A copy) against its own base, never a neighbour."""
+    named = {g["installation"].iat[0]: g for g in groups}
+
+    def base_of(g):
+        base = g["base"].iat[0] if "base" in g else ""
+        return named.get(base) if base else None
+
+    releases = [g for g in groups if base_of(g) is None]
+    yield from zip(releases, releases[1:])
+    yield from ((base_of(g), g) for g in groups if base_of(g) is not None)
+
+
 def _pairs(per):
     """(family key, point fields, before, after, before medians, after medians) for every
-    consecutive pair of installations of a library that measured a point."""
+    pair of installations of a library that measured a point (_side_pairs)."""
     for key, sub in sorted(per.groupby(["library"] + MATCH_KEY, sort=False, dropna=False),
                            key=lambda kv: sortable(kv[0])):
         by_inst = sorted(sub.groupby(["position", "installation"]), key=lambda kv: kv[0][0])
         fields = dict(zip(["library"] + MATCH_KEY, key))
-        for (_, g0), (_, g1) in zip(by_inst, by_inst[1:]):
+        for g0, g1 in _side_pairs([g for _, g in by_inst]):
             before, after = g0["installation"].iat[0], g1["installation"].iat[0]
             family = (fields["library"], fields.get("experiment", ""), _nprocs(fields.get("nprocs")), before, after)
             yield (family, fields, before, after, g0["median"].to_numpy(float), g1["median"].to_numpy(float))
