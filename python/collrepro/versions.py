@@ -56,7 +56,8 @@ def _parser():
                     help="launches per installation (default $COLLREPRO_LAUNCHES, else 5; --calibrate: the "
                          "config's `launches`; 4 or more for verdicts)")
     ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
-                    help="the installations to compare (default: every known one; --calibrate: the base "
+                    help="the installations to compare (default: every known one but the derived ones; "
+                         "--calibrate: the base "
                          "installation, +aa, +slow5, +slow10, +slow25)")
     ap.add_argument("--remeasure-launches", default=None, metavar="N",
                     help=f"launches per installation that re-measure the points whose row tripped "
@@ -477,7 +478,8 @@ def main(argv=None):
         for n in names:
             registry.resolve(n)
     else:
-        names = [i.name for i in registry.all_installations()]
+        # derived installations (synthetic releases, A/A copies) only when named
+        names = [i.name for i in registry.all_installations() if i.origin != "derived"]
     if not a.dry_run:
         rc = _prepare(names, build_missing=not a.installations)
         if rc:

@@ -175,3 +175,13 @@ def _fake_resolve(name):
     if "+" in name:
         raise versions.registry.RegistryError(f"no MPI installation named '{name}'")
     return type("I", (), {"name": name, "kind": "openmpi", "origin": "debian", "env": {}, "delay": ""})()
+
+
+def test_the_default_installations_leave_the_derived_ones_out(tmp_path, monkeypatch, capsys):
+    kinds = [("openmpi-4.1.4", "debian"), ("mpich-4.0.2", "debian"), ("openmpi-4.1.4+slow10", "derived")]
+    monkeypatch.setattr(versions.registry, "all_installations",
+                        lambda: [type("I", (), {"name": n, "origin": o})() for n, o in kinds])
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(SEED000))
+    assert versions.main(["--dry-run", "--out", str(tmp_path / "o"), str(config)]) == 0
+    assert "would run: collrun --installations openmpi-4.1.4,mpich-4.0.2 --np" in capsys.readouterr().err
