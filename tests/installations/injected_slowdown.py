@@ -16,7 +16,7 @@ slower (a regression, or changed with a ratio above 1); none of the four untouch
 flagged.
 
 The build passes WORK (a scratch directory) and REPO in the environment (tests/CMakeLists.txt).
-35 to 100 s on this loaded 2-core machine (load 4 to 8), 45 typical.
+45 to 100 s on this loaded 2-core machine (load 4 to 8).
 """
 
 import os
