@@ -1,0 +1,127 @@
+"""collrepro.calibration on synthetic calibration runs (no MPI): a base installation, its A/A copy
+and injected slowdowns on a known subset; the counts, the README generated from the data."""
+
+import pandas as pd
+import pytest
+
+import synthetic as S
+from collrepro import calibration, safeio
+
+SIZES = (1024, 16384, 65536, 262144)
+POINTS = [S.point(a, p=1, q=1, ka=m, kb=0, msg_bytes=m, cost_beta_bytes=(2.0 + i) * m)
+          for i, a in enumerate(("native", "root-gathering")) for m in SIZES]
+RULE = "allgather:>=64KiB:+{pct}%"
+
+
+def rule_slows(rule, row):
+    """The test's stand-in for the delay mode's predicate: native allgather from 64 KiB on."""
+    return str(row["algorithm"]) == "native" and int(row["msg_bytes"]) >= 65536 and rule.startswith("allgather:")
+
+
+def record(name, rule=""):
+    """The metadata's installation record; a derived one's as collrun writes it (base, delay)."""
+    rec = {"name": name, "kind": "openmpi", "version": "4.1.4", "prefix": "/usr", "origin": "debian"}
+    if "+" in name:
+        rec.update(origin="derived", base=calibration.base_of(name), delay=rule, preload="")
+    return rec
+
+
+def write_calibration(root, settings, experiment="calib", launches=6, noise=0.0):
+    """root/<experiment>/<name>/ for the base and each (tag, pct, factor on the injected points)."""
+    def time_fn(factor, offset):
+        def fn(pt, launch, rep):
+            injected = pt["algorithm"] == "native" and pt["msg_bytes"] >= 65536
+            wobble = 1 + 0.004 * ((launch + offset) % 5) + noise * (((launch * 7 + offset) % 3) - 1)
+            return S.default_time(pt, launch, rep) * (factor if injected else 1.0) * wobble
+        return fn
+    runs = [("openmpi-4.1.4", "", 1.0)] + [(f"openmpi-4.1.4+{tag}", RULE.format(pct=pct) if pct else "", factor)
+                                           for tag, pct, factor in settings]
+    for n, (name, rule, factor) in enumerate(runs):
+        S.write_result_set(root / experiment / name, POINTS, launches=launches, reps=6,
+                           time_fn=time_fn(factor, n), experiment=experiment, nprocs=2, ppn=2,
+                           start_utc=f"2026-11-26T13:0{n}:00Z",
+                           extra_meta={"mpi_installation": record(name, rule), **S.ONE_PER_CORE})
+
+
+def test_names_and_settings():
+    assert calibration.base_of("openmpi-4.1.4+slow10") == "openmpi-4.1.4"
+    assert calibration.base_of("openmpi-4.1.4") == "openmpi-4.1.4"
+    assert calibration.setting_of("openmpi-4.1.4+aa") == ("aa", 0)
+    assert calibration.setting_of("openmpi-4.1.4+slow25") == ("slow25", 25)
+    assert calibration.setting_of("openmpi-4.1.4") is None
+    assert calibration.installation_names("openmpi-4.1.4+x")[1:] == [
+        "openmpi-4.1.4+x+aa", "openmpi-4.1.4+x+slow5", "openmpi-4.1.4+x+slow10", "openmpi-4.1.4+x+slow25"]
+
+
+def test_aa_flags_nothing_and_a_large_injection_is_found(tmp_path):
+    write_calibration(tmp_path / "runs", [("aa", 0, 1.0), ("slow50", 50, 1.5), ("slow1", 1, 1.01)])
+    out = tmp_path / "calibration"
+    assert calibration.main([str(tmp_path / "runs"), "-o", str(out)], predicate=rule_slows) == 0
+    summary = pd.read_csv(out / "summary.csv").set_index("setting")
+    assert list(summary.index) == ["aa", "slow1", "slow50"]               # by injected percent
+    aa, big, tiny = summary.loc["aa"], summary.loc["slow50"], summary.loc["slow1"]
+    assert (aa["points"], aa["injected"], aa["false_changes"]) == (8, 0, 0)
+    assert (big["injected"], big["detected"], big["false_changes"]) == (2, 2, 0)
+    assert big["detection_rate"] == 1.0
+    assert tiny["detected"] == 0                                         # 1 % is below the threshold
+    assert (aa["launches_base"], aa["launches_other"]) == (6, 6)
+    points = pd.read_csv(out / "points.csv")
+    hit = points[(points["setting"] == "slow50") & points["injected"]]
+    assert sorted(hit["msg_bytes"]) == [65536, 262144] and set(hit["algorithm"]) == {"native"}
+    text = (out / "README.md").read_text()
+    assert "## A/A (no change)" in text and "## +50 % injected" in text
+    assert "`allgather:>=64KiB:+50%`" in text
+    assert "2 / 2 (100 %)" in text and "0 / 8 (0 %)" in text and "0 / 6 (0 %)" in text
+    assert "testhost, Synthetic CPU" in text and "2 processes per launch" in text
+    assert "2026-11-26 13:00 to 2026-11-26 13:03 UTC" in text
+    assert (out / safeio.OWNER_MARKER).is_file()
+
+
+def test_the_readme_follows_the_data(tmp_path):
+    """No figure is typed in: fewer launches and another experiment change the README."""
+    write_calibration(tmp_path / "runs", [("aa", 0, 1.0), ("slow50", 50, 1.5)], experiment="other", launches=5)
+    out = tmp_path / "calibration"
+    calibration.main([str(tmp_path / "runs"), "-o", str(out)], predicate=rule_slows)
+    text = (out / "README.md").read_text()
+    assert "| other |" in text and "5 + 5" in text and "6 + 6" not in text
+
+
+def test_a_slowdown_without_a_rule_is_refused(tmp_path):
+    write_calibration(tmp_path / "runs", [("slow10", 0, 1.1)])
+    # rename the A/A-like run: a +slowN installation whose metadata and registry hold no rule
+    (tmp_path / "runs" / "calib" / "openmpi-4.1.4+slow10").rename(tmp_path / "runs" / "calib" / "x")
+    for meta in (tmp_path / "runs" / "calib" / "x").glob("meta-*.json"):
+        meta.write_text(meta.read_text().replace('"openmpi-4.1.4+slow10"', '"openmpi-4.1.4+slow7"'))
+    with pytest.raises(safeio.UserError, match="no delay rule"):
+        calibration.main([str(tmp_path / "runs"), "-o", str(tmp_path / "o")], predicate=rule_slows)
+
+
+def test_runs_without_a_base_are_refused(tmp_path):
+    write_calibration(tmp_path / "runs", [("aa", 0, 1.0)])
+    (tmp_path / "runs" / "calib" / "openmpi-4.1.4").rename(tmp_path / "elsewhere")
+    with pytest.raises(safeio.UserError, match="want one base installation"):
+        calibration.main([str(tmp_path / "runs"), "-o", str(tmp_path / "o")], predicate=rule_slows)
+
+
+def test_the_calibration_declares_its_missing_derived_installations(monkeypatch, capsys):
+    from collrepro import versions
+    from collrepro.installations import registry
+    declared = {"openmpi-4.1.4": "", "openmpi-4.1.4+slow10": "allgather:>=64KiB:+10%"}
+    calls = []
+
+    def resolve(name):
+        if name not in declared:
+            raise registry.RegistryError(f"no MPI installation named '{name}'")
+        return type("I", (), {"name": name, "delay": declared[name]})()
+
+    monkeypatch.setattr(registry, "resolve", resolve)
+    monkeypatch.setattr(registry, "derive", lambda name, base, delay="": calls.append((name, base, delay)))
+    names = ["openmpi-4.1.4", "openmpi-4.1.4+aa", "openmpi-4.1.4+slow5", "openmpi-4.1.4+slow10"]
+    versions._declare(names, dry_run=True)
+    assert calls == []
+    versions._declare(names, dry_run=False)
+    assert calls == [("openmpi-4.1.4+aa", "openmpi-4.1.4", ""),
+                     ("openmpi-4.1.4+slow5", "openmpi-4.1.4", "allgather:>=16KiB:+5%")]
+    err = capsys.readouterr().err
+    assert "would declare openmpi-4.1.4+aa" in err
+    assert "openmpi-4.1.4+slow10 is declared with delay 'allgather:>=64KiB:+10%'" in err
