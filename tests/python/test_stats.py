@@ -128,3 +128,11 @@ def test_comparability_from_metadata():
     assert C.comparable([ucx], [over], name_b="B")[1] == ["B oversubscribed (2 ranks per core)"]
     assert C.comparable([ucx], [dict(ucx, machine="other")])[1] == ["different machine"]
     assert C.comparable([ucx], [ucx], [0.008] * 5, [1e-5] * 5, "A", "B")[1][0].startswith("A tick-bound")
+
+
+def test_one_disturbed_launch_does_not_lift_the_noise_floor():
+    """Nine launches within 1 % and one 3x slower (a scheduler hiccup): the floor stays near 1 %,
+    where the plain pooled sd would put it above 40 % and hide any change smaller than that."""
+    before = np.log([1.00, 1.01, 0.99, 1.00, 3.0])
+    after = np.log([1.20, 1.21, 1.19, 1.20, 1.21])
+    assert stats.noise_floor(before, after) < 0.03

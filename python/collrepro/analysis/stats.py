@@ -30,6 +30,7 @@ ALPHA = 0.05              # per-family false-discovery rate, and the level of th
 LEVEL = 0.95              # the least coverage of the ratio's interval
 MIN_THRESHOLD = 0.05      # a change must exceed max(5 %, the point's noise floor)
 POWER = 0.80              # of the minimum detectable effect
+MAD_TO_SD = 1.4826        # the median absolute deviation of normal data times this is its sd
 SD_FLOOR = 0.002          # least launch-to-launch sd on the log scale (0.2 %): a side whose
                           # launches all gave the same median is not infinitely precise
 EXACT_LIMIT = 200_000     # enumerate the permutation test up to this many splits, else sample
@@ -152,13 +153,14 @@ def hl_interval(a_logs, b_logs, level=LEVEL):
 
 # ----------------------------------------------------------------------------- gates
 def noise_floor(a_logs, b_logs):
-    """The launch-to-launch spread of the per-launch medians, both sides pooled: exp(s) - 1, s the
-    pooled sd of the log medians about each side's own mean (NaN with fewer than 2 launches a side)."""
+    """The launch-to-launch spread of the per-launch medians, both sides pooled and robust: exp(s) - 1,
+    s = 1.4826 x the median absolute deviation of the log medians from their own side's median (the
+    sd for normal data; one disturbed launch does not lift it). NaN with fewer than 2 launches a side."""
     a, b = np.asarray(a_logs, float), np.asarray(b_logs, float)
     if len(a) < 2 or len(b) < 2:
         return math.nan
-    s2 = (np.sum((a - a.mean()) ** 2) + np.sum((b - b.mean()) ** 2)) / (len(a) + len(b) - 2)
-    return float(math.expm1(math.sqrt(s2)))
+    residuals = np.concatenate([a - np.median(a), b - np.median(b)])
+    return float(math.expm1(MAD_TO_SD * float(np.median(np.abs(residuals)))))
 
 
 def threshold_of(floor, minimum=MIN_THRESHOLD):
