@@ -149,11 +149,21 @@ def _is_slower(row):
     return False
 
 
-def verdict_table(base, other, alpha=0.05, threshold=0.05):
-    """The trend verdicts of `other` against `base` (two inventory entries, in this order)."""
+def first_launches(per, launches):
+    """The per-launch medians of the first `launches` launches of each side (None: all), so that
+    one calibration run also gives the error rates of a shorter run (e.g. the default 5 + 5)."""
+    if not launches:
+        return per
+    order = per.groupby("installation")["launch"].rank(method="dense")
+    return per[order <= launches]
+
+
+def verdict_table(base, other, alpha=0.05, threshold=0.05, launches=None):
+    """The trend verdicts of `other` against `base` (two inventory entries, in this order), from
+    the first `launches` launches of each (None: all)."""
     from collrepro.analysis import stats, trend
     need = stats.min_launches(alpha)
-    per = trend.per_installation([base, other])
+    per = first_launches(trend.per_installation([base, other]), launches)
     metas = [m for e in (base, other) for m in e.rs.metas]
     if hasattr(trend, "metas_by_side"):  # the comparability check reads each side's metadata
         return trend.verdicts(per, alpha, threshold, need, metas, trend.metas_by_side([base, other])), per
@@ -177,13 +187,14 @@ def assess(table, rule, predicate, pct):
             "refused": refused, "injected_flags": injected}
 
 
-def _launch_counts(entry):
+def _launch_counts(entry, launches=None):
     from collrepro.analysis.compare import launch_medians
     per = launch_medians(entry.rs)
-    return int(per["launch"].nunique()) if "launch" in per.columns and len(per) else len(entry.rs.metas)
+    n = int(per["launch"].nunique()) if "launch" in per.columns and len(per) else len(entry.rs.metas)
+    return min(n, launches) if launches else n
 
 
-def analyse(entries, predicate=None, alpha=0.05, threshold=0.05):
+def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(None,)):
     """(summary rows, point rows) of every (experiment, setting) in `entries` (inventory entries)."""
     import pandas as pd
     predicate = predicate or default_predicate()
@@ -208,33 +219,47 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05):
             if pct and not rule:
                 raise safeio.UserError(f"{experiment}: {other.installation.name} has no delay rule "
                                        f"({DELAY_VARIABLE}) in its metadata or the registry")
-            table, per = verdict_table(base, other, alpha, threshold)
-            counts = assess(table, rule, predicate, pct)
-            flags = counts.pop("injected_flags")
-            if "noise_floor" in table.columns:  # the verdicts' own floor (the threshold's input)
-                noise = _finite(table["noise_floor"])
-            else:
-                noise = noise_floor(per[per["installation"] == base.installation.name])
-            summary.append(dict(
-                experiment=experiment, setting=tag, injected_pct=pct, title=setting_title(tag, pct), rule=rule,
-                base=base.installation.name, other=other.installation.name,
-                launches_base=_launch_counts(base), launches_other=_launch_counts(other), **counts,
-                noise_median=_quantile(noise, 0.5), noise_p90=_quantile(noise, 0.9),
-                threshold_median=_quantile(table["threshold"], 0.5) if "threshold" in table.columns else float("nan"),
-                mde_median=_quantile(table["mde"], 0.5) if "mde" in table.columns else float("nan"),
-                mde_p90=_quantile(table["mde"], 0.9) if "mde" in table.columns else float("nan")))
-            keep = [c for c in ("library", "setting", "shape", "algorithm", "msg_bytes", "verdict", "reason",
-                                "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold", "mde",
-                                "n_before", "n_after", "tripped") if c in table.columns]
-            rows = table[keep].rename(columns={"setting": "config_setting"}).assign(
-                experiment=experiment, setting=tag, injected_pct=pct, injected=flags)
-            points.append(rows)
+            for launches in launch_counts:
+                summary_row, rows = _setting(experiment, base, other, tag, pct, rule, predicate,
+                                             alpha, threshold, launches)
+                summary.append(summary_row)
+                points.append(rows)
     if not summary:
         raise safeio.UserError("no calibration runs found (want <dir>/<experiment>/<base> and <base>+aa, "
                                "<base>+slowN beside it; run ./collrepro-py versions --calibrate)")
     frame = pd.DataFrame(summary)
     point_rows = pd.concat(points, ignore_index=True) if points else pd.DataFrame()
     return frame, point_rows
+
+
+def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, launches):
+    """(summary row, point rows) of one setting against its base, from the first `launches`
+    launches a side (None: all)."""
+    table, per = verdict_table(base, other, alpha, threshold, launches)
+    counts = assess(table, rule, predicate, pct)
+    flags = counts.pop("injected_flags")
+    if "noise_floor" in table.columns:  # the verdicts' own floor (the threshold's input)
+        noise = _finite(table["noise_floor"])
+    else:
+        noise = noise_floor(per[per["installation"] == base.installation.name])
+
+    def quantile(column, q):
+        return _quantile(table[column], q) if column in table.columns else float("nan")
+
+    summary = dict(
+        experiment=experiment, setting=tag, injected_pct=pct, title=setting_title(tag, pct), rule=rule,
+        base=base.installation.name, other=other.installation.name,
+        launches_base=_launch_counts(base, launches), launches_other=_launch_counts(other, launches),
+        **counts, noise_median=_quantile(noise, 0.5), noise_p90=_quantile(noise, 0.9),
+        threshold_median=quantile("threshold", 0.5), mde_median=quantile("mde", 0.5),
+        mde_p90=quantile("mde", 0.9))
+    keep = [c for c in ("library", "setting", "shape", "algorithm", "msg_bytes", "verdict", "reason",
+                        "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold", "mde",
+                        "n_before", "n_after", "tripped") if c in table.columns]
+    rows = table[keep].rename(columns={"setting": "config_setting"}).assign(
+        experiment=experiment, setting=tag, injected_pct=pct, injected=flags,
+        launches=summary["launches_other"])
+    return summary, rows
 
 
 # ------------------------------------------------------------------ the README
@@ -264,6 +289,29 @@ def machine_lines(metas):
             + (f"each round in a seeded random order (seed {', '.join(seeds)})." if seeds else "interleaved.")]
 
 
+def _summary_cells(r, pct):
+    """One README row: one experiment, one setting, one launch count."""
+    return {"experiment": r["experiment"], "points": r["points"], "injected": r["injected"],
+            "launches (base + other)": f"{r['launches_base']} + {r['launches_other']}",
+            "false changes (outside injected)": _rate(r["false_changes"], r["outside"]),
+            "detected (injected, slower)": _rate(r["detected"], r["injected"]) if pct else "–",
+            "noise floor (median / p90)": f"{_pct(r['noise_median'])} / {_pct(r['noise_p90'])}",
+            "threshold (median)": _pct(r["threshold_median"]),
+            "MDE 80 % (median / p90)": f"{_pct(r['mde_median'])} / {_pct(r['mde_p90'])}",
+            "no verdict": r["refused"]}
+
+
+def _total_cells(sub, pct):
+    """The README's total row over the experiments of one setting and launch count."""
+    return {"experiment": "all", "points": int(sub["points"].sum()), "injected": int(sub["injected"].sum()),
+            "launches (base + other)": "",
+            "false changes (outside injected)": _rate(int(sub["false_changes"].sum()), int(sub["outside"].sum())),
+            "detected (injected, slower)": (_rate(int(sub["detected"].sum()), int(sub["injected"].sum()))
+                                            if pct else "–"),
+            "noise floor (median / p90)": "", "threshold (median)": "", "MDE 80 % (median / p90)": "",
+            "no verdict": int(sub["refused"].sum())}
+
+
 def readme(summary, metas, source, alpha, threshold):
     from collrepro.analysis.tables import markdown_table
     lines = ["# Calibration of the version verdicts", "",
@@ -288,27 +336,16 @@ def readme(summary, metas, source, alpha, threshold):
         if pct:
             lines += [f"Delay rule: `{'`, `'.join(sorted(set(sub['rule'])))}`.", ""]
         rows = []
-        for _, r in sub.iterrows():
-            rows.append({"experiment": r["experiment"], "points": r["points"], "injected": r["injected"],
-                         "launches (base + other)": f"{r['launches_base']} + {r['launches_other']}",
-                         "false changes (outside injected)": _rate(r["false_changes"], r["outside"]),
-                         "detected (injected, slower)": _rate(r["detected"], r["injected"]) if pct else "–",
-                         "noise floor (median / p90)": f"{_pct(r['noise_median'])} / {_pct(r['noise_p90'])}",
-                         "threshold (median)": _pct(r["threshold_median"]),
-                         "MDE 80 % (median / p90)": f"{_pct(r['mde_median'])} / {_pct(r['mde_p90'])}",
-                         "no verdict": r["refused"]})
-        total = {"experiment": "all", "points": int(sub["points"].sum()), "injected": int(sub["injected"].sum()),
-                 "launches (base + other)": "",
-                 "false changes (outside injected)": _rate(int(sub["false_changes"].sum()), int(sub["outside"].sum())),
-                 "detected (injected, slower)": (_rate(int(sub["detected"].sum()), int(sub["injected"].sum()))
-                                                 if pct else "–"),
-                 "noise floor (median / p90)": "", "threshold (median)": "", "MDE 80 % (median / p90)": "",
-                 "no verdict": int(sub["refused"].sum())}
+        for _, by_launches in sub.groupby("launches_other", sort=True):
+            rows += [_summary_cells(r, pct) for _, r in by_launches.iterrows()]
+            if len(by_launches) > 1:
+                rows.append(_total_cells(by_launches, pct))
         import pandas as pd
-        table = pd.DataFrame(rows + ([total] if len(rows) > 1 else []))
+        table = pd.DataFrame(rows)
         lines += [markdown_table(table, list(table.columns)), ""]
     lines += ["## Files", "",
-              "- `summary.csv`: the tables above, one row per experiment and setting.",
+              "- `summary.csv`: the tables above, one row per experiment, setting and launch count (the "
+              "first N launches of each installation, so that one run also gives a shorter run's rates).",
               "- `points.csv`: every point's verdict per setting, with `injected` (in the delay rule's subset).",
               ""]
     return "\n".join(lines)
@@ -330,7 +367,25 @@ def _parser():
                                                         "results/versions/calibration")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--threshold", type=float, default=0.05)
+    ap.add_argument("--launches", default="5,all", help="the launch counts a side to evaluate, from "
+                    "the first launches of each installation (default 5,all: the default `versions` "
+                    "run, and every launch measured)")
     return ap
+
+
+def launch_counts(text):
+    """--launches: '5,all' -> (5, None)."""
+    counts = []
+    for item in str(text).split(","):
+        item = item.strip()
+        if item == "all":
+            counts.append(None)
+        elif item.isdigit() and int(item) >= 2:
+            counts.append(int(item))
+        else:
+            raise safeio.UserError(f"--launches: {item!r} is not a launch count (give numbers of 2 or "
+                                   "more, or 'all', separated by commas, e.g. 5,all)")
+    return tuple(dict.fromkeys(counts))
 
 
 def main(argv=None, predicate=None):
@@ -339,11 +394,11 @@ def main(argv=None, predicate=None):
     if not os.path.isdir(a.dir):
         raise safeio.UserError(f"{a.dir}: not a directory (run ./collrepro-py versions --calibrate first)")
     entries = inventory.load_tree([a.dir])
-    summary, points = analyse(entries, predicate, a.alpha, a.threshold)
+    summary, points = analyse(entries, predicate, a.alpha, a.threshold, launch_counts(a.launches))
     metas = [m for e in entries for m in e.rs.metas]
     path = write(a.out, summary, points, metas, a.dir, a.alpha, a.threshold)
     for _, r in summary.iterrows():
-        print(f"{r['experiment']} {r['title']}: false changes {r['false_changes']}/{r['outside']}, "
+        print(f"{r['experiment']} {r['title']} ({r['launches_base']} + {r['launches_other']} launches): false changes {r['false_changes']}/{r['outside']}, "
               f"detected {r['detected']}/{r['injected']}")
     print(path)
     return 0

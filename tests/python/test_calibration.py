@@ -57,7 +57,11 @@ def test_aa_flags_nothing_and_a_large_injection_is_found(tmp_path):
     write_calibration(tmp_path / "runs", [("aa", 0, 1.0), ("slow50", 50, 1.5), ("slow1", 1, 1.01)])
     out = tmp_path / "calibration"
     assert calibration.main([str(tmp_path / "runs"), "-o", str(out)], predicate=rule_slows) == 0
-    summary = pd.read_csv(out / "summary.csv").set_index("setting")
+    every = pd.read_csv(out / "summary.csv")
+    assert sorted(set(every["launches_other"])) == [5, 6]                 # the default 5 + 5, and all
+    first5 = every[every["launches_other"] == 5].set_index("setting")
+    assert (first5.loc["slow50", "launches_base"], first5.loc["slow50", "detected"]) == (5, 2)
+    summary = every[every["launches_other"] == 6].set_index("setting")
     assert list(summary.index) == ["aa", "slow1", "slow50"]               # by injected percent
     aa, big, tiny = summary.loc["aa"], summary.loc["slow50"], summary.loc["slow1"]
     assert (aa["points"], aa["injected"], aa["false_changes"]) == (8, 0, 0)
@@ -66,7 +70,7 @@ def test_aa_flags_nothing_and_a_large_injection_is_found(tmp_path):
     assert tiny["detected"] == 0                                         # 1 % is below the threshold
     assert (aa["launches_base"], aa["launches_other"]) == (6, 6)
     points = pd.read_csv(out / "points.csv")
-    hit = points[(points["setting"] == "slow50") & points["injected"]]
+    hit = points[(points["setting"] == "slow50") & points["injected"] & (points["launches"] == 6)]
     assert sorted(hit["msg_bytes"]) == [65536, 262144] and set(hit["algorithm"]) == {"native"}
     text = (out / "README.md").read_text()
     assert "## A/A (no change)" in text and "## +50 % injected" in text
