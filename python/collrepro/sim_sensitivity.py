@@ -12,12 +12,13 @@ OUT/sensitivity.md: T(root-gathering) / T(halfduplex-fc) beside the paper's meas
 (seed 000 Fig. 4 at 4 MB), and each simulation's wall time. The `global` effect runs with
 simrun's spread order (node j in group j mod 7): a contiguous job of up to 384 nodes stays in one
 group and never crosses a global link. Each point is one simulation into OUT/runs/<name>/; a
-finished one (its summary exists) is reused, so an interrupted sweep resumes. The simulations
-run one at a time.
+finished one (its summary exists, compressed or not) is reused, so an interrupted sweep resumes.
+The simulations run one at a time; `./collrepro-py compact OUT/runs/*` compresses finished runs.
 """
 
 import csv
 import glob
+import gzip
 import io
 import os
 import subprocess
@@ -84,12 +85,12 @@ def run_name(effect, value, np_, ppn, ratio):
 
 def medians(run_dir):
     """{algorithm: median seconds} at 4 MiB from a finished run, or None."""
-    paths = glob.glob(os.path.join(run_dir, "summary-L0*.csv"))
+    paths = glob.glob(os.path.join(run_dir, "summary-L0*.csv")) + glob.glob(os.path.join(run_dir, "summary-L0*.csv.gz"))
     if not paths:
         return None
     out = {}
-    for path in paths:
-        with open(path, newline="") as fh:
+    for path in paths:  # a finished run may have been compressed (collrepro-py compact)
+        with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as fh:
             for r in csv.DictReader(fh):
                 if int(r["msg_bytes"]) == 4 << 20 and r["median"]:
                     out[r["algorithm"]] = float(r["median"])

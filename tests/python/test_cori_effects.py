@@ -69,3 +69,20 @@ def test_sensitivity_arguments():
                                  "--dry-run", "-o", "/nonexistent/never-written"]) == 0
     with pytest.raises(UserError):
         sim_sensitivity.main(["--effects", "cpu", "--dry-run"])
+
+
+def test_sensitivity_reads_plain_and_compressed_summaries(tmp_path):
+    import gzip
+    text = ("algorithm,msg_bytes,median\nroot-gathering,4194304,0.04\nhalfduplex-fc,4194304,0.01\n"
+            "halfduplex-fc,32768,0.001\n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "summary-L0.csv").write_text(text)
+    (tmp_path / "b").mkdir()
+    with gzip.open(tmp_path / "b" / "summary-L0.csv.gz", "wt") as f:
+        f.write(text)
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "summary-L0.csv").write_text(text.replace("root-gathering", "other"))
+    for d in "ab":
+        assert sim_sensitivity.medians(str(tmp_path / d)) == {"root-gathering": 0.04, "halfduplex-fc": 0.01}
+    assert sim_sensitivity.medians(str(tmp_path / "c")) is None  # a pair is missing: rerun it
+    assert sim_sensitivity.medians(str(tmp_path / "none")) is None
