@@ -11,11 +11,7 @@ src=${1:?source dir}
 build=${2:?build dir}
 source "$(dirname "$0")/lib.sh"
 start_sim_test sim.cori-effects "$src"
-PYTHONPATH=python /usr/bin/python3 -m collrepro.cori_platform --effects -o "$out/cori-effects.xml"
-cmp -s "$out/cori-effects.xml" configs/platforms/cori-effects.xml ||
-  { echo "sim.cori-effects: configs/platforms/cori-effects.xml differs from its generator's output:" \
-         "run python3 -m collrepro.cori_platform --effects (PYTHONPATH=python) and commit the result" >&2; exit 1; }
-echo "sim.cori-effects: configs/platforms/cori-effects.xml is the generator's output"
+check_generated sim.cori-effects cori-effects --effects
 build_sim_variant "$build"
 for platform in flat-crossbar cori-effects; do
   bench/sim/simrun --build-dir "$build" --platform "configs/platforms/$platform.xml" --np 32 --ppn 8 --order block \
