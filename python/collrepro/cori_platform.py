@@ -139,12 +139,102 @@ def platform_xml(groups):
     return "\n".join(out)
 
 
+# --- cori-effects: the adaptive model plus the three effects the crossbar lacks ---------------
+# Each effect is one parameter; EFFECT_DEFAULTS are the values of configs/platforms/cori-effects.xml
+# and NEUTRAL the values at which an effect vanishes (cori-effects with all three NEUTRAL is
+# cori-adaptive). python/collrepro/sim_sensitivity.py sweeps each one.
+EFFECT_DEFAULTS = {"nic_gbps": NODE_GBPS, "msg_us": 1.0, "global_fraction": 1.0}
+NEUTRAL = {"nic_gbps": 2 * NODE_GBPS, "msg_us": 0.0, "global_fraction": 1.0}
+
+
+def check_effects(nic_gbps, msg_us, global_fraction):
+    """One-line errors for parameters outside their meaningful range."""
+    if not 0.1 <= nic_gbps <= 2 * NODE_GBPS:
+        raise UserError(f"--nic-gbps {nic_gbps:g}: use 0.1..{2 * NODE_GBPS:g} (GB/s, sent + received together)")
+    if not 0 <= msg_us <= 100:
+        raise UserError(f"--msg-us {msg_us:g}: use 0..100 (microseconds per message)")
+    if not 0.01 <= global_fraction <= 1:
+        raise UserError(f"--global-fraction {global_fraction:g}: use 0.01..1 (share of the optical ports cabled)")
+
+
+def effects_header(groups, nic_gbps, msg_us, global_fraction):
+    _, optical = group_optical_gbps()
+    return f"""
+  cori-effects: cori-adaptive (below: the same groups, backbones, latencies and host numbering)
+  plus the three effects of a Cray XC40 that the flat crossbar lacks, each one parameter of
+  python/collrepro/cori_platform.py (options effects, nic-gbps {nic_gbps:g}, msg-us {msg_us:g},
+  global-fraction {global_fraction:g}; an XML comment cannot hold two dashes). GENERATED: edit the generator.
+
+  1. NIC injection shared by the node's processes (nic-gbps {nic_gbps:g}): every node's route off the
+     node crosses one SHARED link of {nic_gbps:g} GB/s (SimGrid's cluster limiter_link), which all the
+     node's processes share and which carries what the node sends and what it receives together;
+     ranks on one node talk through the loopback and never cross it. Source: NERSC, "Cori
+     Configuration": "~8GB/sec MPI bandwidth" per node (the node link keeps {NODE_GBPS:g} GB/s each way);
+     Alverson et al., "Cray XC Series Network" (Cray WP-Aries01-1112): one Aries NIC per node,
+     attached by PCI Express Gen3 x16, the 4 NICs of a blade sharing one router. Whether the ~8 GB/s
+     holds per direction or for both together is not published: {2 * NODE_GBPS:g} GB/s here is no effect
+     (each direction its own {NODE_GBPS:g} GB/s), {NODE_GBPS:g} GB/s is both directions sharing NERSC's figure.
+  2. A per-message cost at the NIC (msg-us {msg_us:g}): SMPI's smpi/os, smpi/ois and smpi/or, {msg_us:g} us per
+     message (LogGP's o, charged to the sending and to the receiving process). SMPI 3.32 charges
+     them only to eager messages (below smpi/send-is-detached-thresh, 64 KiB): a 1-byte ping-pong
+     gains 2 x {msg_us:g} us, a 64 KiB one nothing (measured), so at 4 MiB this effect acts only
+     through the algorithms' small messages.
+     Source: NERSC, "Cori Configuration": "0.25 us to 3.7 us MPI latency" bounds the per-message
+     software and NIC cost; no per-message overhead of Aries is published on its own.
+  3. The dragonfly's global links (global-fraction {global_fraction:g}): the inter-group capacity of
+     cori-adaptive ({optical:g} GB/s per group, out and in, spread by adaptive routing over all of a
+     group's optical links) times the share of optical ports cabled. Cori's cable count per group
+     pair is not published; 1 is cori-adaptive's upper estimate. Matters only for jobs that span
+     groups (simrun's spread order): a block placement of up to {CHASSIS * ROUTERS * NODES} nodes stays in one group.
+"""
+
+
+def effects_xml(groups=7, nic_gbps=EFFECT_DEFAULTS["nic_gbps"], msg_us=EFFECT_DEFAULTS["msg_us"],
+                global_fraction=EFFECT_DEFAULTS["global_fraction"]):
+    """The cori-effects platform: cori-adaptive's text with a shared NIC limiter on every node,
+    per-message costs in a <config>, and the global links scaled."""
+    check_effects(nic_gbps, msg_us, global_fraction)
+    _, optical = group_optical_gbps()
+    lines = platform_xml(groups).split("\n")
+    lines[2] = f"<!--{effects_header(groups, nic_gbps, msg_us, global_fraction)}" + lines[2][len("<!--"):]
+    out = []
+    for line in lines:
+        if line.startswith('<platform '):
+            out.append(line)
+            if msg_us > 0:
+                cost = f"0:{msg_us * 1e-6:.6g}:0"
+                out.append("  <config>")
+                out += [f'    <prop id="smpi/{k}" value="{cost}"/>' for k in ("os", "ois", "or")]
+                out.append("  </config>")
+            continue
+        line = line.replace('<zone id="cori-adaptive"', '<zone id="cori-effects"')
+        if "<cluster " in line and nic_gbps < 2 * NODE_GBPS:
+            line = line.replace(' router_id=', f' limiter_link="{nic_gbps:g}GBps" router_id=')
+        if "<link id=\"global-" in line:
+            line = line.replace(f'bandwidth="{optical:g}GBps"', f'bandwidth="{optical * global_fraction:g}GBps"')
+        out.append(line)
+    return "\n".join(out)
+
+
 def main(argv=None):
     ap = ArgumentParser(prog="cori_platform", description=__doc__.split("\n")[0])
     ap.add_argument("--groups", type=int, default=7, help="two-cabinet groups (default 7: 2688 nodes >= Cori's 2388)")
-    ap.add_argument("-o", "--output", default="configs/platforms/cori-adaptive.xml")
+    ap.add_argument("--effects", action="store_true",
+                    help="write cori-effects (the three effects below) instead of cori-adaptive")
+    ap.add_argument("--nic-gbps", type=float, default=EFFECT_DEFAULTS["nic_gbps"],
+                    help="--effects: the node's shared NIC, sent + received, GB/s (16 = no effect)")
+    ap.add_argument("--msg-us", type=float, default=EFFECT_DEFAULTS["msg_us"],
+                    help="--effects: per-message cost (smpi/os, ois, or), microseconds (0 = no effect)")
+    ap.add_argument("--global-fraction", type=float, default=EFFECT_DEFAULTS["global_fraction"],
+                    help="--effects: share of the optical (global) capacity (1 = cori-adaptive's)")
+    ap.add_argument("-o", "--output")
     a = ap.parse_args(argv)
-    text = platform_xml(a.groups)
+    if a.effects:
+        text = effects_xml(a.groups, a.nic_gbps, a.msg_us, a.global_fraction)
+        a.output = a.output or "configs/platforms/cori-effects.xml"
+    else:
+        text = platform_xml(a.groups)
+        a.output = a.output or "configs/platforms/cori-adaptive.xml"
     safeio.write_text(a.output, text)  # atomic: the previous file stays whole until the new one is
     print(f"cori_platform: wrote {a.output} ({len(text)} bytes, {a.groups} groups)", file=sys.stderr)
     return 0

@@ -16,6 +16,12 @@ add_test(NAME sim.cori-shape
 set_tests_properties(sim.cori-shape PROPERTIES LABELS "sim" TIMEOUT 1200 COST 60 RESOURCE_LOCK sim-variant)
 set_tests_properties(sim.smoke PROPERTIES RESOURCE_LOCK sim-variant)
 
+# sim.cori-effects: the Cori model with effects differs from the crossbar where 8 processes share
+# a node's NIC and agrees on intra-node ping-pongs (tests/sim/cori_effects.sh; 32 ranks, ~6 s after the build).
+add_test(NAME sim.cori-effects
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/cori_effects.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.cori-effects PROPERTIES LABELS "sim" TIMEOUT 1200 COST 30 RESOURCE_LOCK sim-variant)
+
 # sim.fast-path: skipping the fills of folded buffers (the simulation's fast path) changes no
 # simulated median (tests/sim/fast_path.sh: 32 ranks, full path against fast path).
 add_test(NAME sim.fast-path

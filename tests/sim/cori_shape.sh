@@ -11,11 +11,7 @@ src=${1:?source dir}
 build=${2:?build dir}
 source "$(dirname "$0")/lib.sh"
 start_sim_test sim.cori-shape "$src"
-PYTHONPATH=python /usr/bin/python3 -m collrepro.cori_platform -o "$out/cori-adaptive.xml"
-cmp -s "$out/cori-adaptive.xml" configs/platforms/cori-adaptive.xml ||
-  { echo "sim.cori-shape: configs/platforms/cori-adaptive.xml differs from its generator's output:" \
-         "run python3 -m collrepro.cori_platform (PYTHONPATH=python) and commit the result" >&2; exit 1; }
-echo "sim.cori-shape: configs/platforms/cori-adaptive.xml is the generator's output"
+check_generated sim.cori-shape cori-adaptive
 build_sim_variant "$build"
 for platform in flat-crossbar cori-adaptive; do
   bench/sim/simrun --build-dir "$build" --platform "configs/platforms/$platform.xml" --np 64 --order block \

@@ -1,0 +1,204 @@
+"""Sensitivity of seed 000's FC speedup to each effect of the Cori model (issue 28).
+
+  PYTHONPATH=python python3 -m collrepro.sim_sensitivity [--effects nic,msg,global]
+      [--shapes 256x1,1024x8] [--ratios 1/1,1/3,3/1] [--values nic=16,8,4,2] [-o results/sim/sensitivity]
+      [--warmup 0] [--dry-run]
+
+For each effect of python/collrepro/cori_platform.py (--effects) and each value of its parameter,
+with the other two effects neutral (the value at which each vanishes: cori-adaptive), simulates
+root-gathering and halfduplex-fc at 4 MiB (configs/paper/seed000-fc-sim.yaml: half-duplex
+inter-group Allgather, group A sends) at each shape and p:q, and writes OUT/sensitivity.csv and
+OUT/sensitivity.md: T(root-gathering) / T(halfduplex-fc) beside the paper's measured speedup
+(seed 000 Fig. 4 at 4 MB), and each simulation's wall time. The `global` effect runs with
+simrun's spread order (node j in group j mod 7): a contiguous job of up to 384 nodes stays in one
+group and never crosses a global link. Each point is one simulation into OUT/runs/<name>/; a
+finished one (its summary exists, compressed or not) is reused, so an interrupted sweep resumes.
+The simulations run one at a time; `./collrepro-py compact OUT/runs/*` compresses finished runs.
+"""
+
+import csv
+import glob
+import gzip
+import io
+import os
+import subprocess
+import sys
+import time
+
+from collrepro import safeio
+from collrepro.cliargs import ArgumentParser
+from collrepro.cori_platform import NEUTRAL, effects_xml
+from collrepro.safeio import UserError
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir))
+CONFIG = os.path.join(REPO, "configs", "paper", "seed000-fc-sim.yaml")
+SIMRUN = os.path.join(REPO, "bench", "sim", "simrun")
+
+# effect name on the command line -> the generator's parameter, and the values swept by default.
+EFFECTS = {"nic": "nic_gbps", "msg": "msg_us", "global": "global_fraction"}
+VALUES = {"nic": [16.0, 12.0, 8.0, 6.0, 4.0, 2.0], "msg": [0.0, 1.0, 4.0, 16.0], "global": [1.0, 0.5, 0.25, 0.1]}
+UNITS = {"nic": "GB/s", "msg": "us", "global": "share"}
+# Seed 000 Fig. 4, FC speedup at 4 MB, keyed by (np, p, q) (as results/sim/speedup_table.py).
+PAPER = {(256, 128, 128): 5.3, (256, 64, 192): 5.1, (256, 192, 64): 4.4,
+         (1024, 512, 512): 1.8, (1024, 256, 768): 2.0, (1024, 768, 256): 1.2}
+COLUMNS = ["effect", "parameter", "value", "unit", "np", "ppn", "order", "p", "q", "root_gathering_s",
+           "halfduplex_fc_s", "speedup", "paper_speedup", "wall_s"]
+
+
+def parse_shape(text):
+    try:
+        np_, ppn = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--shapes {text!r}: want NPxPPN, e.g. 256x1") from None
+    if np_ < 4 or ppn < 1 or np_ % ppn:
+        raise UserError(f"--shapes {text!r}: want NP >= 4 a multiple of PPN")
+    return np_, ppn
+
+
+def parse_ratio(text, np_):
+    """(p, q) of a 'a/b' ratio at np processes."""
+    try:
+        a, b = (int(x) for x in text.split("/"))
+        p = np_ * a // (a + b)
+    except (ValueError, ZeroDivisionError):
+        raise UserError(f"--ratios {text!r}: want A/B, e.g. 1/3") from None
+    return p, np_ - p
+
+
+def parse_values(items):
+    """{effect: [values]} from --values effect=v1,v2 ..."""
+    out = {}
+    for item in items or []:
+        name, _, vals = item.partition("=")
+        if name not in EFFECTS or not vals:
+            raise UserError(f"--values {item!r}: want EFFECT=V1,V2 with EFFECT one of {', '.join(EFFECTS)}")
+        try:
+            out[name] = [float(v) for v in vals.split(",")]
+        except ValueError:
+            raise UserError(f"--values {item!r}: values must be numbers") from None
+    return out
+
+
+def run_name(effect, value, np_, ppn, ratio):
+    return f"{effect}-{value:g}-{np_}x{ppn}-{ratio.replace('/', 'to')}"
+
+
+def medians(run_dir):
+    """{algorithm: median seconds} at 4 MiB from a finished run, or None."""
+    paths = glob.glob(os.path.join(run_dir, "summary-L0*.csv")) + glob.glob(os.path.join(run_dir, "summary-L0*.csv.gz"))
+    if not paths:
+        return None
+    out = {}
+    for path in paths:  # a finished run may have been compressed (collrepro-py compact)
+        with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as fh:
+            for r in csv.DictReader(fh):
+                if int(r["msg_bytes"]) == 4 << 20 and r["median"]:
+                    out[r["algorithm"]] = float(r["median"])
+    return out if {"root-gathering", "halfduplex-fc"} <= set(out) else None
+
+
+def simulate(run_dir, platform, np_, ppn, order, ratio, warmup, dry_run):
+    """One simrun (4 MiB, one p:q) into run_dir; returns its wall time in s (None if reused)."""
+    cmd = [SIMRUN, "--platform", platform, "--np", str(np_), "--ppn", str(ppn), "--order", order,
+           "--fold", "8MiB", "--out", run_dir, CONFIG, "--", "--quiet", "--set", "sizes=[4MiB]",
+           "--set", f"groups.ratios=[{ratio}]", "--set", f"timing.warmup={warmup}", "--set", "validation=false"]
+    print("sim_sensitivity: " + " ".join(cmd), file=sys.stderr)
+    if dry_run:
+        return None
+    t0 = time.time()
+    code = subprocess.call(cmd, cwd=REPO, stdout=subprocess.DEVNULL)
+    if code != 0:
+        raise safeio.EnvironmentProblem(f"simrun for {run_dir} exited with {code}: its output above; "
+                                        "rerun this command to resume")
+    return time.time() - t0
+
+
+def main(argv=None):
+    ap = ArgumentParser(prog="sim_sensitivity", description=__doc__.split("\n")[0])
+    ap.add_argument("--effects", default="nic,msg,global")
+    ap.add_argument("--shapes", default="256x1,1024x8")
+    ap.add_argument("--ratios", default="1/1,1/3,3/1")
+    ap.add_argument("--values", action="append", help="EFFECT=V1,V2,... (repeatable; default: VALUES)")
+    ap.add_argument("--warmup", type=int, default=0, help="collbench warm-up runs per point (default 0)")
+    ap.add_argument("-o", "--output", default=os.path.join(REPO, "results", "sim", "sensitivity"))
+    ap.add_argument("--dry-run", action="store_true")
+    a = ap.parse_args(argv)
+    effects = [e for e in a.effects.split(",") if e]
+    bad = [e for e in effects if e not in EFFECTS]
+    if bad:
+        raise UserError(f"--effects {','.join(bad)}: unknown; use some of {','.join(EFFECTS)}")
+    values = {**VALUES, **parse_values(a.values)}
+    shapes = [parse_shape(s) for s in a.shapes.split(",") if s]
+    ratios = [r for r in a.ratios.split(",") if r]
+    for r in ratios:
+        parse_ratio(r, 4)
+    table = os.path.join(a.output, "sensitivity.csv")
+    done = {key(r): r for r in read_rows(table)}  # rows of earlier sweeps (their wall times)
+    made = 0
+    for effect in effects:
+        param = EFFECTS[effect]
+        order = "spread" if effect == "global" else "block"
+        for value in values[effect]:
+            params = {**NEUTRAL, param: value}
+            platform = os.path.join(a.output, "platforms", f"cori-{effect}-{value:g}.xml")
+            if not a.dry_run:
+                safeio.write_text(platform, effects_xml(7, **params))
+            for np_, ppn in shapes:
+                for ratio in ratios:
+                    p, q = parse_ratio(ratio, np_)
+                    run_dir = os.path.join(a.output, "runs", run_name(effect, value, np_, ppn, ratio))
+                    got = medians(run_dir)
+                    wall = None
+                    if got is None:
+                        wall = simulate(run_dir, platform, np_, ppn, order, ratio, a.warmup, a.dry_run)
+                        got = None if a.dry_run else medians(run_dir)
+                    if got is None:
+                        continue
+                    rg, hf = got["root-gathering"], got["halfduplex-fc"]
+                    row = {"effect": effect, "parameter": param, "value": f"{value:g}", "unit": UNITS[effect],
+                           "np": np_, "ppn": ppn, "order": order, "p": p, "q": q,
+                           "root_gathering_s": f"{rg:.6g}", "halfduplex_fc_s": f"{hf:.6g}",
+                           "speedup": f"{rg / hf:.3f}", "paper_speedup": PAPER.get((np_, p, q), ""),
+                           "wall_s": f"{wall:.1f}" if wall is not None else done.get(key_of(effect, value, np_, p), {}).get("wall_s", "")}
+                    done[key(row)] = row
+                    made += 1
+                    write_tables(a.output, list(done.values()))
+    if not a.dry_run:
+        print(f"sim_sensitivity: wrote {table} ({made} rows from this sweep, {len(done)} in all)", file=sys.stderr)
+    return 0
+
+
+def key_of(effect, value, np_, p):
+    return (effect, float(value), int(np_), int(p))
+
+
+def key(r):
+    return key_of(r["effect"], r["value"], r["np"], r["p"])
+
+
+def read_rows(table):
+    if not os.path.exists(table):
+        return []
+    with open(table, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def write_tables(out, rows):
+    rows = sorted(rows, key=lambda r: (list(EFFECTS).index(r["effect"]), int(r["np"]), int(r["p"]), -float(r["value"])))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows({c: r[c] for c in COLUMNS} for r in rows)
+    safeio.write_text(os.path.join(out, "sensitivity.csv"), buf.getvalue())
+    head = ["effect", "value", "np x ppn", "p/q", "T(root-gathering) s", "T(halfduplex-fc) s", "speedup",
+            "paper (Fig. 4, 4 MB)", "wall s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        lines.append(f"| {r['effect']} ({r['parameter']}) | {r['value']} {r['unit']} | {r['np']} x {r['ppn']} "
+                     f"({r['order']}) | {r['p']}/{r['q']} | {r['root_gathering_s']} | {r['halfduplex_fc_s']} | "
+                     f"{r['speedup']} | {r['paper_speedup'] or '-'} | {r['wall_s'] or '-'} |")
+    safeio.write_text(os.path.join(out, "sensitivity.md"), "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    safeio.main_exit("sim_sensitivity", main)

@@ -1,0 +1,88 @@
+"""The Cori model with effects (python/collrepro/cori_platform.py --effects) and the sensitivity
+sweep's argument parsing (python/collrepro/sim_sensitivity.py); no simulation (sim.cori-effects
+simulates)."""
+
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from collrepro import cori_platform, sim_sensitivity
+from collrepro.safeio import UserError
+
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
+
+
+def parse(text):
+    return ET.fromstring(text.split("\n", 2)[2])
+
+
+def test_committed_platform_is_the_generators_output():
+    with open(os.path.join(REPO, "configs", "platforms", "cori-effects.xml"), encoding="utf-8") as f:
+        assert f.read() == cori_platform.effects_xml()
+
+
+def test_each_effect_is_its_parameter():
+    root = parse(cori_platform.effects_xml(nic_gbps=4, msg_us=2.5, global_fraction=0.25))
+    clusters = root.findall(".//cluster")
+    assert len(clusters) == 7 and all(c.get("limiter_link") == "4GBps" for c in clusters)
+    assert all(c.get("bw") == "8GBps" and c.get("loopback_bw") == "10GBps" for c in clusters)
+    props = {p.get("id"): p.get("value") for p in root.findall("./config/prop")}
+    assert props == {"smpi/os": "0:2.5e-06:0", "smpi/ois": "0:2.5e-06:0", "smpi/or": "0:2.5e-06:0"}
+    _, optical = cori_platform.group_optical_gbps()
+    glob = [link.get("bandwidth") for link in root.findall(".//link") if link.get("id").startswith("global-")]
+    assert len(glob) == 14 and set(glob) == {f"{optical * 0.25:g}GBps"}
+
+
+def test_neutral_values_give_cori_adaptive():
+    """All three effects neutral: the same zone as cori-adaptive (only the header and id differ)."""
+    eff = parse(cori_platform.effects_xml(**cori_platform.NEUTRAL))
+    ada = parse(cori_platform.platform_xml(7))
+    assert eff.find("./config") is None
+    eff.find("./zone").set("id", "cori-adaptive")
+    assert ET.tostring(eff) == ET.tostring(ada)
+
+
+@pytest.mark.parametrize("kw", [{"nic_gbps": 0}, {"nic_gbps": 17}, {"msg_us": -1}, {"global_fraction": 0},
+                                {"global_fraction": 1.5}])
+def test_out_of_range_parameters_are_refused(kw):
+    with pytest.raises(UserError):
+        cori_platform.effects_xml(**kw)
+
+
+def test_xml_comment_has_no_double_dash():
+    text = cori_platform.effects_xml()
+    comment = text[text.index("<!--") + 4:text.index("-->")]
+    assert "--" not in comment
+
+
+def test_sensitivity_arguments():
+    assert sim_sensitivity.parse_shape("1024x8") == (1024, 8)
+    assert sim_sensitivity.parse_ratio("1/3", 1024) == (256, 768)
+    assert sim_sensitivity.parse_ratio("3/1", 256) == (192, 64)
+    assert sim_sensitivity.parse_values(["nic=8,4"]) == {"nic": [8.0, 4.0]}
+    for bad in (lambda: sim_sensitivity.parse_shape("10x3"), lambda: sim_sensitivity.parse_values(["cpu=1"]),
+                lambda: sim_sensitivity.parse_values(["msg=a"]), lambda: sim_sensitivity.parse_ratio("x", 8)):
+        with pytest.raises(UserError):
+            bad()
+    assert sim_sensitivity.main(["--effects", "nic", "--shapes", "8x1", "--ratios", "1/1", "--values", "nic=8",
+                                 "--dry-run", "-o", "/nonexistent/never-written"]) == 0
+    with pytest.raises(UserError):
+        sim_sensitivity.main(["--effects", "cpu", "--dry-run"])
+
+
+def test_sensitivity_reads_plain_and_compressed_summaries(tmp_path):
+    import gzip
+    text = ("algorithm,msg_bytes,median\nroot-gathering,4194304,0.04\nhalfduplex-fc,4194304,0.01\n"
+            "halfduplex-fc,32768,0.001\n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "summary-L0.csv").write_text(text)
+    (tmp_path / "b").mkdir()
+    with gzip.open(tmp_path / "b" / "summary-L0.csv.gz", "wt") as f:
+        f.write(text)
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "summary-L0.csv").write_text(text.replace("root-gathering", "other"))
+    for d in "ab":
+        assert sim_sensitivity.medians(str(tmp_path / d)) == {"root-gathering": 0.04, "halfduplex-fc": 0.01}
+    assert sim_sensitivity.medians(str(tmp_path / "c")) is None  # a pair is missing: rerun it
+    assert sim_sensitivity.medians(str(tmp_path / "none")) is None
