@@ -250,7 +250,8 @@ def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshol
         experiment=experiment, setting=tag, injected_pct=pct, title=setting_title(tag, pct), rule=rule,
         base=base.installation.name, other=other.installation.name,
         launches_base=_launch_counts(base, launches), launches_other=_launch_counts(other, launches),
-        **counts, noise_median=_quantile(noise, 0.5), noise_p90=_quantile(noise, 0.9),
+        **counts, realised_median=_quantile(table["ratio"][flags], 0.5) if any(flags) else float("nan"),
+        noise_median=_quantile(noise, 0.5), noise_p90=_quantile(noise, 0.9),
         threshold_median=quantile("threshold", 0.5), mde_median=quantile("mde", 0.5),
         mde_p90=quantile("mde", 0.9))
     keep = [c for c in ("library", "setting", "shape", "algorithm", "msg_bytes", "verdict", "reason",
@@ -295,6 +296,8 @@ def _summary_cells(r, pct):
             "launches (base + other)": f"{r['launches_base']} + {r['launches_other']}",
             "false changes (outside injected)": _rate(r["false_changes"], r["outside"]),
             "detected (injected, slower)": _rate(r["detected"], r["injected"]) if pct else "–",
+            "realised slowdown (median ratio, injected)": (f"x{r['realised_median']:.3f}"
+                                                           if pct and math.isfinite(r["realised_median"]) else "–"),
             "noise floor (median / p90)": f"{_pct(r['noise_median'])} / {_pct(r['noise_p90'])}",
             "threshold (median)": _pct(r["threshold_median"]),
             "MDE 80 % (median / p90)": f"{_pct(r['mde_median'])} / {_pct(r['mde_p90'])}",
@@ -308,6 +311,7 @@ def _total_cells(sub, pct):
             "false changes (outside injected)": _rate(int(sub["false_changes"].sum()), int(sub["outside"].sum())),
             "detected (injected, slower)": (_rate(int(sub["detected"].sum()), int(sub["injected"].sum()))
                                             if pct else "–"),
+            "realised slowdown (median ratio, injected)": "",
             "noise floor (median / p90)": "", "threshold (median)": "", "MDE 80 % (median / p90)": "",
             "no verdict": int(sub["refused"].sum())}
 

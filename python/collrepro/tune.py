@@ -7,7 +7,7 @@ sizes, whether one direction is empty and, for a half-duplex call, which group s
 isomorphic: the neighbourhood) and every message
 size, the per-launch medians (the analysis loader, Tukey-filtered as everywhere) of each
 algorithm are compared with the native call's (the fastest native kind measured there) under
-the verdict method of docs/verdicts.md (collrepro.analysis.stats: Welch's t on the log per-launch
+the verdict method of docs/verdicts.md (collrepro.analysis.stats: Yuen's trimmed t on the log per-launch
 medians, Benjamini-Hochberg over every comparison of the sweep, the exact Hodges-Lehmann
 interval). An algorithm qualifies when its verdict is an `improvement`: q < alpha and the whole
 interval of its ratio to the native call below 1 / (1 + threshold), the threshold being

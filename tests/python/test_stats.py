@@ -136,3 +136,31 @@ def test_one_disturbed_launch_does_not_lift_the_noise_floor():
     before = np.log([1.00, 1.01, 0.99, 1.00, 3.0])
     after = np.log([1.20, 1.21, 1.19, 1.20, 1.21])
     assert stats.noise_floor(before, after) < 0.03
+
+
+def test_the_gating_test_is_yuens_trimmed_t_and_one_wild_launch_does_not_hide_a_change():
+    """A 12 % slowdown measured over 16 + 16 launches, two launches of each side disturbed 3x (the
+    calibration saw such launches): Welch's t loses it (p > 0.2), the 20 % trimmed t keeps it."""
+    from scipy import stats as sps
+    rng = np.random.default_rng(7)
+    before = np.log(1.0 + 0.01 * rng.standard_normal(16))
+    after = np.log(1.12 + 0.01 * rng.standard_normal(16))
+    before[[3, 9]] += np.log(3.0)
+    after[[5, 11]] += np.log(3.0)
+    p, _, _ = stats.trimmed_t(before, after)
+    assert p == pytest.approx(sps.ttest_ind(before, after, equal_var=False, trim=0.2).pvalue, rel=1e-9)
+    assert p < 1e-6
+    assert stats.trimmed_t(before, after, trim=0.0)[0] > 0.2        # Welch's t
+
+
+def test_same_needs_a_margin_small_enough_to_mean_something():
+    """Launches in two modes, 1 and 2 (the calibration saw such bimodal launches): the interval of
+    the ratio is tight around 1 but the noise floor is about 70 %, so 'the same' would promise
+    nothing: inconclusive, too noisy."""
+    modes = [1.0, 2.0] * 8
+    row = stats.measure([m * (1 + 0.001 * i) for i, m in enumerate(modes)],
+                        [m * (1 + 0.001 * i) for i, m in enumerate(reversed(modes))], need=4)
+    assert 0.9 < row["ci_low"] <= row["ci_high"] < 1.1
+    assert row["threshold"] > stats.SAME_LIMIT
+    decided = stats.decide(row, q=0.9, comparable=True)
+    assert decided["verdict"] == V.INCONCLUSIVE and "too noisy" in decided["reason"]

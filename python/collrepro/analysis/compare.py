@@ -1,4 +1,4 @@
-"""compare A B: per point, B against A under the method of stats.py (Welch's t on the log
+"""compare A B: per point, B against A under the method of stats.py (Yuen's trimmed t on the log
 per-launch medians, Benjamini-Hochberg over the common points, the exact Hodges-Lehmann interval
 gate) and the comparability check of comparability.py."""
 

@@ -3,7 +3,7 @@ sides, A (before, or the mock-up) and B (after, or the native call).
 
 - The unit is the launch: each side is its per-launch medians (the repetitions of a launch are
   nested inside it and summarised by their median), compared on the log scale.
-- The test that gates: Welch's t on the log per-launch medians (continuous p-value; assumes the
+- The test that gates: Yuen's trimmed t on the log per-launch medians (continuous p-value; assumes the
   log medians of a side are roughly normal and independent across launches). The exact
   permutation p-value of the difference of mean log medians is kept beside it (`perm_p`).
 - Benjamini-Hochberg q-values over a comparison family (one pair of installations, or one
@@ -29,10 +29,12 @@ from . import verdicts as V
 ALPHA = 0.05              # per-family false-discovery rate, and the level of the raw screen
 LEVEL = 0.95              # the least coverage of the ratio's interval
 MIN_THRESHOLD = 0.05      # a change must exceed max(5 %, the point's noise floor)
+SAME_LIMIT = 0.25         # `same` only where the threshold (the equivalence margin) is at most this
 POWER = 0.80              # of the minimum detectable effect
 MAD_TO_SD = 1.4826        # the median absolute deviation of normal data times this is its sd
 SD_FLOOR = 0.002          # least launch-to-launch sd on the log scale (0.2 %): a side whose
                           # launches all gave the same median is not infinitely precise
+TRIM = 0.2                # Yuen's trimmed t: the share cut from each end of a side's launches
 EXACT_LIMIT = 200_000     # enumerate the permutation test up to this many splits, else sample
 PERMUTATIONS = 20_000
 SEED = 20261126
@@ -61,20 +63,31 @@ def bh_qvalues(pvalues):
 
 
 # ----------------------------------------------------------------------------- tests
-def _sd(x):
-    return max(float(np.std(x, ddof=1)) if len(x) > 1 else 0.0, SD_FLOOR)
+def _trimmed(x, trim=TRIM):
+    """(trimmed mean, winsorized variance, kept count h) of one side: g = floor(trim * n) values cut
+    from each end for the mean, and pulled in to the nearest kept value for the variance."""
+    x = np.sort(np.asarray(x, float))
+    n = len(x)
+    g = int(math.floor(trim * n))
+    kept = x[g:n - g]
+    winsorized = np.concatenate([np.full(g, kept[0]), kept, np.full(g, kept[-1])])
+    var = float(np.var(winsorized, ddof=1)) if n > 1 else 0.0
+    return float(np.mean(kept)), max(var, SD_FLOOR ** 2), len(kept)
 
 
-def welch(a_logs, b_logs):
-    """(p, standard error, degrees of freedom) of Welch's t on two samples of log medians; p is
-    NaN when a side has fewer than 2 launches."""
+def trimmed_t(a_logs, b_logs, trim=TRIM):
+    """(p, standard error, degrees of freedom) of Yuen's trimmed t (Welch's t on 20 % trimmed means
+    with winsorized variances) on two samples of log medians; p is NaN when a side has fewer than 2
+    launches. With trim = 0 it is Welch's t."""
     a, b = np.asarray(a_logs, float), np.asarray(b_logs, float)
     if len(a) < 2 or len(b) < 2:
         return math.nan, math.nan, math.nan
-    va, vb = _sd(a) ** 2 / len(a), _sd(b) ** 2 / len(b)
-    se = math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
-    t = (float(np.mean(b)) - float(np.mean(a))) / se
+    (ma, va, ha), (mb, vb, hb) = _trimmed(a, trim), _trimmed(b, trim)
+    da = (len(a) - 1) * va / (ha * (ha - 1)) if ha > 1 else va
+    db = (len(b) - 1) * vb / (hb * (hb - 1)) if hb > 1 else vb
+    se = math.sqrt(da + db)
+    df = (da + db) ** 2 / (da ** 2 / max(ha - 1, 1) + db ** 2 / max(hb - 1, 1))
+    t = (mb - ma) / se
     return float(2.0 * special.stdtr(df, -abs(t))), se, df
 
 
@@ -168,12 +181,12 @@ def threshold_of(floor, minimum=MIN_THRESHOLD):
 
 
 def mde(se, df, threshold, alpha=ALPHA, power=POWER):
-    """The smallest change (fraction) Welch's test at per-point `alpha` finds with `power`, at
+    """The smallest change (fraction) the trimmed t at per-point `alpha` finds with `power`, at
     this standard error; never below `threshold` (the interval gate cannot call less)."""
     if not np.isfinite(se):
         return math.nan
     z = special.stdtrit(df, 1 - alpha / 2) + special.stdtrit(df, power)
-    return max(threshold, float(math.expm1(z * se)))
+    return max(threshold, float(np.expm1(min(z * se, 700.0))))   # a tiny df: an MDE beyond any ratio
 
 
 def beyond(ratio, threshold):
@@ -188,7 +201,7 @@ def measure(before, after, need, level=LEVEL, minimum=MIN_THRESHOLD):
     """Everything about one comparison but its q-value and verdict: a dict of ROW_COLUMNS fields
     (verdict, reason, q_value, comparability left for `decide`) plus perm_p and noise_floor."""
     a, b = logs(before), logs(after)
-    p, se, df = welch(a, b)
+    p, se, df = trimmed_t(a, b)
     ratio, low, high, coverage = hl_interval(a, b, level)
     floor = noise_floor(a, b)
     thr = threshold_of(floor, minimum)
@@ -214,8 +227,10 @@ def decide(row, q, comparable, comparability="", alpha=ALPHA):
             verdict, reason = V.NOT_COMPARABLE, f"{'slower' if ratio > 1 else 'faster'}; {comparability}"
         else:
             verdict, reason = (V.REGRESSION if ratio > 1 else V.IMPROVEMENT), ""
-    elif within(lo, hi, thr):
+    elif within(lo, hi, thr) and thr <= SAME_LIMIT:
         verdict, reason = V.SAME, ""
+    elif within(lo, hi, thr):
+        verdict, reason = V.INCONCLUSIVE, f"too noisy to call the same (noise floor {thr:.1%} > {SAME_LIMIT:.0%})"
     elif not np.isfinite(hi):
         verdict, reason = V.INCONCLUSIVE, f"{REFUSED} for a {LEVEL:.0%} interval"
     elif interval_beyond:
@@ -298,7 +313,7 @@ def run_text(metas):
 def method_text(alpha=ALPHA, need=None, minimum=MIN_THRESHOLD):
     """The one-paragraph method every verdict report carries."""
     text = (f"Method (docs/verdicts.md): launches are the unit (per-launch medians, log scale). "
-            f"Test: Welch's t on the log per-launch medians (the exact permutation p is in `perm_p`); "
+            f"Test: Yuen's trimmed t on the log per-launch medians (the exact permutation p is in `perm_p`); "
             f"Benjamini-Hochberg q-values per family (one pair of installations, or one guideline, "
             f"within one experiment and run), significant at q < {alpha}. Ratio: Hodges-Lehmann "
             f"estimate with its exact distribution-free interval, the least coverage at or above "

@@ -1,5 +1,5 @@
 """trend DIR...: installations in version (or date) order; per point, one comparison per
-consecutive pair of installations of a library, under the method of stats.py (Welch's t on the
+consecutive pair of installations of a library, under the method of stats.py (Yuen's trimmed t on the
 log per-launch medians, Benjamini-Hochberg per pair and experiment, the exact Hodges-Lehmann
 interval gate) and the comparability check of comparability.py."""
 
