@@ -40,9 +40,7 @@ function(catalogue_mpi_test name np exe)
   set(_test "mpi.${COLLREPRO_MPI_FLAVOR}.${name}.np${np}")
   add_test(${_test} "${MPIEXEC_EXECUTABLE}" ${MPIEXEC_NUMPROC_FLAG} ${np} ${COLLREPRO_MPIEXEC_EXTRA}
            ${MPIEXEC_PREFLAGS} "${exe}" ${MPIEXEC_POSTFLAGS} ${ARGN})
-  # COST: np processes share the machine's cores, so the largest runs take longest; ctest -j starts
-  # them first (a fresh clone has no timing history to order by).
-  set_tests_properties(${_test} PROPERTIES LABELS "mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 900 COST ${np}
+  set_tests_properties(${_test} PROPERTIES LABELS "mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 900
                        ENVIRONMENT "${COLLREPRO_MPI_TEST_ENV};${CATALOGUE_EXTRA_ENV}")
   set(CATALOGUE_TEST ${_test} PARENT_SCOPE)
 endfunction()
