@@ -35,8 +35,8 @@ PROG = "versions"
 DEFAULT_CONFIG = os.path.join("configs", "versions", "seed001.yaml")
 DEFAULT_REMEASURE = 10
 CONFIG_LIMIT = safeio.MIB
-# The trend table's words for a change: the verdict labels of analysis/verdicts.py, and the
-# older slower / faster of a trend table without them.
+# The trend table's words for a change: the verdict labels of
+# python/collrepro/analysis/verdicts.py, and the older slower / faster of a table without them.
 CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower", "faster")
 # The columns that name one point apart from its index (a subset config numbers points anew).
 KEY_SKIP = ("point",)

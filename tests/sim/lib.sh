@@ -25,8 +25,9 @@ begin_sim_test() {
   start_sim_test "$1" "$src"
   build_sim_variant "$build"
 }
-# check_generated NAME PLATFORM [GENERATOR ARGS...]: configs/platforms/PLATFORM.xml must be what
-# python/collrepro/cori_platform.py writes with those arguments (run after start_sim_test).
+# check_generated NAME PLATFORM [GENERATOR ARGS...]: the committed platform file (configs/platforms/
+# <PLATFORM>.xml) must be what python/collrepro/cori_platform.py writes with those arguments (run
+# after start_sim_test).
 check_generated() {
   local name=$1 platform=$2
   shift 2
