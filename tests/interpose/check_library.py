@@ -18,7 +18,7 @@
   mpich_suite   MPICH's own coll tests through the library (mpich_suite.py)
   delay         delay mode: collbench's inter-group native at 64 KiB and 1 MiB, 2 processes, 3
                 launches undelayed (no library) and 3 with COLLREPRO_PMPI_DELAY=allgather:1MiB:+50%
-                interleaved: 1 MiB more than 1.3x slower, 64 KiB less than 1.15x, as
+                interleaved: 1 MiB more than 1.3x slower, 64 KiB less than 1.25x, as
                 collrepro.installations.delay.affected says; every call native (the report); a
                 malformed value ends the job with one line naming the variable
 
@@ -377,8 +377,8 @@ def check_delay():
           f"({medians})")
     if not ratio[1 << 20] > 1.3:
         raise Failure(f"+50% at 1 MiB slowed the native call only {ratio[1 << 20]:.2f}x (want > 1.3)")
-    if not ratio[65536] < 1.15:
-        raise Failure(f"a rule for 1 MiB changed the 64 KiB native call {ratio[65536]:.2f}x (want < 1.15)")
+    if not ratio[65536] < 1.25:
+        raise Failure(f"a rule for 1 MiB changed the 64 KiB native call {ratio[65536]:.2f}x (want < 1.25)")
     rc, so, se = mpirun(2, [env("COLLBENCH"), config, "--out", os.path.join(work, "bad"), "--quiet"],
                         {"COLLREPRO_PMPI_DELAY": "allgather:64kb:+5%"})
     ours = [line for line in se.splitlines() if line.startswith("collrepro-pmpi:")]
