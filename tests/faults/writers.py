@@ -104,7 +104,7 @@ def shared_inputs(setup):
 class Trend(Writer):
     name = "analyze trend"
     prog = "analyze"
-    preload = ANALYSIS_MODULES + ["collrepro.analysis.changepoint"]
+    preload = ANALYSIS_MODULES + ["collrepro.analysis.comparability"]
     expect = (0, 1, 4)
 
     def prepare(self, inputs, setup):

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro.analysis import changepoint, cli, inventory
+from collrepro.analysis import cli, inventory, stats
 from collrepro.analysis.errors import InputError
 
 VERSIONS = ["4.1.2", "4.1.10", "5.0.0rc1", "5.0.0", "5.0.7"]     # the third: 5.0.0rc1
@@ -34,28 +34,16 @@ def test_exact_u_distribution_matches_enumeration():
         counts = [0] * (m * n + 1)
         for chosen in itertools.combinations(range(m + n), m):
             counts[sum(chosen) - m * (m - 1) // 2] += 1
-        assert changepoint.u_null_counts(m, n) == counts
+        assert stats.u_null_counts(m, n) == counts
         assert sum(counts) == math.comb(m + n, m)
 
 
 def test_shift_interval_brackets_the_true_ratio():
     rng = np.random.default_rng(7)
     before = rng.normal(1.0, 0.02, 10)
-    ratio, low, high = changepoint.shift_interval(before, rng.normal(1.0, 0.02, 10) * 1.25)
+    ratio, low, high, _ = stats.hl_interval(np.log(before), np.log(rng.normal(1.0, 0.02, 10) * 1.25))
     assert low < 1.25 < high and low < ratio < high
-    assert changepoint.shift_interval([1.0, 1.1], [1.2, 1.3])[1:] == (0.0, math.inf)  # too small for 95%
-
-
-def test_segmentation_finds_the_step_and_nothing_on_flat_data():
-    rng = np.random.default_rng(3)
-    flat = [rng.normal(1.0, 0.01, 5) for _ in range(5)]
-    assert changepoint.changes(flat, 0.05) == []
-    step = [rng.normal(1.0, 0.01, 5) * (1.3 if i >= 2 else 1.0) for i in range(5)]
-    found = changepoint.changes(step, 0.05)
-    assert [c.index for c in found] == [2]
-    assert (found[0].n_before, found[0].n_after) == (10, 15)
-    two_steps = [rng.normal(1.0, 0.01, 6) * f for f in (1, 1, 1.3, 1.3, 0.8, 0.8)]
-    assert [c.index for c in changepoint.changes(two_steps, 0.05)] == [2, 4]
+    assert stats.hl_interval(np.log([1.0, 1.1]), np.log([1.2, 1.3]))[1:3] == (0.0, math.inf)  # too small for 95%
 
 
 def test_trend_names_the_third_of_five_versions(tmp_path):
