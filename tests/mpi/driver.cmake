@@ -35,8 +35,8 @@ endforeach()
 # rank's late starts caught rather than timed): it runs with both cores to itself, so that
 # another test's processes do not turn every repetition into a scheduler delay.
 set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.clock_sync PROPERTIES RUN_SERIAL TRUE)
-# phases runs every inter-group and ring algorithm under two sync methods: about 10 s on Open MPI,
-# 140 s on MPICH (busy-polling ranks, 4 on 2 cores), too near 180 s when a heavy test runs beside it.
+# phases runs every inter-group and ring algorithm under two sync methods (one size, three
+# repetitions): MPICH's busy-polling ranks (4 on 2 cores) make it the slowest driver test there.
 set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.phases PROPERTIES TIMEOUT 300)
 # full_disk mounts a small tmpfs (root only); where mount is not permitted it exits 77: skipped.
 set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.full_disk PROPERTIES SKIP_RETURN_CODE 77)
