@@ -127,7 +127,7 @@ def parse_bytes(text):
     raise UserError(f"--fold {text}: use bytes like 4MiB, 65536 or 0")
 
 
-PLATFORM_LIMIT = 16 * safeio.MIB  # cori-adaptive.xml at 64 groups (the generator's most) is ~0.6 MiB
+PLATFORM_LIMIT = 16 * safeio.MIB  # dragonfly-adaptive.xml at 64 groups (the generator's most) is ~0.6 MiB
 PLATFORM_DEPTH = 64               # SimGrid platforms nest zones a few levels deep
 PLATFORM_FIX = "give a SimGrid platform file (configs/platforms/*.xml)"
 

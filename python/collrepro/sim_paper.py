@@ -1,15 +1,18 @@
 """bench/sim/paper: run one of the papers' configurations at full scale in simulation.
 
-  bench/sim/paper [--platform cori-adaptive] [--jobs N] [--build-dir build/smpi] [--dry-run] NAME...
+  bench/sim/paper [--platform flat-crossbar] [--jobs N] [--build-dir build/smpi] [--dry-run] NAME...
   bench/sim/paper --list
 
 The runs are data (configs/paper/sim-runs.yaml): each names a config, the process count, the
 processes per node and the fold threshold. A run writes results/sim/NAME-<platform>/ with
 simrun (contiguous placement), then the paper's figures into its figures/ directory. An
 interrupted run continues where it stopped when started again (collbench skips the points
-already on disk). --platform: cori-adaptive (default: Aries' adaptive routing approximated),
-flat-crossbar (the papers' contention-free model) or cori-dragonfly (SimGrid's minimal routing,
-the congested case). A run with `slices` runs them as separate simulations, --jobs at a
+already on disk). --platform: flat-crossbar (default: the papers' contention-free model),
+cori-effects (Cori's dragonfly with a shared NIC, per-message costs and scaled global links),
+dragonfly-adaptive (the same topology without those effects: indistinguishable from the
+crossbar at the papers' shapes) or cori-dragonfly (SimGrid's minimal routing, the congested
+case). The default is the crossbar because no Cori model tried reproduces the papers' two shapes
+better (results/sim/README.md, "Which platform"). A run with `slices` runs them as separate simulations, --jobs at a
 time (default: one per core): same numbers, a fraction of the wall time."""
 
 import os
@@ -23,7 +26,7 @@ from collrepro.safeio import UserError
 
 REPO = sim.REPO
 RUNS = os.path.join(REPO, "configs", "paper", "sim-runs.yaml")
-PLATFORMS = ("cori-adaptive", "flat-crossbar", "cori-dragonfly")
+PLATFORMS = ("flat-crossbar", "cori-effects", "dragonfly-adaptive", "cori-dragonfly")
 REQUIRED = {"config", "np", "ppn", "fold", "figure"}
 FIELDS = REQUIRED | {"what", "args", "slices"}
 RUNS_LIMIT = 1 * safeio.MIB  # the runs file is a few KiB
@@ -92,7 +95,7 @@ def run_one(name, run, a):
 def main(argv=None):
     ap = ArgumentParser(prog="paper", description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", metavar="NAME")
-    ap.add_argument("--platform", choices=PLATFORMS, default="cori-adaptive")
+    ap.add_argument("--platform", choices=PLATFORMS, default="flat-crossbar")
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "smpi"))
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
                     help="simulations at once for runs cut into slices (default: one per core)")

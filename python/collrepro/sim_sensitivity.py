@@ -1,11 +1,11 @@
 """Sensitivity of seed 000's FC speedup to each effect of the Cori model (issue 28).
 
-  PYTHONPATH=python python3 -m collrepro.sim_sensitivity [--effects nic,msg,global]
+  PYTHONPATH=python python3 -m collrepro.sim_sensitivity [--effects nic,msg,global,lat]
       [--shapes 256x1,1024x8] [--ratios 1/1,1/3,3/1] [--values nic=16,8,4,2] [-o results/sim/sensitivity]
       [--warmup 0] [--dry-run]
 
 For each effect of python/collrepro/cori_platform.py (--effects) and each value of its parameter,
-with the other two effects neutral (the value at which each vanishes: cori-adaptive), simulates
+with the other effects neutral (the value at which each vanishes: dragonfly-adaptive), simulates
 root-gathering and halfduplex-fc at 4 MiB (configs/paper/seed000-fc-sim.yaml: half-duplex
 inter-group Allgather, group A sends) at each shape and p:q, and writes OUT/sensitivity.csv and
 OUT/sensitivity.md: T(root-gathering) / T(halfduplex-fc) beside the paper's measured speedup
@@ -13,13 +13,16 @@ OUT/sensitivity.md: T(root-gathering) / T(halfduplex-fc) beside the paper's meas
 simrun's spread order (node j in group j mod 7): a contiguous job of up to 384 nodes stays in one
 group and never crosses a global link. Each point is one simulation into OUT/runs/<name>/; a
 finished one (its summary exists, compressed or not) is reused, so an interrupted sweep resumes.
-The simulations run one at a time; `./collrepro-py compact OUT/runs/*` compresses finished runs.
+Each run records its wall time in its directory, and the tables are re-read before each write, so
+two sweeps over different effects may run side by side (one per core). The simulations of one
+sweep run one at a time; `./collrepro-py compact OUT/runs/*` compresses finished runs.
 """
 
 import csv
 import glob
 import gzip
 import io
+import math
 import os
 import subprocess
 import sys
@@ -35,12 +38,14 @@ CONFIG = os.path.join(REPO, "configs", "paper", "seed000-fc-sim.yaml")
 SIMRUN = os.path.join(REPO, "bench", "sim", "simrun")
 
 # effect name on the command line -> the generator's parameter, and the values swept by default.
-EFFECTS = {"nic": "nic_gbps", "msg": "msg_us", "global": "global_fraction"}
-VALUES = {"nic": [16.0, 12.0, 8.0, 6.0, 4.0, 2.0], "msg": [0.0, 1.0, 4.0, 16.0], "global": [1.0, 0.5, 0.25, 0.1]}
-UNITS = {"nic": "GB/s", "msg": "us", "global": "share"}
+EFFECTS = {"nic": "nic_gbps", "msg": "msg_us", "global": "global_fraction", "lat": "nic_lat_us"}
+VALUES = {"nic": [16.0, 12.0, 8.0, 6.0, 4.0, 2.0], "msg": [0.0, 1.0, 4.0, 16.0], "global": [1.0, 0.5, 0.25, 0.1],
+          "lat": [0.0, 4.0, 32.0]}
+UNITS = {"nic": "GB/s", "msg": "us", "global": "share", "lat": "us"}
 # Seed 000 Fig. 4, FC speedup at 4 MB, keyed by (np, p, q) (as results/sim/speedup_table.py).
 PAPER = {(256, 128, 128): 5.3, (256, 64, 192): 5.1, (256, 192, 64): 4.4,
          (1024, 512, 512): 1.8, (1024, 256, 768): 2.0, (1024, 768, 256): 1.2}
+WALL_FILE = "wall_s.txt"  # each run's wall time, so that sweeps run side by side lose none
 COLUMNS = ["effect", "parameter", "value", "unit", "np", "ppn", "order", "p", "q", "root_gathering_s",
            "halfduplex_fc_s", "speedup", "paper_speedup", "wall_s"]
 
@@ -110,12 +115,23 @@ def simulate(run_dir, platform, np_, ppn, order, ratio, warmup, dry_run):
     if code != 0:
         raise safeio.EnvironmentProblem(f"simrun for {run_dir} exited with {code}: its output above; "
                                         "rerun this command to resume")
-    return time.time() - t0
+    wall = time.time() - t0
+    safeio.write_text(os.path.join(run_dir, WALL_FILE), f"{wall:.1f}\n")
+    return wall
+
+
+def recorded_wall(run_dir):
+    """The wall time a finished run recorded (WALL_FILE), or None (runs made before it existed)."""
+    try:
+        with open(os.path.join(run_dir, WALL_FILE)) as fh:
+            return float(fh.read())
+    except (OSError, ValueError):
+        return None
 
 
 def main(argv=None):
     ap = ArgumentParser(prog="sim_sensitivity", description=__doc__.split("\n")[0])
-    ap.add_argument("--effects", default="nic,msg,global")
+    ap.add_argument("--effects", default="nic,msg,global,lat")
     ap.add_argument("--shapes", default="256x1,1024x8")
     ap.add_argument("--ratios", default="1/1,1/3,3/1")
     ap.add_argument("--values", action="append", help="EFFECT=V1,V2,... (repeatable; default: VALUES)")
@@ -148,7 +164,7 @@ def main(argv=None):
                     p, q = parse_ratio(ratio, np_)
                     run_dir = os.path.join(a.output, "runs", run_name(effect, value, np_, ppn, ratio))
                     got = medians(run_dir)
-                    wall = None
+                    wall = recorded_wall(run_dir)
                     if got is None:
                         wall = simulate(run_dir, platform, np_, ppn, order, ratio, a.warmup, a.dry_run)
                         got = None if a.dry_run else medians(run_dir)
@@ -160,6 +176,7 @@ def main(argv=None):
                            "root_gathering_s": f"{rg:.6g}", "halfduplex_fc_s": f"{hf:.6g}",
                            "speedup": f"{rg / hf:.3f}", "paper_speedup": PAPER.get((np_, p, q), ""),
                            "wall_s": f"{wall:.1f}" if wall is not None else done.get(key_of(effect, value, np_, p), {}).get("wall_s", "")}
+                    done.update({key(r): r for r in read_rows(table) if key(r) not in done})  # a sweep beside
                     done[key(row)] = row
                     made += 1
                     write_tables(a.output, list(done.values()))
@@ -197,7 +214,44 @@ def write_tables(out, rows):
         lines.append(f"| {r['effect']} ({r['parameter']}) | {r['value']} {r['unit']} | {r['np']} x {r['ppn']} "
                      f"({r['order']}) | {r['p']}/{r['q']} | {r['root_gathering_s']} | {r['halfduplex_fc_s']} | "
                      f"{r['speedup']} | {r['paper_speedup'] or '-'} | {r['wall_s'] or '-'} |")
+    lines += ["", "## Per setting: both shapes, their separation and the error against the paper", ""]
+    lines += summary_lines(rows)
     safeio.write_text(os.path.join(out, "sensitivity.md"), "\n".join(lines) + "\n")
+
+
+def paper_separation():
+    """The paper's mean speedup at 256 x 1 over its mean at 1024 x 8 (the two shapes' gap)."""
+    small = [v for (n, _, _), v in PAPER.items() if n == 256]
+    large = [v for (n, _, _), v in PAPER.items() if n == 1024]
+    return (sum(small) / len(small)) / (sum(large) / len(large))
+
+
+def summary_lines(rows):
+    """One line per (effect, value, order): the speedups at each shape (p:q 1:3, 1:1, 3:1), the
+    separation (mean at 256 x 1 / mean at 1024 x 8, where both shapes have all three p:q) and the
+    mean |ln(simulated / paper)| over the points simulated. A model that reproduces the paper
+    needs the paper's separation, not only its level."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["effect"], float(r["value"]), r["order"]), {})[(int(r["np"]), int(r["p"]))] = r
+    head = ["effect", "value", "order", "256 x 1: 64/192, 128/128, 192/64", "1024 x 8: 256/768, 512/512, 768/256",
+            f"separation (paper {paper_separation():.2f})", "mean abs ln(sim/paper)", "points"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (effect, value, order), pts in sorted(by.items(), key=lambda kv: (list(EFFECTS).index(kv[0][0]), -kv[0][1], kv[0][2])):
+        cells, means, errs = [], [], []
+        for n, ps in ((256, (64, 128, 192)), (1024, (256, 512, 768))):
+            got = [float(pts[(n, p)]["speedup"]) if (n, p) in pts else None for p in ps]
+            cells.append(", ".join(f"{g:.2f}" if g is not None else "-" for g in got))
+            means.append(sum(got) / 3 if None not in got else None)
+            for p, g in zip(ps, got):
+                paper = PAPER.get((n, p, n - p))
+                if g is not None and paper:
+                    errs.append(abs(math.log(g / paper)))
+        sep = f"{means[0] / means[1]:.2f}" if None not in means else "-"
+        err = f"{sum(errs) / len(errs):.2f}" if errs else "-"
+        unit = UNITS[effect]
+        out.append(f"| {effect} | {value:g} {unit} | {order} | {cells[0]} | {cells[1]} | {sep} | {err} | {len(errs)} |")
+    return out
 
 
 if __name__ == "__main__":

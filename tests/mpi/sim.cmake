@@ -8,12 +8,8 @@ add_test(NAME sim.smoke
 # COST: ctest starts the longest tests first (a fresh build tree has no timing history).
 set_tests_properties(sim.smoke PROPERTIES LABELS "sim" TIMEOUT 3600 COST 300)
 
-# sim.cori-shape: the adaptive Cori model keeps the crossbar's root-gathering / halfduplex-fc ratio
-# at 64 ranks, 4 MiB (tests/sim/cori_shape.sh; ~30-40 s). It builds into the same tree as sim.smoke,
-# so the two never run at once (RESOURCE_LOCK).
-add_test(NAME sim.cori-shape
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/cori_shape.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
-set_tests_properties(sim.cori-shape PROPERTIES LABELS "sim" TIMEOUT 1200 COST 60 RESOURCE_LOCK sim-variant)
+# The sim.* tests below build into the same tree as sim.smoke, so none runs beside another
+# (RESOURCE_LOCK).
 set_tests_properties(sim.smoke PROPERTIES RESOURCE_LOCK sim-variant)
 
 # sim.cori-effects: the Cori model with effects differs from the crossbar where 8 processes share

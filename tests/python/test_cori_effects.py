@@ -34,17 +34,29 @@ def test_each_effect_is_its_parameter():
     assert len(glob) == 14 and set(glob) == {f"{optical * 0.25:g}GBps"}
 
 
-def test_neutral_values_give_cori_adaptive():
-    """All three effects neutral: the same zone as cori-adaptive (only the header and id differ)."""
+def test_neutral_values_give_dragonfly_adaptive():
+    """All effects neutral: the same zone as dragonfly-adaptive (only the header and id differ)."""
     eff = parse(cori_platform.effects_xml(**cori_platform.NEUTRAL))
     ada = parse(cori_platform.platform_xml(7))
     assert eff.find("./config") is None
-    eff.find("./zone").set("id", "cori-adaptive")
+    eff.find("./zone").set("id", "dragonfly-adaptive")
     assert ET.tostring(eff) == ET.tostring(ada)
 
 
+def test_nic_latency_reaches_every_node_link_only():
+    """nic_lat_us adds to each node link's latency (so rendezvous messages pay it too); the
+    backbones, global links and loopbacks keep theirs."""
+    base = parse(cori_platform.effects_xml(nic_lat_us=0))
+    root = parse(cori_platform.effects_xml(nic_lat_us=4))
+    for b, c in zip(base.findall(".//cluster"), root.findall(".//cluster")):
+        assert b.get("lat") == f"{cori_platform.LINK_LAT_US:g}us"
+        assert c.get("lat") == f"{cori_platform.LINK_LAT_US + 4:g}us"
+        assert (c.get("bb_lat"), c.get("loopback_lat")) == (b.get("bb_lat"), b.get("loopback_lat"))
+    assert [x.get("latency") for x in root.findall(".//link")] == [x.get("latency") for x in base.findall(".//link")]
+
+
 @pytest.mark.parametrize("kw", [{"nic_gbps": 0}, {"nic_gbps": 17}, {"msg_us": -1}, {"global_fraction": 0},
-                                {"global_fraction": 1.5}])
+                                {"global_fraction": 1.5}, {"nic_lat_us": -1}, {"nic_lat_us": 101}])
 def test_out_of_range_parameters_are_refused(kw):
     with pytest.raises(UserError):
         cori_platform.effects_xml(**kw)

@@ -5,7 +5,8 @@
     crossbar at every p/q: the shared NIC carries both directions of 8 processes;
   - agree: the ping-pong that collbench records (ranks 0 and 1, on one node at 8 per node) never
     leaves the node, so at 64 KiB and above (no per-message cost: SMPI charges it to eager
-    messages only) it must take the same time on both, within AGREE.
+    messages only) it must take the same time on both, within AGREE;
+  - the cori-effects run's metadata records the groups, chassis and routers the job occupies.
 
   check_cori_effects.py CROSSBAR_DIR EFFECTS_DIR"""
 import json
@@ -56,6 +57,13 @@ def main(crossbar, effects):
         failed += not ok
         print(f"check_cori_effects: agree: intra-node ping-pong {b} B {pf[b]:.4g} s crossbar, {pe[b]:.4g} s "
               f"cori-effects ({off:+.2%}, want within {AGREE:.0%}): {'ok' if ok else 'FAIL'}")
+    with open(os.path.join(effects, "meta-L0.json")) as fh:
+        where = json.load(fh)["simulation"]["placement"]
+    if "occupies" not in where:
+        failed += 1
+        print(f"check_cori_effects: placement: the run does not record what it occupies: {where!r}: FAIL")
+    else:
+        print(f"check_cori_effects: placement recorded: {where}")
     if failed:
         sys.exit(f"check_cori_effects: {failed} check(s) failed")
     print("check_cori_effects: ok")

@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 begin_sim_test sim.fast-path "$@"
 [ "$(id -u)" != 0 ] || bench/sim/hugepages || echo "sim.fast-path: no huge pages; the fast path runs on 4 KiB pages"
 run() {
-  bench/sim/simrun --build-dir "$build" --platform configs/platforms/cori-adaptive.xml --np 32 --fold 256KiB \
+  bench/sim/simrun --build-dir "$build" --platform configs/platforms/dragonfly-adaptive.xml --np 32 --fold 256KiB \
     "$@" tests/sim/fast_path.yaml -- --quiet
 }
 run --fill-folded --hugepages no --out "$out/full"

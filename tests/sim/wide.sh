@@ -11,8 +11,8 @@ begin_sim_test sim.wide "$@"
 run() {
   bench/sim/simrun --build-dir "$build" --hugepages no "$@" -- --quiet
 }
-run --platform configs/platforms/cori-adaptive.xml --np 32 --ppn 4 --fold 1GiB --out "$out/simgrid" tests/sim/wide.yaml
+run --platform configs/platforms/dragonfly-adaptive.xml --np 32 --ppn 4 --fold 1GiB --out "$out/simgrid" tests/sim/wide.yaml
 COLLREPRO_SIM_WIDE_BCAST_FROM=12288 \
-  run --platform configs/platforms/cori-adaptive.xml --np 32 --ppn 4 --fold 1GiB --out "$out/shim" tests/sim/wide.yaml
+  run --platform configs/platforms/dragonfly-adaptive.xml --np 32 --ppn 4 --fold 1GiB --out "$out/shim" tests/sim/wide.yaml
 run --platform configs/platforms/flat-crossbar.xml --np 8 --fold 8MiB --out "$out/big" tests/sim/wide_big.yaml
 /usr/bin/python3 tests/sim/check_wide.py "$out/simgrid" "$out/shim" "$out/big"
