@@ -3,7 +3,8 @@
 simulated T(baseline)/T(proposed) beside the cost model's prediction (the registry's cost
 coefficients from the summary CSVs, evaluated at alpha and beta of the simulated platform) and
 the papers' reported and model numbers (seed 000 Fig. 4 and Tables I-II, seed 001 Eq. 5,
-seed 004 §4-5; counts in docs/algorithms/torus.md).
+seed 004 §4-5; counts in docs/algorithms/torus.md); the papers' reported numbers and Eq. 5 limits
+come from collrepro.analysis.paper_values.
 
   results/sim/speedup_table.py [--alpha S] [--beta S_PER_BYTE] DIR...   (markdown to stdout)
 
@@ -28,19 +29,11 @@ import pandas as pd
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python"))
 from collrepro.analysis import loader  # noqa: E402
+from collrepro.analysis.paper_values import SEED001_EQ5_MODEL, seed000_fig4  # noqa: E402
 
 PAIRS = [("root-gathering", "halfduplex-fc"), ("ring-allgather", "halfduplex-ring"),
          ("root-gathering", "fullduplex-allgather"), ("root-gathering", "fullduplex-allgatherv"),
          ("straightforward", "torus"), ("straightforward", "torus-direct")]
-
-# Seed 000 Fig. 4 improvement at 4 MB, keyed by (topology, p, q).
-SEED000 = {("fully-connected", 512, 512): 1.8, ("fully-connected", 256, 768): 2.0, ("fully-connected", 768, 256): 1.2,
-           ("fully-connected", 128, 128): 5.3, ("fully-connected", 64, 192): 5.1, ("fully-connected", 192, 64): 4.4,
-           ("ring", 512, 512): 1.7, ("ring", 256, 768): 1.9, ("ring", 768, 256): 1.8,
-           ("ring", 128, 128): 1.9, ("ring", 64, 192): 1.9, ("ring", 192, 64): 1.4}
-# Seed 001 Eq. 5 limits per setting; the paper reports only "up to 23.67x" (256 nodes).
-SEED001_EQ5 = {"setting 1": 7.0, "setting 2": 4.84, "setting 3": 4.21, "setting 4": 6.68,
-               "setting 5": 7.0, "setting 6": 7.0, "setting 7": 4.84, "setting 8": 4.84}
 
 
 def load(d):
@@ -77,19 +70,16 @@ def paper_value(row, setting):
         return None, None
     p, q, topo = int(row["p"]), int(row["q"]), row["topology"]
     if row["algorithm"] in ("halfduplex-fc", "halfduplex-ring"):
-        reported = SEED000.get((topo, p, q))
-        if reported is None:
-            # a scaled-down run: the paper's 256-process panel with the same p:q, marked with its p/q
-            for (t, pp, qq), v in SEED000.items():
-                if t == topo and pp + qq == 256 and pp * q == qq * p:
-                    reported = f"{v:.2f} (at {pp}/{qq})"
+        # a scaled-down run gets the paper's 256-process panel with the same p:q, marked with its p/q
+        found = seed000_fig4(topo, row["nprocs"], p, q)
+        reported = None if found is None else f"{found.value:.2f} (at {found.p}/{found.q})" if found.scaled else found.value
         if topo == "ring":
             model = (p + q - 1) / (p + q / 2)  # Table II
         else:
             model = 4.0  # Table I: bandwidth 4p vs p
         return reported, model
-    if setting in SEED001_EQ5:
-        return None, SEED001_EQ5[setting]
+    if setting in SEED001_EQ5_MODEL:
+        return None, SEED001_EQ5_MODEL[setting]
     return None, None
 
 

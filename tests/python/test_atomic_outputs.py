@@ -212,7 +212,8 @@ def test_figure_and_overlay_share_a_directory_each_replacing_only_its_files(smal
     assert cli.main(["overlay", str(small), "-o", str(out)]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == [".collrepro-output", "efficiency.csv", "fit.csv", "overlay.pdf", "overlay.png",
-                     "seed000-fig4.pdf", "seed000-fig4.png"]
+                     "seed000-fig4-improvement.pdf", "seed000-fig4-improvement.png", "seed000-fig4.pdf",
+                     "seed000-fig4.png"]
     fit = (out / "fit.csv").read_bytes()
     assert cli.main(["figure", "seed000", str(small), "-o", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == names and (out / "fit.csv").read_bytes() == fit

@@ -40,6 +40,11 @@ class FigureOutput:
     paths: list = field(default_factory=list)
 
 
+def indexed_color(i):
+    """The i-th colour of the palette (for series that are not algorithms, e.g. p:q ratios)."""
+    return _PALETTE[i % len(_PALETTE)]
+
+
 def color_for(label, order=None):
     """Algorithms keep one colour everywhere; other labels follow `order`."""
     if label in _FIXED:
@@ -52,8 +57,10 @@ def color_for(label, order=None):
 # ---------------------------------------------------------------- axes
 
 def _thin(values, most):
+    """At most `most` of the sorted values, evenly spaced and always the largest (where the
+    notes and the paper's values sit)."""
     step = max(1, math.ceil(len(values) / most))
-    return values[::step]
+    return values[::-1][::step][::-1]
 
 
 def size_axis(ax, sizes, label="message size per process"):
@@ -67,12 +74,23 @@ def size_axis(ax, sizes, label="message size per process"):
     ax.set_xlabel(label)
 
 
-def time_scale(ax, seconds, label="median run time"):
-    """Pick s/ms/µs for this panel, label the y axis, return the divisor."""
-    finite = [s for s in np.asarray(seconds, dtype=float).ravel() if math.isfinite(s)]
-    name, scale = time_unit(max(finite) if finite else 1.0)
+def figure_time_unit(*seconds):
+    """One (unit name, seconds per unit) for a whole figure, from the largest finite time in
+    all of `seconds` (arrays or columns): every panel of the figure then shows the same unit."""
+    finite = [s for part in seconds for s in np.asarray(part, dtype=float).ravel() if math.isfinite(s)]
+    return time_unit(max(finite) if finite else 1.0)
+
+
+def time_label(ax, unit, label="median run time"):
+    """Label the y axis with `unit` (from figure_time_unit); return its divisor."""
+    name, scale = unit
     ax.set_ylabel(f"{label} [{name}]")
     return scale
+
+
+def time_scale(ax, seconds, label="median run time"):
+    """Pick s/ms/µs for this one axes (a figure of one panel), label the y axis, return the divisor."""
+    return time_label(ax, figure_time_unit(seconds), label)
 
 
 def log_time_axis(ax):
@@ -95,15 +113,17 @@ def _errors(sub, y, scale):
 
 
 def draw_lines(ax, data, series, x="msg_bytes", y="median", scale=1.0, errors=True,
-               order=None, style=None, label_suffix=""):
-    """One line per value of column `series` (x sorted), min/max error bars."""
+               order=None, style=None, label_suffix="", colors=None):
+    """One line per value of column `series` (x sorted), min/max error bars; colors: an optional
+    {series value: colour} that overrides color_for."""
     for name, sub in sorted(data.groupby(series), key=lambda kv: _rank(kv[0], order)):
         sub = sub.sort_values(x)
         yerr = _errors(sub, y, scale) if errors else None
         kw = dict(marker="o", markersize=3.5, linewidth=1.3, capsize=2)
         kw.update(style or {})
         ax.errorbar(sub[x].to_numpy(dtype=float), sub[y].to_numpy(dtype=float) / scale, yerr=yerr,
-                    color=color_for(name, order), label=f"{name}{label_suffix}", **kw)
+                    color=(colors or {}).get(name) or color_for(name, order),
+                    label=f"{name}{label_suffix}", **kw)
 
 
 def draw_bars(ax, data, series, x="msg_bytes", y="median", scale=1.0, order=None):
