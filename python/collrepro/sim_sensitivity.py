@@ -29,6 +29,7 @@ import sys
 import time
 
 from collrepro import safeio
+from collrepro.analysis.paper_values import SEED000_FIG4
 from collrepro.cliargs import ArgumentParser
 from collrepro.cori_platform import NEUTRAL, effects_xml
 from collrepro.safeio import UserError
@@ -42,9 +43,8 @@ EFFECTS = {"nic": "nic_gbps", "msg": "msg_us", "global": "global_fraction", "lat
 VALUES = {"nic": [16.0, 12.0, 8.0, 6.0, 4.0, 2.0], "msg": [0.0, 1.0, 4.0, 16.0], "global": [1.0, 0.5, 0.25, 0.1],
           "lat": [0.0, 4.0, 32.0]}
 UNITS = {"nic": "GB/s", "msg": "us", "global": "share", "lat": "us"}
-# Seed 000 Fig. 4, FC speedup at 4 MB, keyed by (np, p, q) (as results/sim/speedup_table.py).
-PAPER = {(256, 128, 128): 5.3, (256, 64, 192): 5.1, (256, 192, 64): 4.4,
-         (1024, 512, 512): 1.8, (1024, 256, 768): 2.0, (1024, 768, 256): 1.2}
+# Seed 000 Fig. 4, FC speedup at 4 MB, keyed by (np, p, q) (one home: analysis/paper_values.py).
+PAPER = {(n, p, q): v for (topology, n, p, q), v in SEED000_FIG4.items() if topology == "fully-connected"}
 WALL_FILE = "wall_s.txt"  # each run's wall time, so that sweeps run side by side lose none
 COLUMNS = ["effect", "parameter", "value", "unit", "np", "ppn", "order", "p", "q", "root_gathering_s",
            "halfduplex_fc_s", "speedup", "paper_speedup", "wall_s"]
