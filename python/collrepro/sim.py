@@ -244,6 +244,10 @@ def cluster_of(platform):
     if ranges[0][0] != 0 or any(b[0] != a[1] + 1 for a, b in zip(ranges, ranges[1:])):
         raise UserError(f"{platform}: the clusters' radicals must number the hosts 0, 1, ... without gaps")
     hosts = ranges[-1][1] + 1
+    if hosts_are_cores(root):  # python/collrepro/node_memory_platform.py: a <cluster> per node
+        if len({hi - lo for lo, hi in ranges}) != 1:
+            raise UserError(f"{platform}: a platform whose hosts are cores needs nodes of equal size")
+        return hosts, CORES_AS_HOSTS, len(clusters), hosts // len(clusters), None
     if len(clusters) > 1:
         if len({hi - lo for lo, hi in ranges}) != 1:
             raise UserError(f"{platform}: several <cluster>s (one per group) must have equal sizes")
@@ -253,6 +257,16 @@ def cluster_of(platform):
         layout = _dragonfly_layout(platform, clusters[0])
         return hosts, topology, layout[0], hosts // layout[0], layout
     return hosts, topology, 1, hosts, None
+
+
+CORES_AS_HOSTS = "CORES-AS-HOSTS"
+
+
+def hosts_are_cores(root):
+    """Whether the platform says its hosts are cores and its <cluster>s nodes (the node-memory
+    platforms): then ranks sit one per host, and bench/sim/node_of_core.cpp counts a cluster as a node."""
+    return any(prop.get("id") == "collrepro/hosts-are-cores" and prop.get("value") == "yes"
+               for prop in root.iter("prop"))
 
 
 def occupancy(ids, layout):
@@ -388,6 +402,14 @@ class Placement:
         hosts, topology, groups, per_group, layout = cluster_of(platform)
         self.np, self.ppn = np, ppn
         n_nodes = -(-np // ppn)
+        if topology == CORES_AS_HOSTS:
+            if ppn != 1 or order != "block":
+                raise UserError(f"--ppn {ppn} --order {order}: {platform}'s hosts are cores ({per_group} per node): "
+                                "give --ppn 1 --order block (one rank per core; the platform sets the node size)")
+            self.ids = node_ids(n_nodes, hosts, order, 1, hosts)
+            self.text = (f"{np} ranks, one per core, on {-(-np // per_group)} nodes x {per_group} cores "
+                         f"(a platform whose hosts are cores)")
+            return
         self.ids = node_ids(n_nodes, hosts, order, groups, per_group)
         self.text = f"{np} ranks on {n_nodes} nodes x {ppn} ppn, {order} order over {groups} group(s) of {topology}"
         if layout:

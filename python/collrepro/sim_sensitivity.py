@@ -1,6 +1,6 @@
 """Sensitivity of seed 000's FC speedup to each effect of the Cori model (issue 28).
 
-  PYTHONPATH=python python3 -m collrepro.sim_sensitivity [--effects nic,msg,global,lat]
+  PYTHONPATH=python python3 -m collrepro.sim_sensitivity [--effects nic,msg,global,lat,mem]
       [--shapes 256x1,1024x8] [--ratios 1/1,1/3,3/1] [--values nic=16,8,4,2] [-o results/sim/sensitivity]
       [--warmup 0] [--dry-run]
 
@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 
-from collrepro import safeio
+from collrepro import node_memory_platform, safeio
 from collrepro.analysis.paper_values import SEED000_FIG4
 from collrepro.cliargs import ArgumentParser
 from collrepro.cori_platform import NEUTRAL, effects_xml
@@ -39,10 +39,10 @@ CONFIG = os.path.join(REPO, "configs", "paper", "seed000-fc-sim.yaml")
 SIMRUN = os.path.join(REPO, "bench", "sim", "simrun")
 
 # effect name on the command line -> the generator's parameter, and the values swept by default.
-EFFECTS = {"nic": "nic_gbps", "msg": "msg_us", "global": "global_fraction", "lat": "nic_lat_us"}
+EFFECTS = {"nic": "nic_gbps", "msg": "msg_us", "global": "global_fraction", "lat": "nic_lat_us", "mem": "mem_gbps"}
 VALUES = {"nic": [16.0, 12.0, 8.0, 6.0, 4.0, 2.0], "msg": [0.0, 1.0, 4.0, 16.0], "global": [1.0, 0.5, 0.25, 0.1],
-          "lat": [0.0, 4.0, 32.0]}
-UNITS = {"nic": "GB/s", "msg": "us", "global": "share", "lat": "us"}
+          "lat": [0.0, 4.0, 32.0], "mem": [0.0, 68.0, 34.0, 24.0, 16.0]}
+UNITS = {"nic": "GB/s", "msg": "us", "global": "share", "lat": "us", "mem": "GB/s"}
 # Seed 000 Fig. 4, FC speedup at 4 MB, keyed by (np, p, q) (one home: analysis/paper_values.py).
 PAPER = {(n, p, q): v for (topology, n, p, q), v in SEED000_FIG4.items() if topology == "fully-connected"}
 WALL_FILE = "wall_s.txt"  # each run's wall time, so that sweeps run side by side lose none
@@ -131,7 +131,7 @@ def recorded_wall(run_dir):
 
 def main(argv=None):
     ap = ArgumentParser(prog="sim_sensitivity", description=__doc__.split("\n")[0])
-    ap.add_argument("--effects", default="nic,msg,global,lat")
+    ap.add_argument("--effects", default="nic,msg,global,lat,mem")
     ap.add_argument("--shapes", default="256x1,1024x8")
     ap.add_argument("--ratios", default="1/1,1/3,3/1")
     ap.add_argument("--values", action="append", help="EFFECT=V1,V2,... (repeatable; default: VALUES)")
@@ -155,18 +155,21 @@ def main(argv=None):
         param = EFFECTS[effect]
         order = "spread" if effect == "global" else "block"
         for value in values[effect]:
-            params = {**NEUTRAL, param: value}
-            platform = os.path.join(a.output, "platforms", f"cori-{effect}-{value:g}.xml")
-            if not a.dry_run:
-                safeio.write_text(platform, effects_xml(7, **params))
+            if effect != "mem":
+                platform = os.path.join(a.output, "platforms", f"cori-{effect}-{value:g}.xml")
+                if not a.dry_run:
+                    safeio.write_text(platform, effects_xml(7, **{**NEUTRAL, param: value}))
             for np_, ppn in shapes:
+                sim_ppn = ppn
+                if effect == "mem":  # a platform per shape, whose hosts are cores: one rank per host
+                    platform, sim_ppn = memory_platform(a.output, value, np_, ppn, a.dry_run), 1
                 for ratio in ratios:
                     p, q = parse_ratio(ratio, np_)
                     run_dir = os.path.join(a.output, "runs", run_name(effect, value, np_, ppn, ratio))
                     got = medians(run_dir)
                     wall = recorded_wall(run_dir)
                     if got is None:
-                        wall = simulate(run_dir, platform, np_, ppn, order, ratio, a.warmup, a.dry_run)
+                        wall = simulate(run_dir, platform, np_, sim_ppn, order, ratio, a.warmup, a.dry_run)
                         got = None if a.dry_run else medians(run_dir)
                     if got is None:
                         continue
@@ -183,6 +186,15 @@ def main(argv=None):
     if not a.dry_run:
         print(f"sim_sensitivity: wrote {table} ({made} rows from this sweep, {len(done)} in all)", file=sys.stderr)
     return 0
+
+
+def memory_platform(out, mem_gbps, np_, ppn, dry_run):
+    """The node-memory crossbar for one shape (np_ / ppn nodes of ppn cores), written into
+    OUT/platforms/ (not committed: up to 11 MB at 256 nodes, and the generator rebuilds it)."""
+    path = os.path.join(out, "platforms", f"node-mem-{mem_gbps:g}-{np_ // ppn}x{ppn}.xml")
+    if not dry_run and not os.path.exists(path):
+        safeio.write_text(path, node_memory_platform.platform_xml(np_ // ppn, ppn, mem_gbps))
+    return path
 
 
 def key_of(effect, value, np_, p):
@@ -229,13 +241,13 @@ def paper_separation():
 def summary_lines(rows):
     """One line per (effect, value, order): the speedups at each shape (p:q 1:3, 1:1, 3:1), the
     separation (mean at 256 x 1 / mean at 1024 x 8, where both shapes have all three p:q) and the
-    mean |ln(simulated / paper)| over the points simulated. A model that reproduces the paper
+    mean and largest |ln(simulated / paper)| over the points simulated. A model that reproduces the paper
     needs the paper's separation, not only its level."""
     by = {}
     for r in rows:
         by.setdefault((r["effect"], float(r["value"]), r["order"]), {})[(int(r["np"]), int(r["p"]))] = r
     head = ["effect", "value", "order", "256 x 1: 64/192, 128/128, 192/64", "1024 x 8: 256/768, 512/512, 768/256",
-            f"separation (paper {paper_separation():.2f})", "mean abs ln(sim/paper)", "points"]
+            f"separation (paper {paper_separation():.2f})", "mean abs ln(sim/paper)", "max abs ln(sim/paper)", "points"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (effect, value, order), pts in sorted(by.items(), key=lambda kv: (list(EFFECTS).index(kv[0][0]), -kv[0][1], kv[0][2])):
         cells, means, errs = [], [], []
@@ -248,9 +260,10 @@ def summary_lines(rows):
                 if g is not None and paper:
                     errs.append(abs(math.log(g / paper)))
         sep = f"{means[0] / means[1]:.2f}" if None not in means else "-"
-        err = f"{sum(errs) / len(errs):.2f}" if errs else "-"
+        err = f"{sum(errs) / len(errs):.3f}" if errs else "-"
+        worst = f"{max(errs):.3f}" if errs else "-"
         unit = UNITS[effect]
-        out.append(f"| {effect} | {value:g} {unit} | {order} | {cells[0]} | {cells[1]} | {sep} | {err} | {len(errs)} |")
+        out.append(f"| {effect} | {value:g} {unit} | {order} | {cells[0]} | {cells[1]} | {sep} | {err} | {worst} | {len(errs)} |")
     return out
 
 

@@ -42,3 +42,10 @@ set_tests_properties(sim.wide PROPERTIES LABELS "sim" TIMEOUT 1200 COST 30 RESOU
 add_test(NAME sim.node-platform
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/node_platform.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.node-platform PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)
+
+# sim.node-memory: the default Cori model (cori-memory) differs from the crossbar where a node's
+# processes share its memory, equals it at one process per node, and its results count a node's
+# cores as one node (tests/sim/node_memory.sh; four 32-rank simulations, seconds after the build).
+add_test(NAME sim.node-memory
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/node_memory.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.node-memory PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)

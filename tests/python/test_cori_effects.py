@@ -98,3 +98,51 @@ def test_sensitivity_reads_plain_and_compressed_summaries(tmp_path):
         assert sim_sensitivity.medians(str(tmp_path / d)) == {"root-gathering": 0.04, "halfduplex-fc": 0.01}
     assert sim_sensitivity.medians(str(tmp_path / "c")) is None  # a pair is missing: rerun it
     assert sim_sensitivity.medians(str(tmp_path / "none")) is None
+
+
+def test_node_memory_platform_structure():
+    """Each node a cluster of its cores (hosts node-0.. numbered node-major), a shared memory
+    backbone only when --mem-gbps is set, one route per ordered node pair through both NICs."""
+    from collrepro import node_memory_platform as nm
+    root = parse(nm.platform_xml(3, 4, mem_gbps=34))
+    clusters = root.findall(".//cluster")
+    assert [c.get("radical") for c in clusters] == ["0-3", "4-7", "8-11"]
+    assert all(c.get("bb_bw") == "34GBps" and c.get("bb_sharing_policy") == "SHARED" for c in clusters)
+    routes = root.findall(".//zoneRoute")
+    assert len(routes) == 6
+    r = next(x for x in routes if x.get("src") == "n0" and x.get("dst") == "n2")
+    assert [(l.get("id"), l.get("direction")) for l in r] == [("nic0", "UP"), ("nic2", "DOWN")]
+    flat = parse(nm.platform_xml(3, 4, mem_gbps=0))
+    assert all(c.get("bb_bw") is None for c in flat.findall(".//cluster"))
+    for bad in ({"nodes": 1, "cores": 4}, {"nodes": 3, "cores": 0}, {"nodes": 3, "cores": 4, "mem_gbps": -1}):
+        with pytest.raises(UserError):
+            nm.platform_xml(**bad)
+
+
+def test_simrun_places_one_rank_per_core_on_node_memory_platforms(tmp_path):
+    """simrun takes the node-memory platform's hosts for cores: one rank per host in block order,
+    the description in nodes x cores, and a clear refusal of --ppn > 1 or --order spread."""
+    from collrepro import node_memory_platform as nm
+    from collrepro import sim
+    path = tmp_path / "nm.xml"
+    path.write_text(nm.platform_xml(4, 8, mem_gbps=16))
+    place = sim.Placement(str(path), 24, 1, "block")
+    assert place.ids == list(range(24))
+    assert "24 ranks, one per core, on 3 nodes x 8 cores" in place.text
+    for ppn, order in ((8, "block"), (1, "spread")):
+        with pytest.raises(UserError, match="hosts are cores"):
+            sim.Placement(str(path), 24, ppn, order)
+    assert sim.cluster_of(str(path))[1:4] == (sim.CORES_AS_HOSTS, 4, 8)
+
+
+def test_paper_runs_default_to_cori_memory_made_for_their_shape(tmp_path):
+    from collrepro import sim_paper
+    run = sim_paper.load_runs()["seed000-fc-1024x8"]
+    argv, out = sim_paper.simrun_argv("seed000-fc-1024x8", run, "cori-memory", str(tmp_path))
+    assert argv[argv.index("--platform") + 1] == str(tmp_path / "platforms" / "cori-memory-128x8.xml")
+    assert argv[argv.index("--ppn") + 1] == "1" and out.endswith("seed000-fc-1024x8-cori-memory")
+    path = sim_paper.write_generated_platform("cori-memory", run, str(tmp_path))
+    text = open(path).read()
+    from collrepro import node_memory_platform
+    assert 'radical="1016-1023"' in text and f'bb_bw="{node_memory_platform.CORI_MEM_GBPS:g}GBps"' in text
+    assert sim_paper.platform_path("flat-crossbar", run, str(tmp_path))[1] == 8
