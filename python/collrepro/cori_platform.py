@@ -139,13 +139,18 @@ def platform_xml(groups):
     for g in range(groups):
         out.append(f'    <link id="global-out-g{g}" bandwidth="{optical:g}GBps" latency="{LINK_LAT_US:g}us"/>')
         out.append(f'    <link id="global-in-g{g}" bandwidth="{optical:g}GBps" latency="0us"/>')
-    for a in range(groups):
-        for b in range(groups):
-            if a != b:
-                out.append(f'    <zoneRoute src="group-{a}" dst="group-{b}" gw_src="router-g{a}" gw_dst="router-g{b}" '
-                           f'symmetrical="NO"><link_ctn id="global-out-g{a}"/><link_ctn id="global-in-g{b}"/></zoneRoute>')
+    out += pair_routes(groups, "group-{}", "router-g{}",
+                       lambda a, b: f'<link_ctn id="global-out-g{a}"/><link_ctn id="global-in-g{b}"/>')
     out += ["  </zone>", "</platform>", ""]
     return "\n".join(out)
+
+
+def pair_routes(count, zone, gateway, links):
+    """The <zoneRoute> lines of a Full zone between every ordered pair of `count` zones named
+    zone.format(i), through gateway.format(i), over the <link_ctn>s links(a, b) returns."""
+    return [f'    <zoneRoute src="{zone.format(a)}" dst="{zone.format(b)}" gw_src="{gateway.format(a)}" '
+            f'gw_dst="{gateway.format(b)}" symmetrical="NO">{links(a, b)}</zoneRoute>'
+            for a in range(count) for b in range(count) if a != b]
 
 
 # --- cori-effects: the adaptive topology plus the effects the crossbar lacks -----------------

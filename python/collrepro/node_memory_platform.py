@@ -42,7 +42,7 @@ import sys
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
-from collrepro.cori_platform import simgrid_prolog
+from collrepro.cori_platform import pair_routes, simgrid_prolog
 from collrepro.safeio import UserError
 
 NIC_GBPS = 8.0
@@ -91,11 +91,8 @@ def platform_xml(nodes, cores, mem_gbps=0.0, nic_gbps=NIC_GBPS, core_gbps=CORE_G
     for n in range(nodes):
         out.append(f'    <link id="nic{n}" bandwidth="{nic_gbps:g}GBps" latency="{NIC_LAT_US:g}us" '
                    'sharing_policy="SPLITDUPLEX"/>')
-    for a in range(nodes):
-        for b in range(nodes):
-            if a != b:
-                out.append(f'    <zoneRoute src="n{a}" dst="n{b}" gw_src="r{a}" gw_dst="r{b}" symmetrical="NO">'
-                           f'<link_ctn id="nic{a}" direction="UP"/><link_ctn id="nic{b}" direction="DOWN"/></zoneRoute>')
+    out += pair_routes(nodes, "n{}", "r{}",
+                       lambda a, b: f'<link_ctn id="nic{a}" direction="UP"/><link_ctn id="nic{b}" direction="DOWN"/>')
     out += ["  </zone>", "</platform>", ""]
     return "\n".join(out)
 

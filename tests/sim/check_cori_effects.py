@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from summary import read_summary
+from summary import finish, read_summary
 
 DIFFER = 1.25
 AGREE = 0.01
@@ -64,9 +64,7 @@ def main(crossbar, effects):
         print(f"check_cori_effects: placement: the run does not record what it occupies: {where!r}: FAIL")
     else:
         print(f"check_cori_effects: placement recorded: {where}")
-    if failed:
-        sys.exit(f"check_cori_effects: {failed} check(s) failed")
-    print("check_cori_effects: ok")
+    finish("check_cori_effects", failed)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@
 import os
 import sys
 
-from summary import read_summary
+from summary import finish, read_summary
 
 DIFFER = 1.5
 AGREE = 1e-6
@@ -47,9 +47,7 @@ def main(out):
     failed += not ok
     print(f"check_node_memory: the 4 x 8 run's results say nodes, ppn = {sorted(shape)} (want 4, 8): "
           f"{'ok' if ok else 'FAIL'}")
-    if failed:
-        sys.exit(f"check_node_memory: {failed} check(s) failed")
-    print("check_node_memory: ok")
+    finish("check_node_memory", failed)
 
 
 if __name__ == "__main__":

@@ -19,3 +19,10 @@ def read_summary(directory, who):
     if not rows:
         sys.exit(f"{who}: {', '.join(paths)} hold no points")
     return rows
+
+
+def finish(who, failed):
+    """The last line of a check: exit naming the failed count, or print ok."""
+    if failed:
+        sys.exit(f"{who}: {failed} check(s) failed")
+    print(f"{who}: ok")
