@@ -97,6 +97,18 @@ def platform_xml(nodes, cores, mem_gbps=0.0, nic_gbps=NIC_GBPS, core_gbps=CORE_G
     return "\n".join(out)
 
 
+def node_shape(np_, ppn):
+    """(nodes, cores per node) of a job of np_ processes, ppn per node."""
+    return -(-int(np_) // int(ppn)), int(ppn)
+
+
+def write_for_job(path, np_, ppn, mem_gbps):
+    """Write (atomically) the platform for a job of np_ processes, ppn per node, and return its path."""
+    nodes, cores = node_shape(np_, ppn)
+    safeio.write_text(path, platform_xml(nodes, cores, mem_gbps))
+    return path
+
+
 def main(argv=None):
     ap = ArgumentParser(prog="node_memory_platform", description=__doc__.split("\n")[0])
     ap.add_argument("--nodes", type=int, required=True)

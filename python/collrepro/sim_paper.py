@@ -59,7 +59,7 @@ def platform_path(platform, run, build_dir):
     the others are the committed configs/platforms/<name>.xml."""
     if platform != "cori-memory":
         return os.path.join(REPO, "configs", "platforms", platform + ".xml"), run["ppn"]
-    nodes, cores = -(-int(run["np"]) // int(run["ppn"])), int(run["ppn"])
+    nodes, cores = node_memory_platform.node_shape(run["np"], run["ppn"])
     return os.path.join(build_dir, "platforms", f"cori-memory-{nodes}x{cores}.xml"), 1
 
 
@@ -67,8 +67,7 @@ def write_generated_platform(platform, run, build_dir):
     """Write cori-memory's file for the run's shape (the generator is deterministic)."""
     path, _ = platform_path(platform, run, build_dir)
     if platform == "cori-memory":
-        nodes, cores = -(-int(run["np"]) // int(run["ppn"])), int(run["ppn"])
-        safeio.write_text(path, node_memory_platform.platform_xml(nodes, cores, node_memory_platform.CORI_MEM_GBPS))
+        node_memory_platform.write_for_job(path, run["np"], run["ppn"], node_memory_platform.CORI_MEM_GBPS)
     return path
 
 

@@ -190,11 +190,11 @@ def main(argv=None):
 
 def memory_platform(out, mem_gbps, np_, ppn, dry_run):
     """The node-memory crossbar for one shape (np_ / ppn nodes of ppn cores), written into
-    OUT/platforms/ (not committed: up to 11 MB at 256 nodes, and the generator rebuilds it)."""
-    path = os.path.join(out, "platforms", f"node-mem-{mem_gbps:g}-{np_ // ppn}x{ppn}.xml")
-    if not dry_run and not os.path.exists(path):
-        safeio.write_text(path, node_memory_platform.platform_xml(np_ // ppn, ppn, mem_gbps))
-    return path
+    OUT/platforms/ (not committed: up to 11 MB at 256 nodes; written each time, so a file from an
+    older generator is never reused)."""
+    nodes, cores = node_memory_platform.node_shape(np_, ppn)
+    path = os.path.join(out, "platforms", f"node-mem-{mem_gbps:g}-{nodes}x{cores}.xml")
+    return path if dry_run else node_memory_platform.write_for_job(path, np_, ppn, mem_gbps)
 
 
 def key_of(effect, value, np_, p):
