@@ -62,30 +62,52 @@ void parse_size(const std::string& rule, const std::string& text, DelayRule& r) 
   }
 }
 
-double parse_percent(const std::string& rule, const std::string& text) {
-  if (text.size() < 3 || text.front() != '+' || text.back() != '%')
-    fail(rule, "'" + excerpt(text) + "' is not a slowdown (write +N%, e.g. +10%)");
-  const std::string number = text.substr(1, text.size() - 2);
+// N of "+N<suffix>": a non-negative decimal number, or a failure naming the forms.
+double parse_amount_number(const std::string& rule, const std::string& text, std::size_t suffix) {
+  const std::string number = text.substr(1, text.size() - 1 - suffix);
+  bool digits = !number.empty();
   for (char c : number)
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.')
-      fail(rule, "'" + excerpt(text) + "' is not a slowdown (write +N%, e.g. +10%)");
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') digits = false;
   errno = 0;
   char* end = nullptr;
-  const double n = std::strtod(number.c_str(), &end);
-  if (errno != 0 || end != number.c_str() + number.size() || !std::isfinite(n) || n <= 0 || n > 1000)
-    fail(rule, "'" + excerpt(text) + "' is not a slowdown above 0% and at most +1000%");
-  return n / 100.0;
+  const double n = digits ? std::strtod(number.c_str(), &end) : -1;
+  if (!digits || errno != 0 || end != number.c_str() + number.size() || !std::isfinite(n))
+    fail(rule, "'" + excerpt(text) + "' is not a slowdown (write +N%, e.g. +10%, or a fixed time +Nus or +Nms)");
+  return n;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "+N%" (a fraction of the call's own duration) or "+Nus" / "+Nms" (a fixed time).
+void parse_amount(const std::string& rule, const std::string& text, DelayRule& r) {
+  if (text.empty() || text.front() != '+')
+    fail(rule, "'" + excerpt(text) + "' is not a slowdown (write +N%, e.g. +10%, or a fixed time +Nus or +Nms)");
+  if (ends_with(text, "%")) {
+    const double n = parse_amount_number(rule, text, 1);
+    if (n <= 0 || n > 1000) fail(rule, "'" + excerpt(text) + "' is not a slowdown above 0% and at most +1000%");
+    r.fraction = n / 100.0;
+    return;
+  }
+  const bool micro = ends_with(text, "us");
+  if (!micro && !ends_with(text, "ms"))
+    fail(rule, "'" + excerpt(text) + "' is not a slowdown (write +N%, e.g. +10%, or a fixed time +Nus or +Nms)");
+  const double seconds = parse_amount_number(rule, text, 2) * (micro ? 1e-6 : 1e-3);
+  if (seconds <= 0 || seconds > kMaxDelaySeconds)
+    fail(rule, "'" + excerpt(text) + "' is not a fixed delay above 0 and at most 1 s (e.g. +500us or +2ms)");
+  r.seconds = seconds;
 }
 
 DelayRule parse_rule(const std::string& rule) {
   const auto a = rule.find(':');
   const auto b = a == std::string::npos ? a : rule.find(':', a + 1);
   if (b == std::string::npos || rule.find(':', b + 1) != std::string::npos)
-    fail(rule, "want CALL:SIZE:+N%");
+    fail(rule, "want CALL:SIZE:+N% (or CALL:SIZE:+Nus, +Nms)");
   DelayRule r;
   r.call = parse_call(rule, trim(rule.substr(0, a)));
   parse_size(rule, trim(rule.substr(a + 1, b - a - 1)), r);
-  r.fraction = parse_percent(rule, trim(rule.substr(b + 1)));
+  parse_amount(rule, trim(rule.substr(b + 1)), r);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "reentry.hpp"
+#include "served.hpp"
 #include "settings.hpp"
 
 namespace collrepro::pmpi {
@@ -18,16 +19,18 @@ inline bool intercepting() { return !Entered::inside() && settings().enabled; }
 // Delay mode (delay.hpp): whether some rule names `c`, for a call the application made itself.
 inline bool delaying(DelayCall c) { return settings().delays(c) && !Entered::inside(); }
 
-// Runs `call` and then busy-waits `rule.fraction` of its measured duration more, still inside
+// Runs `call` and then busy-waits `rule.fraction` of its measured duration (or `rule.seconds`) more, still inside
 // the MPI library: the wait keeps its progress engine turning (PMPI_Iprobe), as a slower call
 // would. A wait outside it would stall the other processes' transfers that need this one (Open
 // MPI's shared-memory pipeline without single-copy: a 1 MiB call at +50% took 26x as long).
+// `bytes` is the size the rule matched; the report counts the delayed calls per size (served.hpp).
 template <class F>
-int delayed(const DelayRule& rule, MPI_Comm comm, F&& call) {
+int delayed(const DelayRule& rule, std::size_t bytes, MPI_Comm comm, F&& call) {
+  count_delayed(rule.call, bytes);
   const double start = PMPI_Wtime();
   const int rc = call();
   const double end = PMPI_Wtime();
-  const double until = end + (end - start) * rule.fraction;
+  const double until = end + (end - start) * rule.fraction + rule.seconds;
   int flag = 0;
   MPI_Status status;
   while (PMPI_Wtime() < until) PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status);

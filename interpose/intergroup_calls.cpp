@@ -196,10 +196,10 @@ const DelayRule* inter_delay(DelayCall c, MPI_Comm comm, std::size_t bytes) {
 extern "C" int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                              MPI_Datatype rtype, MPI_Comm comm) {
   auto call = [&] { return allgather_call(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
-  if (delaying(DelayCall::Allgather))
-    if (const DelayRule* rule = inter_delay(DelayCall::Allgather, comm,
-                                            std::max(call_bytes(scount, stype), call_bytes(rcount, rtype))))
-      return delayed(*rule, comm, call);
+  if (delaying(DelayCall::Allgather)) {
+    const std::size_t bytes = std::max(call_bytes(scount, stype), call_bytes(rcount, rtype));
+    if (const DelayRule* rule = inter_delay(DelayCall::Allgather, comm, bytes)) return delayed(*rule, bytes, comm, call);
+  }
   return call();
 }
 
@@ -211,7 +211,8 @@ extern "C" int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, 
     int remote = 0;
     if (rcounts && PMPI_Comm_remote_size(comm, &remote) == MPI_SUCCESS)
       for (int j = 0; j < remote; ++j) bytes = std::max(bytes, call_bytes(rcounts[j], rtype));
-    if (const DelayRule* rule = inter_delay(DelayCall::Allgatherv, comm, bytes)) return delayed(*rule, comm, call);
+    if (const DelayRule* rule = inter_delay(DelayCall::Allgatherv, comm, bytes))
+      return delayed(*rule, bytes, comm, call);
   }
   return call();
 }

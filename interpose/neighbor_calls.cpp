@@ -174,10 +174,11 @@ std::pair<int, int> degrees(MPI_Comm comm) {
 extern "C" int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                      MPI_Datatype rtype, MPI_Comm comm) {
   auto call = [&] { return neighbor_alltoall_call(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
-  if (delaying(DelayCall::NeighborAlltoall))
-    if (const DelayRule* rule = find_delay(settings().delay, DelayCall::NeighborAlltoall,
-                                           std::max(call_bytes(scount, stype), call_bytes(rcount, rtype))))
-      return delayed(*rule, comm, call);
+  if (delaying(DelayCall::NeighborAlltoall)) {
+    const std::size_t bytes = std::max(call_bytes(scount, stype), call_bytes(rcount, rtype));
+    if (const DelayRule* rule = find_delay(settings().delay, DelayCall::NeighborAlltoall, bytes))
+      return delayed(*rule, bytes, comm, call);
+  }
   return call();
 }
 
@@ -192,7 +193,7 @@ extern "C" int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[], con
     for (int j = 0; scounts && j < out; ++j) bytes = std::max(bytes, call_bytes(scounts[j], stype));
     for (int j = 0; rcounts && j < in; ++j) bytes = std::max(bytes, call_bytes(rcounts[j], rtype));
     if (const DelayRule* rule = find_delay(settings().delay, DelayCall::NeighborAlltoallv, bytes))
-      return delayed(*rule, comm, call);
+      return delayed(*rule, bytes, comm, call);
   }
   return call();
 }

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace collrepro::pmpi {
@@ -21,6 +23,7 @@ struct Counters {
   std::vector<const Algorithm*> algorithms = Registry::global().all();
   std::unordered_map<const Algorithm*, std::size_t> slot_of;
   std::vector<std::uint64_t> calls = std::vector<std::uint64_t>(algorithms.size() + all_collectives().size(), 0);
+  std::map<std::pair<DelayCall, std::size_t>, std::uint64_t> delayed;  // this process's delayed calls
 };
 
 Counters& counters() {
@@ -40,6 +43,12 @@ void count_served(Collective c, const Algorithm* algorithm) {
   Counters& k = counters();
   std::lock_guard<std::mutex> lock(k.m);
   ++k.calls[slot(k, c, algorithm)];
+}
+
+void count_delayed(DelayCall c, std::size_t bytes) {
+  Counters& k = counters();
+  std::lock_guard<std::mutex> lock(k.m);
+  ++k.delayed[{c, bytes}];
 }
 
 void write_report(const std::string& where) {
@@ -63,6 +72,9 @@ void write_report(const std::string& where) {
     std::fprintf(out, "collrepro-pmpi: served %s %s %llu\n", to_string(c),
                  native ? "native" : k.algorithms[i]->info().name.c_str(), static_cast<unsigned long long>(total[i]));
   }
+  for (const auto& [key, calls] : k.delayed)
+    std::fprintf(out, "collrepro-pmpi: delayed %s %zu %llu\n", to_string(key.first), key.second,
+                 static_cast<unsigned long long>(calls));
   if (out != stderr) std::fclose(out);
 }
 

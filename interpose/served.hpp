@@ -3,16 +3,23 @@
 // algorithm) that served a call, written by world rank 0:
 //   collrepro-pmpi: served allgather fullduplex-allgather 1234
 //   collrepro-pmpi: served neighbor-alltoall native 10
+// and, in delay mode (delay.hpp), the calls it delayed per call and size, as world rank 0 saw them:
+//   collrepro-pmpi: delayed allgather 1048576 205
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "collrepro/registry.hpp"
+#include "delay.hpp"
 
 namespace collrepro::pmpi {
 
 // nullptr: the native call.
 void count_served(Collective c, const Algorithm* algorithm);
+
+// One call that delay mode slowed: its call and the size its rule matched.
+void count_delayed(DelayCall c, std::size_t bytes);
 
 // Collective over MPI_COMM_WORLD (before PMPI_Finalize). `where` is "-" (stderr) or a file.
 void write_report(const std::string& where);

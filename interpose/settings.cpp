@@ -73,7 +73,7 @@ Settings settings_from_environment(const RulesFile& rules) {
     s.delay = parse_delay(delay);
   } catch (const DelayError& e) {
     s.delay_error = "COLLREPRO_PMPI_DELAY='" + excerpt(delay) + "': " + e.what() +
-                    " (want CALL:SIZE:+N%[,...], e.g. allgather:>=64KiB:+10%; fix it or unset the variable)";
+                    " (want CALL:SIZE:+N% or CALL:SIZE:+Nms[,...], e.g. allgather:>=64KiB:+10%; fix it or unset the variable)";
   }
   for (const DelayRule& r : s.delay) s.delayed_calls |= 1u << static_cast<unsigned>(r.call);
   // Delay mode alone slows the MPI library's calls; it never turns algorithm replacement on.

@@ -51,7 +51,23 @@ TEST(Delay, FirstMatchingRuleWins) {
   EXPECT_EQ(find_delay(rules, DelayCall::NeighborAlltoall, 1 << 20), nullptr);
 }
 
+TEST(Delay, ParsesFixedTimes) {
+  const auto rules = parse_delay("allgather:>=128KiB:+5ms,allgatherv:*:+250us,neighbor_alltoall:*:+1.5ms");
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_DOUBLE_EQ(rules[0].seconds, 0.005);
+  EXPECT_DOUBLE_EQ(rules[0].fraction, 0.0);
+  EXPECT_DOUBLE_EQ(rules[1].seconds, 250e-6);
+  EXPECT_DOUBLE_EQ(rules[2].seconds, 1.5e-3);
+  EXPECT_DOUBLE_EQ(parse_delay("allgather:*:+10%")[0].seconds, 0.0);
+  EXPECT_DOUBLE_EQ(parse_delay("allgather:*:+1000ms")[0].seconds, 1.0);
+}
+
 TEST(Delay, RefusesMalformedRulesInOneLine) {
+  EXPECT_NE(parse_error("allgather:*:+0ms").find("above 0 and at most 1 s"), std::string::npos);
+  EXPECT_NE(parse_error("allgather:*:+1001ms").find("at most 1 s"), std::string::npos);
+  EXPECT_NE(parse_error("allgather:*:+5s").find("+Nus or +Nms"), std::string::npos);
+  EXPECT_NE(parse_error("allgather:*:+ms").find("+Nus or +Nms"), std::string::npos);
+  EXPECT_NE(parse_error("allgather:*:5ms").find("+Nus or +Nms"), std::string::npos);
   EXPECT_NE(parse_error("allgather:>=64KiB").find("want CALL:SIZE:+N%"), std::string::npos);
   EXPECT_NE(parse_error("bcast:*:+10%").find("unknown call 'bcast'"), std::string::npos);
   EXPECT_NE(parse_error("allgather:>=64kb:+10%").find("unknown unit"), std::string::npos);

@@ -33,8 +33,9 @@ foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_
 endforeach()
 # clock_sync asserts on timing behaviour (residuals within the claimed precision, a stopped
 # rank's late starts caught rather than timed): it runs with both cores to itself, so that
-# another test's processes do not turn every repetition into a scheduler delay.
-set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.clock_sync PROPERTIES RUN_SERIAL TRUE)
+# another test's processes do not turn every repetition into a scheduler delay (label timing).
+set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.clock_sync PROPERTIES RUN_SERIAL TRUE
+                     LABELS "driver;mpi;${COLLREPRO_MPI_FLAVOR};timing")
 # phases runs every inter-group and ring algorithm under two sync methods (one size, three
 # repetitions): MPICH's busy-polling ranks (4 on 2 cores) make it the slowest driver test there.
 set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.phases PROPERTIES TIMEOUT 300)

@@ -345,6 +345,22 @@ def test_delay_refuses_to_guess_and_bad_rules():
     assert delay.parse("allgather:1MiB:+50%")[0] == delay.DelayRule("allgather", 1 << 20, 1 << 20, 0.5)
 
 
+def test_delay_fixed_times():
+    """`+Nus` / `+Nms`: a fixed time more (interpose/delay.hpp parses the same forms)."""
+    assert delay.parse("allgather:>=128KiB:+5ms")[0] == delay.DelayRule("allgather", 128 << 10, delay.UNBOUNDED,
+                                                                        0.0, 0.005)
+    assert delay.parse("allgatherv:*:+250us")[0].seconds == pytest.approx(250e-6)
+    assert delay.parse("allgather:*:+1000ms")[0].seconds == pytest.approx(1.0)
+    assert delay.affected("allgather:>=64KiB:+5ms", POINT)
+    assert delay.slowdown("allgather:>=64KiB:+5ms", POINT) == 0.0     # no fraction: a fixed time
+    assert not delay.affected("allgather:>=128KiB:+5ms", POINT)
+    for bad, why in (("allgather:*:+0ms", "above 0 and at most 1 s"), ("allgather:*:+1001ms", "at most 1 s"),
+                     ("allgather:*:+5s", r"\+Nus or \+Nms"), ("allgather:*:+ms", r"\+Nus or \+Nms"),
+                     ("allgather:*:5ms", r"\+Nus or \+Nms")):
+        with pytest.raises(delay.DelayError, match=why):
+            delay.parse(bad)
+
+
 # ------------------------------------------------------------------ randomised launch order (issue 25)
 
 NAMES = ["openmpi-4.1.4", "mpich-4.0.2", "mpich-3.4.1", "openmpi-5.0.7"]

@@ -1,13 +1,14 @@
 """Delay mode, on the Python side: the rules of COLLREPRO_PMPI_DELAY (interpose/delay.hpp) and
 which collbench points a rule slows, the ground truth of the calibration.
 
-A rule list is `CALL:SIZE:+N%` rules separated by `,` or `;` (the first rule that names the call
+A rule list is `CALL:SIZE:AMOUNT` rules separated by `,` or `;` (the first rule that names the call
 and whose size condition holds applies):
 
 - CALL: allgather, allgatherv, neighbor_alltoall, neighbor_alltoallv (`-` for `_` too);
 - SIZE: `*`, `>=BYTES`, `<=BYTES`, `LOW..HIGH` (both ends included) or `BYTES` (exactly), BYTES a
   whole number with an optional unit B, KiB, MiB or GiB;
-- +N%: N in (0, 1000].
+- AMOUNT: `+N%`, N in (0, 1000] (that share of the call's own duration more), or a fixed time
+  `+Nus` / `+Nms` in (0, 1 s].
 
 The library delays a call the application makes itself (never one it makes while serving a call),
 allgather and allgatherv only on an intercommunicator. In collbench that is exactly:
@@ -32,6 +33,7 @@ CALLS = ("allgather", "allgatherv", "neighbor_alltoall", "neighbor_alltoallv")
 UNITS = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 MAX_TEXT = 4096
 MAX_RULES = 64
+MAX_SECONDS = 1.0   # the largest fixed delay of one call
 UNBOUNDED = (1 << 64) - 1
 EXAMPLE = "allgather:>=64KiB:+10%"
 
@@ -46,6 +48,7 @@ class DelayRule:
     min_bytes: int = 0
     max_bytes: int = UNBOUNDED
     fraction: float = 0.0  # +10% -> 0.10
+    seconds: float = 0.0   # +2ms -> 0.002 (a fixed delay)
 
     def matches(self, call, nbytes):
         return call == self.call and self.min_bytes <= nbytes <= self.max_bytes
@@ -56,7 +59,7 @@ def _excerpt(text, most=60):
 
 
 def _fail(rule, why):
-    raise DelayError(f"COLLREPRO_PMPI_DELAY rule '{_excerpt(rule)}': {why} (want CALL:SIZE:+N%, e.g. {EXAMPLE})")
+    raise DelayError(f"COLLREPRO_PMPI_DELAY rule '{_excerpt(rule)}': {why} (want CALL:SIZE:+N% or CALL:SIZE:+Nms, e.g. {EXAMPLE})")
 
 
 def _bytes(rule, text):
@@ -91,14 +94,26 @@ def _rule(rule):
             _fail(rule, f"the range '{_excerpt(size)}' is empty (write LOW..HIGH)")
     else:
         lo = hi = _bytes(rule, size)
-    m = re.fullmatch(r"\+([0-9.]+)%", percent)
+    return DelayRule(call, lo, hi, *_amount(rule, percent))
+
+
+def _amount(rule, text):
+    """(fraction, seconds) of `+N%` or of a fixed `+Nus` / `+Nms`."""
+    m = re.fullmatch(r"\+([0-9.]+)(%|us|ms)", text)
     try:
         n = float(m.group(1)) if m else None
     except ValueError:
         n = None
-    if n is None or not 0 < n <= 1000:
-        _fail(rule, f"'{_excerpt(percent)}' is not a slowdown above 0% and at most +1000% (write +N%)")
-    return DelayRule(call, lo, hi, n / 100.0)
+    if n is None:
+        _fail(rule, f"'{_excerpt(text)}' is not a slowdown (write +N%, e.g. +10%, or a fixed time +Nus or +Nms)")
+    if m.group(2) == "%":
+        if not 0 < n <= 1000:
+            _fail(rule, f"'{_excerpt(text)}' is not a slowdown above 0% and at most +1000% (write +N%)")
+        return n / 100.0, 0.0
+    seconds = n * (1e-6 if m.group(2) == "us" else 1e-3)
+    if not 0 < seconds <= MAX_SECONDS:
+        _fail(rule, f"'{_excerpt(text)}' is not a fixed delay above 0 and at most 1 s (e.g. +500us or +2ms)")
+    return 0.0, seconds
 
 
 def parse(text):
@@ -150,21 +165,28 @@ def delayed_calls(point):
     return ()
 
 
-def slowdown(rules, point):
-    """The fraction a rule list slows a point by (0.0 when it does not touch it); `rules` is a
-    COLLREPRO_PMPI_DELAY value or parse()'s list. DelayError when the point may run either of two
-    calls that the rules treat differently at its size (mpi-neighbor-remapped)."""
+def _delay_of(rules, point):
+    """(fraction, seconds) a rule list slows a point by ((0.0, 0.0) when it does not touch it).
+    DelayError when the point may run either of two calls that the rules treat differently at its
+    size (mpi-neighbor-remapped)."""
     if isinstance(rules, str):
         rules = parse(rules)
     nbytes = point_bytes(point)
     found = {find(rules, call, nbytes) for call in delayed_calls(point)}
-    fractions = {r.fraction if r else 0.0 for r in found}
-    if len(fractions) > 1:
+    amounts = {(r.fraction, r.seconds) if r else (0.0, 0.0) for r in found}
+    if len(amounts) > 1:
         raise DelayError(f"{point.get('algorithm')} at {nbytes} bytes may call {' or '.join(delayed_calls(point))}, "
                          "which the rules delay differently: give both calls the same rule")
-    return fractions.pop() if fractions else 0.0
+    return amounts.pop() if amounts else (0.0, 0.0)
+
+
+def slowdown(rules, point):
+    """The fraction a rule list slows a point by (0.0 when it does not touch it, or touches it by a
+    fixed time only); `rules` is a COLLREPRO_PMPI_DELAY value or parse()'s list."""
+    return _delay_of(rules, point)[0]
 
 
 def affected(rules, point):
-    """Whether the rules slow this collbench point (see the module's docstring)."""
-    return slowdown(rules, point) > 0
+    """Whether the rules slow this collbench point, by a fraction or a fixed time (see the
+    module's docstring)."""
+    return any(amount > 0 for amount in _delay_of(rules, point))
