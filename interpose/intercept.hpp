@@ -23,10 +23,10 @@ inline bool delaying(DelayCall c) { return settings().delays(c) && !Entered::ins
 // the MPI library: the wait keeps its progress engine turning (PMPI_Iprobe), as a slower call
 // would. A wait outside it would stall the other processes' transfers that need this one (Open
 // MPI's shared-memory pipeline without single-copy: a 1 MiB call at +50% took 26x as long).
-// `bytes` is the size the rule matched; the report counts the delayed calls per size (served.hpp).
+// `bytes` is the size the rule matched; the report counts the delayed calls per size, with the
+// seconds spent in the calls and in the waits after them (served.hpp).
 template <class F>
 int delayed(const DelayRule& rule, std::size_t bytes, MPI_Comm comm, F&& call) {
-  count_delayed(rule.call, bytes);
   const double start = PMPI_Wtime();
   const int rc = call();
   const double end = PMPI_Wtime();
@@ -34,6 +34,7 @@ int delayed(const DelayRule& rule, std::size_t bytes, MPI_Comm comm, F&& call) {
   int flag = 0;
   MPI_Status status;
   while (PMPI_Wtime() < until) PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status);
+  count_delayed(rule.call, bytes, end - start, PMPI_Wtime() - end);
   return rc;
 }
 

@@ -23,7 +23,11 @@ struct Counters {
   std::vector<const Algorithm*> algorithms = Registry::global().all();
   std::unordered_map<const Algorithm*, std::size_t> slot_of;
   std::vector<std::uint64_t> calls = std::vector<std::uint64_t>(algorithms.size() + all_collectives().size(), 0);
-  std::map<std::pair<DelayCall, std::size_t>, std::uint64_t> delayed;  // this process's delayed calls
+  struct Delayed {
+    std::uint64_t calls = 0;
+    double call_s = 0, waited_s = 0;
+  };
+  std::map<std::pair<DelayCall, std::size_t>, Delayed> delayed;  // this process's delayed calls
 };
 
 Counters& counters() {
@@ -45,10 +49,13 @@ void count_served(Collective c, const Algorithm* algorithm) {
   ++k.calls[slot(k, c, algorithm)];
 }
 
-void count_delayed(DelayCall c, std::size_t bytes) {
+void count_delayed(DelayCall c, std::size_t bytes, double call_s, double waited_s) {
   Counters& k = counters();
   std::lock_guard<std::mutex> lock(k.m);
-  ++k.delayed[{c, bytes}];
+  auto& d = k.delayed[{c, bytes}];
+  ++d.calls;
+  d.call_s += call_s;
+  d.waited_s += waited_s;
 }
 
 void write_report(const std::string& where) {
@@ -72,9 +79,9 @@ void write_report(const std::string& where) {
     std::fprintf(out, "collrepro-pmpi: served %s %s %llu\n", to_string(c),
                  native ? "native" : k.algorithms[i]->info().name.c_str(), static_cast<unsigned long long>(total[i]));
   }
-  for (const auto& [key, calls] : k.delayed)
-    std::fprintf(out, "collrepro-pmpi: delayed %s %zu %llu\n", to_string(key.first), key.second,
-                 static_cast<unsigned long long>(calls));
+  for (const auto& [key, d] : k.delayed)
+    std::fprintf(out, "collrepro-pmpi: delayed %s %zu %llu %.9g %.9g\n", to_string(key.first), key.second,
+                 static_cast<unsigned long long>(d.calls), d.call_s, d.waited_s);
   if (out != stderr) std::fclose(out);
 }
 

@@ -3,8 +3,9 @@
 // algorithm) that served a call, written by world rank 0:
 //   collrepro-pmpi: served allgather fullduplex-allgather 1234
 //   collrepro-pmpi: served neighbor-alltoall native 10
-// and, in delay mode (delay.hpp), the calls it delayed per call and size, as world rank 0 saw them:
-//   collrepro-pmpi: delayed allgather 1048576 205
+// and, in delay mode (delay.hpp), the calls world rank 0 delayed per call and size, with the
+// seconds those calls took in the MPI library and the seconds it then waited:
+//   collrepro-pmpi: delayed allgather 1048576 205 0.0412 0.0209
 #pragma once
 
 #include <cstddef>
@@ -18,8 +19,9 @@ namespace collrepro::pmpi {
 // nullptr: the native call.
 void count_served(Collective c, const Algorithm* algorithm);
 
-// One call that delay mode slowed: its call and the size its rule matched.
-void count_delayed(DelayCall c, std::size_t bytes);
+// One call that delay mode slowed: its call, the size its rule matched, the seconds the MPI
+// library's call took and the seconds waited after it.
+void count_delayed(DelayCall c, std::size_t bytes, double call_s, double waited_s);
 
 // Collective over MPI_COMM_WORLD (before PMPI_Finalize). `where` is "-" (stderr) or a file.
 void write_report(const std::string& where);

@@ -16,12 +16,13 @@
                 processes: one short line naming the limit, every call native, the run completes
                 and takes seconds (the quadratic parse stalled MPI_Init for minutes)
   mpich_suite   MPICH's own coll tests through the library (mpich_suite.py)
-  delay         delay mode: collbench's inter-group native at 64 KiB and 1 MiB, 2 processes, 3
-                launches undelayed (no library) and 3 with COLLREPRO_PMPI_DELAY=allgather:1MiB:+1000%
-                interleaved: the report's delayed calls are all and only the 1 MiB ones, as
-                collrepro.installations.delay.affected says; 1 MiB more than 3x slower (an effect
-                no load hides); every call native (the report); a malformed value ends the job
-                with one line naming the variable
+  delay         delay mode: collbench's inter-group native at 64 KiB, 128 KiB and 1 MiB, 2 processes, 3
+                launches undelayed (no library) and 3 with COLLREPRO_PMPI_DELAY=
+                allgather:128KiB:+5ms,allgather:1MiB:+100%, interleaved: the report's delayed calls
+                are all and only the 128 KiB and 1 MiB ones, as
+                collrepro.installations.delay.affected says, and waited 5 ms each and as long as
+                their calls took; 128 KiB more than 3x slower (an effect no load hides); every call
+                native (the report); a malformed value ends the job with one line naming the variable
 
 The build passes its paths in the environment (tests/interpose/CMakeLists.txt).
 """
@@ -81,15 +82,18 @@ def work_dir(name):
     return d
 
 
-def read_report(path):
-    """{(collective, algorithm): calls} from a COLLREPRO_PMPI_REPORT file."""
-    served = {}
+def read_report(path, kind="served"):
+    """The `kind` lines of a COLLREPRO_PMPI_REPORT file: 'served COLLECTIVE ALGORITHM CALLS' gives
+    {(collective, algorithm): calls}; 'delayed CALL BYTES CALLS CALL_S WAITED_S' (delay mode, world
+    rank 0) {(call, bytes as text): (calls, seconds in the calls, seconds waited after them)}."""
+    found = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
-            m = re.match(r"collrepro-pmpi: served (\S+) (\S+) (\d+)$", line.strip())
+            m = re.match(rf"collrepro-pmpi: {kind} (\S+) (\S+) (\d+)((?: \S+)*)$", line.strip())
             if m:
-                served[(m.group(1), m.group(2))] = int(m.group(3))
-    return served
+                extra = tuple(float(x) for x in m.group(4).split())
+                found[(m.group(1), m.group(2))] = (int(m.group(3)),) + extra if extra else int(m.group(3))
+    return found
 
 
 def servable_algorithms():
@@ -334,29 +338,22 @@ algorithms: [native]
 groups:
   ratios: ["1/1"]
 blocks: ["1:1"]
-sizes: [64KiB, 1MiB]
+sizes: [64KiB, 128KiB, 1MiB]
 timing: {sync: barrier, clock: mpi-wtime, warmup: 5, reps: 200}
 validation: false
 launches: 3
 """
 
 
-def read_delayed(path):
-    """{(call, bytes): calls} of the 'delayed' lines of a COLLREPRO_PMPI_REPORT file (world rank 0)."""
-    delayed = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"collrepro-pmpi: delayed (\S+) (\d+) (\d+)$", line.strip())
-            if m:
-                delayed[(m.group(1), int(m.group(2)))] = int(m.group(3))
-    return delayed
-
-
-# The delay is +1000 % (the most the parser takes): an effect no load can hide. Which calls were
-# slowed is read from the library's report, not inferred from timings (beside other CPU-bound work
-# the untouched 64 KiB call read 6.9x slower while the rule never touched it).
-DELAY_RULE = "allgather:1MiB:+1000%"
-DELAY_LEAST = 3.0   # delayed / plain at 1 MiB: about 11x expected, 3x is beyond any load's reach
+# Two rules, one of each form: a fixed 5 ms at 128 KiB, whose effect no load hides (calls of
+# 25-150 us), checked by timing; +100 % at 1 MiB, checked through the library's report (the
+# seconds it waited against the seconds its calls took), not by timing: beside other CPU-bound
+# work a relative delay multiplies every preemption, and a plain 1 MiB call read 120 ms at a load
+# average of 31. Which calls were slowed is read from the report too (beside other work the
+# untouched 64 KiB call once read 6.9x slower while no rule touched it).
+DELAY_RULE = "allgather:128KiB:+5ms,allgather:1MiB:+100%"
+FIXED, RELATIVE = 128 << 10, 1 << 20
+DELAY_LEAST = 3.0   # delayed / plain at 128 KiB: 30x or more expected
 
 
 def check_delay():
@@ -383,22 +380,29 @@ def check_delay():
                 served = read_report(report)
                 if any(a != "native" for (_, a) in served):
                     raise Failure(f"delay mode served calls by an algorithm: {served}")
-                slowed = read_delayed(report)
-                if set(slowed) != {("allgather", 1 << 20)}:
-                    raise Failure(f"the rule {rule!r} delayed {slowed} (calls by size), want only allgather at 1 MiB")
+                slowed = read_report(report, "delayed")
+                if set(slowed) != {("allgather", str(FIXED)), ("allgather", str(RELATIVE))}:
+                    raise Failure(f"the rules {rule!r} delayed {slowed} (by call and size), want allgather at "
+                                  "128 KiB and 1 MiB only")
+                calls, _, waited = slowed[("allgather", str(FIXED))]
+                if not waited >= calls * 0.005 * (1 - 1e-9):
+                    raise Failure(f"+5ms: {calls} calls waited {waited:.6f} s in all, under 5 ms each")
+                calls, in_calls, waited = slowed[("allgather", str(RELATIVE))]
+                if not waited >= in_calls * (1 - 1e-9):
+                    raise Failure(f"+100%: {calls} calls took {in_calls:.6f} s and waited only {waited:.6f} s")
             with open(os.path.join(out, f"summary-L{launch}.csv"), encoding="utf-8") as f:
                 for row in csv.DictReader(f):
                     point = {"family": row["family"], "collective": row["collective"], "algorithm": row["algorithm"],
                              "msg_bytes": int(row["msg_bytes"]), "ka": int(row["ka"]), "kb": int(row["kb"])}
-                    if delay.affected(rule, point) != (point["msg_bytes"] == 1 << 20):
+                    if delay.affected(rule, point) != (point["msg_bytes"] in (FIXED, RELATIVE)):
                         raise Failure(f"delay.affected({rule!r}, {point}) is wrong")
                     medians.setdefault((delayed, point["msg_bytes"]), []).append(float(row["median"]))
     ratio = {size: statistics.median(medians[(True, size)]) / statistics.median(medians[(False, size)])
-             for size in (65536, 1 << 20)}
+             for size in (65536, FIXED, RELATIVE)}
     print(f"median of 3 launch medians, delayed / plain: 64 KiB {ratio[65536]:.3f} (not delayed, per the report), "
-          f"1 MiB {ratio[1 << 20]:.3f} ({medians})")
-    if not ratio[1 << 20] > DELAY_LEAST:
-        raise Failure(f"{rule} slowed the native call only {ratio[1 << 20]:.2f}x (want > {DELAY_LEAST})")
+          f"128 KiB {ratio[FIXED]:.3f} (+5ms), 1 MiB {ratio[RELATIVE]:.3f} (+100%, checked by the report) ({medians})")
+    if not ratio[FIXED] > DELAY_LEAST:
+        raise Failure(f"+5ms slowed the 128 KiB native call only {ratio[FIXED]:.2f}x (want > {DELAY_LEAST})")
     rc, so, se = mpirun(2, [env("COLLBENCH"), config, "--out", os.path.join(work, "bad"), "--quiet"],
                         {"COLLREPRO_PMPI_DELAY": "allgather:64kb:+5%"})
     ours = [line for line in se.splitlines() if line.startswith("collrepro-pmpi:")]
