@@ -288,6 +288,11 @@ def paired_interval(mean, se, df, level):
     return float(np.exp(mean - half)), float(np.exp(min(mean + half, 700.0)))
 
 
+@functools.lru_cache(maxsize=8)
+def _signs(n):
+    return (1 - 2 * ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1)).astype(float)
+
+
 def signflip_p(d, seed=SEED):
     """Two-sided exact sign-flip permutation p of |mean d| (every sign pattern up to EXACT_LIMIT,
     else PERMUTATIONS seeded random ones): the paired design's `perm_p`."""
@@ -297,8 +302,7 @@ def signflip_p(d, seed=SEED):
         return math.nan
     observed = abs(d.mean())
     if 2 ** n <= EXACT_LIMIT:
-        signs = 1 - 2 * ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1)
-        return float(np.mean(np.abs(signs @ d) / n >= observed - 1e-12))
+        return float(np.mean(np.abs(_signs(n) @ d) / n >= observed - 1e-12))
     rng = np.random.default_rng(seed)
     signs = rng.choice((-1.0, 1.0), size=(PERMUTATIONS, n))
     hits = int(np.sum(np.abs(signs @ d) / n >= observed - 1e-12))
