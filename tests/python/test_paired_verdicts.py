@@ -212,3 +212,38 @@ def test_trend_pairs_installations_that_ran_in_the_same_rounds(tmp_path, same_ru
     assert ("5 paired rounds" in report) == same_run
     for label, count in table["verdict"].value_counts().items():    # every CSV row is listed
         assert report.count(f"| {label} |") == count
+
+
+def _sequential(rng, looks, alphas, change, launch_sd):
+    """One point re-measured in looks of cumulative rounds, each judged at its own alpha until
+    settled (versions.remeasure's rule); its final verdict."""
+    a, b = _sides(rng, looks[-1], change, launch_sd=launch_sd)
+    for n, alpha in zip(looks, alphas):
+        keys = [f"3/{i}" for i in range(n)]
+        row = stats.decide_family([stats.measure(a[:n], b[:n], 4, rounds=(keys, keys))], [(True, "")], alpha)[0]
+        if stats.settled(row["verdict"]):
+            break
+    return row["verdict"]
+
+
+def test_the_sequential_remeasure_keeps_its_false_change_rate_at_the_most_looks():
+    """Four looks (4, 8, 12, 16 rounds) under O'Brien-Fleming-like alpha spending, at the least
+    favourable null (a true change of exactly the 5 % threshold): the share called a regression at
+    any look stays at the one-sided nominal alpha / 2 (plus the trimmed t's small-sample excess
+    of test_the_gate_holds_its_level_at_the_threshold_itself); judging every look at the full
+    alpha would not. A/A points (no change) are never flagged."""
+    rng = np.random.default_rng(12)
+    looks = versions.look_rounds(16, 4)
+    assert looks == [4, 8, 12, 16]
+    spent = stats.spending_levels([n / looks[-1] for n in looks])
+    assert sum(spent) == pytest.approx(stats.ALPHA)
+    trials = 1500
+    rates = {}
+    for name, alphas in (("spending", spent), ("naive", [stats.ALPHA] * 4)):
+        rates[name] = np.mean([_sequential(rng, looks, alphas, 0.05, 0.01) == V.REGRESSION for _ in range(trials)])
+    aa = sum(_sequential(rng, looks, spent, 0.0, LAUNCH_SD) in V.CHANGED for _ in range(500))
+    print(f"at the threshold, called a regression at some look: {rates['spending']:.2%} with alpha "
+          f"spending, {rates['naive']:.2%} at alpha every look; A/A: {aa} of 500")
+    assert rates["spending"] <= stats.ALPHA / 2 + 0.012
+    assert rates["naive"] > rates["spending"]
+    assert aa <= 0.05 * 500

@@ -309,6 +309,33 @@ def signflip_p(d, seed=SEED):
     return (1 + hits) / (1 + PERMUTATIONS)
 
 
+# ----------------------------------------------------------------------------- sequential looks
+def spending_levels(fractions, alpha=ALPHA, shape="obrien-fleming"):
+    """The levels of a group-sequential re-measure's looks at these information fractions (the
+    share of the round budget measured at each look, increasing to 1): Lan-DeMets alpha
+    spending, A(t) = 2 - 2 Phi(z(1 - alpha/2) / sqrt(t)) (O'Brien-Fleming-like: little alpha at
+    the early looks, nearly all of it at the last) or alpha log(1 + (e - 1) t) (Pocock-like);
+    look k gets A(t_k) - A(t_k-1). The levels sum to alpha, so a point tested at every look at
+    that look's level is falsely flagged at some look with probability at most alpha (a union
+    bound: conservative, as it ignores that the looks share rounds)."""
+    t = np.asarray(fractions, float)
+    if len(t) == 0 or np.any(np.diff(t) <= 0) or t[0] <= 0 or abs(t[-1] - 1.0) > 1e-9:
+        raise ValueError("information fractions must increase to 1")
+    if shape == "obrien-fleming":
+        spent = 2.0 - 2.0 * special.ndtr(special.ndtri(1 - alpha / 2) / np.sqrt(t))
+    elif shape == "pocock":
+        spent = alpha * np.log1p((math.e - 1.0) * t)
+    else:
+        raise ValueError(f"unknown spending shape {shape!r}")
+    return [float(x) for x in np.diff(np.concatenate([[0.0], spent]))]
+
+
+def settled(verdict):
+    """A sequential re-measure stops measuring a point at the look where it is settled: a change
+    (any changed label) or `same`."""
+    return str(verdict) in V.CHANGED or str(verdict) == V.SAME
+
+
 # ----------------------------------------------------------------------------- one comparison
 def measure(before, after, need, level=LEVEL, minimum=MIN_THRESHOLD, rounds=None):
     """Everything about one comparison but its q-value and verdict: a dict of ROW_COLUMNS fields
