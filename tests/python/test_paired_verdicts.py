@@ -149,7 +149,7 @@ def test_the_noise_floor_is_unbiased_for_normal_launches():
     sd = 0.04
     unpaired = [math.log1p(stats.noise_floor(rng.normal(0, sd, 5), rng.normal(0, sd, 5))) for _ in range(4000)]
     paired = [math.log1p(stats.paired_floor(rng.normal(0, sd, 5) - rng.normal(0, sd, 5))) for _ in range(4000)]
-    old = [1.4826 * np.median(np.abs(np.concatenate([x - np.median(x) for x in
+    old = [stats.MAD_TO_SD * np.median(np.abs(np.concatenate([x - np.median(x) for x in
                                                      (rng.normal(0, sd, 5), rng.normal(0, sd, 5))])))
            for _ in range(4000)]
     print(f"5 + 5 launches: noise floor / launch sd {np.mean(unpaired) / sd:.3f} (paired "

@@ -39,7 +39,7 @@ LEVEL = 0.95              # the least coverage of the ratio's interval
 MIN_THRESHOLD = 0.05      # a change must exceed max(5 %, the point's noise floor)
 SAME_LIMIT = 0.25         # `same` only where the threshold (the equivalence margin) is at most this
 POWER = 0.80              # of the minimum detectable effect
-MAD_TO_SD = 1.4826        # the median absolute deviation of normal data times this is its sd
+MAD_TO_SD = 1.4826        # the large-sample sd / MAD of normal data (small samples: mad_consistency)
 SD_FLOOR = 0.002          # least launch-to-launch sd on the log scale (0.2 %): a side whose
                           # launches all gave the same median is not infinitely precise
 TRIM = 0.2                # trimmed t (both designs): the share cut from each end of a sample
