@@ -179,7 +179,7 @@ def hl_interval(a_logs, b_logs, level=LEVEL):
 def mad_consistency(sizes):
     """E[median |x - own group's median|] / sd for normal data in groups of these sizes, by a
     seeded simulation: the small-sample consistency factor of the robust scale (1 / 1.4826 for
-    large groups; about 0.56 at 5 + 5, where each group's median is one of its own values)."""
+    large groups; 0.53 at 5 + 5, where each group's median is one of its own values)."""
     rng = np.random.default_rng(SEED)
     resid = [x - np.median(x, axis=1, keepdims=True)
              for x in (rng.standard_normal((SCALE_DRAWS, n)) for n in sizes)]
@@ -462,13 +462,13 @@ def launches_text(table):
                          n_pairs=table["n_pairs"] if "n_pairs" in table else 0)
     for (design, nb, na, npairs), sub in table.groupby(["design", "n_before", "n_after", "n_pairs"]):
         levels = sorted({round(100 * float(v), 2) for v in sub["ci_level"]})
-        shown = f"{levels[0]:.2f}-{levels[-1]:.2f}" if len(levels) > 1 else f"{levels[0]:.2f}"
+        span = f"{levels[0]:.2f}-{levels[-1]:.2f}" if len(levels) > 1 else f"{levels[0]:.2f}"
         if design == PAIRED:
             parts.append(f"{npairs} paired rounds ({nb}+{na} launches): {len(sub)} comparisons "
-                         f"(interval level {shown} %, the family's Benjamini-Hochberg level)")
+                         f"(interval level {span} %, the family's Benjamini-Hochberg level)")
         else:
             parts.append(f"{nb}+{na} launches, unpaired: {len(sub)} comparisons (interval coverage "
-                         + (f"{shown} %)" if np.isfinite(sub["ci_high"]).all() else "none: too few)"))
+                         + (f"{span} %)" if np.isfinite(sub["ci_high"]).all() else "none: too few)"))
     return "; ".join(parts)
 
 
