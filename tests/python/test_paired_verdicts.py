@@ -237,13 +237,13 @@ def test_the_sequential_remeasure_keeps_its_false_change_rate_at_the_most_looks(
     assert looks == [4, 8, 12, 16]
     spent = stats.spending_levels([n / looks[-1] for n in looks])
     assert sum(spent) == pytest.approx(stats.ALPHA)
-    trials = 1500
+    trials = 800
     rates = {}
     for name, alphas in (("spending", spent), ("naive", [stats.ALPHA] * 4)):
         rates[name] = np.mean([_sequential(rng, looks, alphas, 0.05, 0.01) == V.REGRESSION for _ in range(trials)])
-    aa = sum(_sequential(rng, looks, spent, 0.0, LAUNCH_SD) in V.CHANGED for _ in range(500))
+    aa = sum(_sequential(rng, looks, spent, 0.0, LAUNCH_SD) in V.CHANGED for _ in range(300))
     print(f"at the threshold, called a regression at some look: {rates['spending']:.2%} with alpha "
-          f"spending, {rates['naive']:.2%} at alpha every look; A/A: {aa} of 500")
+          f"spending, {rates['naive']:.2%} at alpha every look; A/A: {aa} of 300")
     assert rates["spending"] <= stats.ALPHA / 2 + 0.012
     assert rates["naive"] > rates["spending"]
-    assert aa <= 0.05 * 500
+    assert aa <= 0.05 * 300
