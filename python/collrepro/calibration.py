@@ -11,8 +11,8 @@ verdicts of two installations), and per setting and experiment OUT/README.md giv
 - detection: injected points flagged slower (a regression, or a change not comparable with a
   ratio above 1), out of the injected points;
 - the noise floor: per point, the verdicts' own noise floor (the launch-to-launch spread their
-  threshold is made of; without one, the robust spread of the base's per-launch medians, 1.4826
-  MAD / median), its median and 90th percentile over the points, and the median threshold;
+  threshold is made of; without one, the same robust spread of the base's per-launch medians),
+  its median and 90th percentile over the points, and the median threshold;
 - the minimum detectable effect the verdict table reports (median over the points);
 - the launches behind each number, the machine, the process count and the dates.
 
@@ -123,15 +123,16 @@ def _quantile(values, q):
 
 def noise_floor(per_base):
     """Per point of the base's per-launch medians (a frame with MATCH_KEY and `median`): the robust
-    relative spread 1.4826 * MAD / median."""
+    spread of the verdicts (stats.robust_scale of the log medians, as exp(s) - 1)."""
     import numpy as np
+    from collrepro.analysis import stats
     from collrepro.analysis.aggregate import MATCH_KEY
     out = []
     for _, g in per_base.groupby(MATCH_KEY, dropna=False):
         x = g["median"].to_numpy(float)
-        if len(x) < 2 or not np.median(x) > 0:
+        if len(x) < 2 or not np.min(x) > 0:
             continue
-        out.append(1.4826 * float(np.median(np.abs(x - np.median(x)))) / float(np.median(x)))
+        out.append(float(np.expm1(stats.robust_scale(np.log(x)))))
     return out
 
 

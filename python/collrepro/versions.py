@@ -7,8 +7,12 @@ installation (collrepro mpi collbench), launch 1..L of CONFIG on every installat
 whose trend row tripped the screen are measured again (re-measure on trip): a subset of CONFIG
 holding those points, --remeasure-launches interleaved launches per installation into
 <out>-remeasure/, and their verdict is taken from these fresh launches (<out>-reports/remeasure.md,
-verdicts.csv). Then analyze guidelines and dashboard. A re-run resumes: finished launches and
-points are kept.
+verdicts.csv). The re-measure is group-sequential: its rounds come in --remeasure-looks looks
+(e.g. 5 + 5), each look's verdicts under its share of alpha (stats.spending_levels: O'Brien-
+Fleming-like alpha spending, so looking twice does not raise the false-change rate); a point
+settled at a look (a change, or `same`) keeps that look's verdict, and the next look runs only
+while some point is unsettled. Then analyze guidelines and dashboard. A re-run resumes: finished
+launches and points are kept.
 
 --calibrate runs the calibration of the method instead (collrepro.calibration): every
 configs/versions/calibration-*.yaml at one rank per core on the base installation, its A/A copy
@@ -34,6 +38,8 @@ from collrepro.installations import registry
 PROG = "versions"
 DEFAULT_CONFIG = os.path.join("configs", "versions", "seed001.yaml")
 DEFAULT_REMEASURE = 10
+DEFAULT_LOOKS = 2          # the re-measure's rounds in this many looks (each of at least LOOK_LEAST)
+LOOK_LEAST = 4             # rounds: the least a look's verdicts need (stats.min_launches at 0.05)
 CONFIG_LIMIT = safeio.MIB
 # The trend table's words for a change: the verdict labels of
 # python/collrepro/analysis/verdicts.py, and the older slower / faster of a table without them.
@@ -62,6 +68,9 @@ def _parser():
     ap.add_argument("--remeasure-launches", default=None, metavar="N",
                     help=f"launches per installation that re-measure the points whose row tripped "
                          f"(default {DEFAULT_REMEASURE}; 0 turns re-measuring off; --calibrate: 0)")
+    ap.add_argument("--remeasure-looks", default=None, metavar="K",
+                    help=f"looks the re-measure's launches are split into, each under its share of "
+                         f"alpha (default {DEFAULT_LOOKS}; at most one per {LOOK_LEAST} launches)")
     ap.add_argument("--out", default="", help="results directory (default results/local/versions/<experiment>; "
                                               "--calibrate: results/local/versions/calibration)")
     ap.add_argument("--calibrate", action="store_true",
@@ -273,6 +282,41 @@ def _read_table(path):
         raise InputError(f"{path}: not a trend table: {safeio.excerpt(err)}") from None
 
 
+def look_rounds(launches, looks):
+    """The rounds measured by each look (cumulative): `launches` split into `looks` about equal
+    parts of at least LOOK_LEAST rounds (10, 2 -> [5, 10]; 6, 2 -> [6])."""
+    looks = max(1, min(looks, launches // LOOK_LEAST))
+    return [launches * k // looks for k in range(1, looks + 1)]
+
+
+def sequential_fresh(first, looks):
+    """The fresh verdict table of a sequential re-measure: per point, the row of the first look
+    that settled it (stats.settled), else of the last look; looks: [(rounds, alpha, trend table)]
+    in order. Adds look, rounds_used, look_alpha and stopped (why measuring it stopped)."""
+    import pandas as pd
+    from collrepro.analysis import stats
+    cols = _key_columns(first, *[t for _, _, t in looks])
+    chosen = {}
+    for k, (rounds, level, table) in enumerate(looks, 1):
+        for r in table.to_dict("records"):
+            key = point_key(r, cols)
+            if key in chosen and stats.settled(chosen[key].get("verdict")):
+                continue
+            stopped = (f"settled at look {k} ({rounds} rounds)" if stats.settled(r.get("verdict")) else
+                       f"round budget spent ({rounds} rounds in {k} looks)")
+            chosen[key] = dict(r, look=k, rounds_used=rounds, look_alpha=level, stopped=stopped)
+    return pd.DataFrame(list(chosen.values()))
+
+
+def _unsettled(first, table):
+    """Whether a tripped point of `first` is not yet settled (or not yet measured) in `table`."""
+    from collrepro.analysis import stats
+    cols = _key_columns(first, table)
+    verdicts = {point_key(r, cols): r.get("verdict") for r in table.to_dict("records")}
+    return any(not stats.settled(verdicts.get(point_key(r, cols)))
+               for r in tripped_rows(first).to_dict("records"))
+
+
 def remeasure_summary(counts, launches):
     return (f"re-measure on trip: {counts['tripped']} of {counts['points']} points tripped, "
             f"{counts['remeasured']} re-measured with {launches} fresh interleaved launches per installation, "
@@ -282,7 +326,8 @@ def remeasure_summary(counts, launches):
 def _write_remeasure_report(reports, first, table, counts, launches, subset_path):
     cols = [c for c in ("library", "before", "after", "setting", "shape", "algorithm", "msg_bytes",
                         "first_verdict", "verdict",
-                        "reason", "ratio", "ci_low", "ci_high", "q_value", "n_before", "n_after", "held")
+                        "reason", "ratio", "ci_low", "ci_high", "q_value", "n_before", "n_after", "held",
+                        "rounds_used", "look_alpha", "stopped")
             if c in table.columns]
     trip = table.loc[tripped_rows(first).index].copy()
     if "reason" in trip.columns:
@@ -292,7 +337,9 @@ def _write_remeasure_report(reports, first, table, counts, launches, subset_path
     lines = ["# Re-measure on trip", "", remeasure_summary(counts, launches) + ".", "",
              "The points whose row tripped the screen were measured again with fresh interleaved launches "
              f"(the subset config {os.path.basename(subset_path)}); their verdict comes from the fresh "
-             "launches only, so selecting them on the first launches does not bias it. "
+             "launches only, so selecting them on the first launches does not bias it. The fresh launches "
+             "come in looks, each judged under its share of alpha (alpha spending, docs/verdicts.md); a point "
+             "keeps the verdict of the look that settled it (`stopped`, `rounds_used`, `look_alpha`). "
              "`verdicts.csv` is the trend table with these verdicts in place (first_verdict, remeasured, held).",
              ""]
     if len(trip):
@@ -302,9 +349,10 @@ def _write_remeasure_report(reports, first, table, counts, launches, subset_path
     safeio.write_csv(os.path.join(reports, "verdicts.csv"), table, index=False)
 
 
-def remeasure(config, names, np, launches, out, reports, dry_run=False):
-    """Re-measure the tripped points of <reports>/trend/regressions.csv; 0 or the failing step's
-    exit code."""
+def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DEFAULT_LOOKS):
+    """Re-measure the tripped points of <reports>/trend/regressions.csv in `looks` sequential
+    looks (look_rounds, stats.spending_levels); 0 or the failing step's exit code."""
+    from collrepro.analysis import stats
     first = _read_table(os.path.join(reports, "trend", "regressions.csv"))
     trip = tripped_rows(first)
     if launches == 0 or len(trip) == 0:
@@ -328,23 +376,32 @@ def remeasure(config, names, np, launches, out, reports, dry_run=False):
     import yaml
     text = ("# The points that tripped in " + os.path.basename(out.rstrip(os.sep)) + ", measured again "
             "(written by collrepro versions)\n" + yaml.safe_dump(subset_config(original, trip), sort_keys=False))
+    rounds = look_rounds(launches, looks)
+    levels = stats.spending_levels([n / rounds[-1] for n in rounds])
     _say(f"re-measure on trip: {len(trip)} of {len(first)} points tripped; measuring them again with "
-         f"{launches} interleaved launches on {','.join(again)} into {where}")
+         f"{launches} interleaved launches on {','.join(again)} into {where}, in {len(rounds)} look(s) "
+         f"at {', '.join(map(str, rounds))} rounds (alpha {', '.join(f'{a:.3g}' for a in levels)})")
     if dry_run:
         return interleaved(again, np, launches, where, subset_path, dry_run=True)
     os.makedirs(where, exist_ok=True)
     safeio.write_text(subset_path, text)
-    rc = interleaved(again, np, launches, where, subset_path)
-    if rc:
-        return rc
-    fresh_dir = os.path.join(reports, "trend-remeasure")
-    rc = _analyze(["trend", where, "-o", fresh_dir])
-    if not _findings("trend", rc, fresh_dir):
-        _say(f"analyze trend of the re-measure failed (exit {rc}, the README's exit codes)")
-        return rc
-    table, counts = merge_verdicts(first, _read_table(os.path.join(fresh_dir, "regressions.csv")))
-    _write_remeasure_report(reports, first, table, counts, launches, subset_path)
-    _say(remeasure_summary(counts, launches) + f"; see {reports}/remeasure.md")
+    done = []
+    for k, (n, level) in enumerate(zip(rounds, levels), 1):
+        rc = interleaved(again, np, n, where, subset_path)
+        if rc:
+            return rc
+        fresh_dir = os.path.join(reports, "trend-remeasure" + (f"-look{k}" if len(rounds) > 1 else ""))
+        rc = _analyze(["trend", where, "-o", fresh_dir, "--alpha", repr(level),
+                       "--min-launches", str(stats.min_launches(stats.ALPHA))])
+        if not _findings("trend", rc, fresh_dir):
+            _say(f"analyze trend of the re-measure failed (exit {rc}, the README's exit codes)")
+            return rc
+        done.append((n, level, _read_table(os.path.join(fresh_dir, "regressions.csv"))))
+        if not _unsettled(first, sequential_fresh(first, done)):
+            break
+    table, counts = merge_verdicts(first, sequential_fresh(first, done))
+    _write_remeasure_report(reports, first, table, counts, done[-1][0], subset_path)
+    _say(remeasure_summary(counts, done[-1][0]) + f"; see {reports}/remeasure.md")
     return 0
 
 
@@ -473,6 +530,7 @@ def main(argv=None):
     np = _count(a.np or os.environ.get("COLLREPRO_NP", "4"), "--np")
     again = _count(DEFAULT_REMEASURE if a.remeasure_launches is None else a.remeasure_launches,
                    "--remeasure-launches", allow_zero=True)
+    looks = _count(DEFAULT_LOOKS if a.remeasure_looks is None else a.remeasure_looks, "--remeasure-looks")
     if a.installations:
         names = _names(a.installations)
         for n in names:
@@ -491,14 +549,15 @@ def main(argv=None):
     if rc or a.dry_run:
         if a.dry_run:
             _say(f"dry run: then trend into {out.rstrip(os.sep)}-reports/trend, re-measure of the tripped points "
-                 f"({again} launches each) into {out.rstrip(os.sep)}-remeasure, guidelines and dashboard")
+                 f"({again} launches each, in up to {looks} looks) into {out.rstrip(os.sep)}-remeasure, "
+                 f"guidelines and dashboard")
         return rc
     reports = out.rstrip(os.sep) + "-reports"
     rc = _analyze(["trend", out, "-o", os.path.join(reports, "trend")])
     if not _findings("trend", rc, os.path.join(reports, "trend")):
         _say(f"analyze trend failed (exit {rc}, the README's exit codes)")
         return rc
-    rc = remeasure(config, names, np, again, out, reports)
+    rc = remeasure(config, names, np, again, out, reports, looks=looks)
     if rc:
         return rc
     rc = _analyze(["guidelines", out, "-o", os.path.join(reports, "guidelines")])

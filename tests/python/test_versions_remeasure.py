@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from collrepro import safeio, versions
+from collrepro.analysis import stats
 
 SEED000 = {
     "experiment": "versions-seed000", "collective": "allgather",
@@ -87,16 +88,19 @@ class FakeRunner:
     """Stands in for collrun and analyze: records the launches, writes the fresh trend table."""
 
     def __init__(self, fresh):
-        self.fresh, self.calls = fresh, []
+        self.fresh, self.calls = fresh, []      # fresh: one table, or one per look
 
     def interleaved(self, names, np, launches, out, config, sets=(), dry_run=False):
         self.calls.append(dict(names=names, np=np, launches=launches, out=out, config=config))
         return 0
 
     def analyze(self, argv):
-        step, src, _, dest = argv
-        self.calls.append(dict(step=step, src=src, dest=dest))
-        safeio.write_csv(f"{dest}/regressions.csv", self.fresh, index=False)
+        step, src, _, dest = argv[:4]
+        options = dict(zip(argv[4::2], argv[5::2]))
+        self.calls.append(dict(step=step, src=src, dest=dest, **options))
+        looks = self.fresh if isinstance(self.fresh, list) else [self.fresh]
+        done = sum(1 for c in self.calls if "step" in c) - 1
+        safeio.write_csv(f"{dest}/regressions.csv", looks[min(done, len(looks) - 1)], index=False)
         return safeio.EXIT_FINDING
 
 
@@ -122,15 +126,44 @@ def test_remeasure_runs_the_subset_and_reports_the_counts(tmp_path, monkeypatch,
     assert versions.remeasure(str(config), names, 4, 10, out, str(reports)) == 0
     run = fake.calls[0]
     assert run["names"] == ["openmpi-4.1.4", "openmpi-5.0.7"]          # only the tripped library
-    assert run["launches"] == 10 and run["out"] == out + "-remeasure"
+    assert run["launches"] == 5 and run["out"] == out + "-remeasure"    # the first of two looks
     subset = yaml.safe_load(open(run["config"]))
     assert subset["sizes"] == [65536] and subset["experiment"] == "versions-seed000"
     assert fake.calls[1]["src"] == out + "-remeasure"
+    assert float(fake.calls[1]["--alpha"]) == pytest.approx(stats.spending_levels([0.5, 1])[0])
+    assert len(fake.calls) == 2                       # both points settled at the first look
     table = pd.read_csv(reports / "verdicts.csv")
     assert list(table["held"]) == [True, False, False, False]
+    assert list(table["stopped"].fillna("")) == ["settled at look 1 (5 rounds)", "", "settled at look 1 (5 rounds)", ""]
     text = (reports / "remeasure.md").read_text()
-    assert "2 of 4 points tripped, 2 re-measured with 10 fresh interleaved launches" in text
+    assert "2 of 4 points tripped, 2 re-measured with 5 fresh interleaved launches" in text
     assert "1 held" in capsys.readouterr().err
+
+
+def test_a_point_unsettled_at_the_first_look_gets_the_second(tmp_path, monkeypatch):
+    looks = [pd.DataFrame([row("native", 65536, "regression", True, 0, ratio=1.38),
+                           row("halfduplex-fc", 65536, "inconclusive", True, 1, p=1, q=3)]),
+             pd.DataFrame([row("native", 65536, "inconclusive", True, 0, ratio=1.1),
+                           row("halfduplex-fc", 65536, "inconclusive", True, 1, p=1, q=3)])]
+    config, reports, fake = _setup(tmp_path, monkeypatch, looks)
+    assert versions.remeasure(str(config), ["openmpi-4.1.4"], 2, 10, str(tmp_path / "out"), str(reports)) == 0
+    runs = [c["launches"] for c in fake.calls if "launches" in c]
+    alphas = [float(c["--alpha"]) for c in fake.calls if "--alpha" in c]
+    assert runs == [5, 10] and alphas == pytest.approx(stats.spending_levels([0.5, 1]))
+    assert sum(alphas) == pytest.approx(stats.ALPHA)
+    table = pd.read_csv(reports / "verdicts.csv")
+    # the regression settled at look 1 keeps it; the other point ran out of rounds
+    assert list(table["verdict"]) == ["regression", "same", "inconclusive", "same"]
+    assert table["stopped"].iat[0] == "settled at look 1 (5 rounds)"
+    assert table["stopped"].iat[2] == "round budget spent (10 rounds in 2 looks)"
+    assert list(table["rounds_used"].iloc[[0, 2]]) == [5, 10]
+
+
+def test_look_rounds_keep_each_look_large_enough_for_a_verdict():
+    assert versions.look_rounds(10, 2) == [5, 10]
+    assert versions.look_rounds(6, 2) == [6]
+    assert versions.look_rounds(16, 4) == [4, 8, 12, 16]
+    assert versions.look_rounds(10, 1) == [10]
 
 
 def test_remeasure_off_runs_nothing(tmp_path, monkeypatch, capsys):

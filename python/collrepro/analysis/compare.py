@@ -1,6 +1,6 @@
-"""compare A B: per point, B against A under the method of stats.py (Yuen's trimmed t on the log
-per-launch medians, Benjamini-Hochberg over the common points, the exact Hodges-Lehmann interval
-gate) and the comparability check of comparability.py."""
+"""compare A B: per point, B against A under the method of stats.py (paired by round where both
+ran in the same seeded rounds of one `collrun --installations`, else unpaired; Benjamini-Hochberg
+over the common points; the interval gate) and the comparability check of comparability.py."""
 
 import numpy as np
 import pandas as pd
@@ -17,14 +17,30 @@ RESULT_COLUMNS = ["setting", "shape", "algorithm", "msg_bytes", "median_a", "med
     ["perm_p", "noise_floor"]
 
 
+def round_keys(metas):
+    """{(directory, launch): 'seed/round'} of the launches whose metadata record the round they
+    ran in (launch_order, written by `collrun --installations`): launches of two installations
+    with the same key ran in the same round of one seeded run."""
+    keys = {}
+    for m in metas:
+        order = m.get("launch_order")
+        if isinstance(order, dict) and "seed" in order and "round" in order and "_dir" in m:
+            keys[(str(m["_dir"]), int(m["launch"]))] = f"{order['seed']}/{order['round']}"
+    return keys
+
+
 def launch_medians(rs):
-    """Per-launch medians keyed by MATCH_KEY (points with no valid median dropped)."""
+    """Per-launch medians keyed by MATCH_KEY (points with no valid median dropped), with the
+    round each launch ran in (`round`: 'seed/round', '' where not recorded)."""
     per = per_launch(rs).dropna(subset=["median"])
-    return per[MATCH_KEY + ["mpi_impl", "mpi_version", "source", "launch", "median"]]
+    keys = round_keys(rs.metas)
+    per = per.assign(round=[keys.get((str(s), int(n)), "") for s, n in zip(per["source"], per["launch"])])
+    return per[MATCH_KEY + ["mpi_impl", "mpi_version", "source", "launch", "round", "median"]]
 
 
 def _grouped(per):
-    return {key: sub["median"].to_numpy() for key, sub in per.groupby(MATCH_KEY, sort=True, dropna=False)}
+    return {key: (sub["median"].to_numpy(), sub["round"].to_numpy())
+            for key, sub in per.groupby(MATCH_KEY, sort=True, dropna=False)}
 
 
 def compare_medians(per_a, per_b, alpha=0.05, threshold=0.05, need=None, metas=(), metas_a=None,
@@ -37,13 +53,14 @@ def compare_medians(per_a, per_b, alpha=0.05, threshold=0.05, need=None, metas=(
     metas_b = list(metas if metas_b is None else metas_b)
     a, b = _grouped(per_a), _grouped(per_b)
     keys = sorted(set(a) & set(b), key=sortable)
-    measured = [stats.measure(a[k], b[k], need, minimum=threshold) for k in keys]
+    measured = [stats.measure(a[k][0], b[k][0], need, minimum=threshold, rounds=(a[k][1], b[k][1]))
+                for k in keys]
     sides = comparability.side_reasons(metas_a, metas_b)
     comparables = []
     for k in keys:
-        reasons = sides + comparability.point_reasons(a[k], b[k])
+        reasons = sides + comparability.point_reasons(a[k][0], b[k][0])
         comparables.append((not reasons, "; ".join(reasons)))
-    rows = [dict(zip(MATCH_KEY, k), median_a=float(np.median(a[k])), median_b=float(np.median(b[k])), **d)
+    rows = [dict(zip(MATCH_KEY, k), median_a=float(np.median(a[k][0])), median_b=float(np.median(b[k][0])), **d)
             for k, d in zip(keys, stats.decide_family(measured, comparables, alpha))]
     if not rows:
         return pd.DataFrame(columns=list(dict.fromkeys(MATCH_KEY + RESULT_COLUMNS))), len(a), len(b)
@@ -105,7 +122,7 @@ def compare_figure(table, footer, threshold, name="compare", title="B vs A"):
 
 SHOWN = ["setting", "shape", "algorithm", "msg_bytes", "median_a", "median_b", "verdict", "ratio",
          "ci_low", "ci_high", "ci_level", "p_value", "q_value", "threshold", "mde", "n_before",
-         "n_after", "reason"]
+         "n_after", "design", "n_pairs", "reason"]
 
 
 def write_report(outdir, table, only_a, only_b, desc_a, desc_b, alpha, threshold, need, figure):

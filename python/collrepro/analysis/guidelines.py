@@ -4,8 +4,10 @@ as the PGMPI framework of Hunold and Träff checks them).
 
 Per installation and point, the native algorithm's per-launch medians are compared with the
 mock-up's, measured at the same shape and size in the same result directory, under the method of
-stats.py (Benjamini-Hochberg over each guideline's checks in one experiment, the interval gate)
-and comparability.py: a violation is a comparable regression of the native against its mock-up.
+stats.py (paired by launch: the two ran in the same launch, so the unit is that launch's log
+ratio; Benjamini-Hochberg over each guideline's checks in one experiment; the interval gate) and
+comparability.py: a violation is a comparable regression of the native against its mock-up, and
+`kept` needs comparable sides too.
 """
 
 from dataclasses import dataclass
@@ -57,21 +59,26 @@ def _rule_of(collective):
 
 
 def _pairs(entry):
-    """(point fields, rule, native, native medians, mock-up medians) of one result directory."""
+    """(point fields, rule, native, native medians, mock-up medians, (native launches, mock-up
+    launches)) of one result directory; a launch is keyed by its directory and index, so the two
+    sides pair by launch."""
     per = launch_medians(entry.rs)
+    per = per.assign(round=[f"{s}|{n}" for s, n in zip(per["source"], per["launch"])])
     for key, sub in per.groupby(PAIR_KEY, sort=False, dropna=False):
         point = dict(zip(PAIR_KEY, key))
         rule = _rule_of(point["collective"])
         if rule is None:
             continue
-        mock = sub[sub["algorithm"] == rule.mockup]["median"].to_numpy(float)
+        rows_mock = sub[sub["algorithm"] == rule.mockup]
+        mock = rows_mock["median"].to_numpy(float)
         if not len(mock):
             continue
         for native in rule.natives:
             rows_native = sub[sub["algorithm"] == native]
             nat = rows_native["median"].to_numpy(float)
             if len(nat):
-                yield dict(point, point=rows_native["point"].iat[0]), rule, native, nat, mock
+                yield (dict(point, point=rows_native["point"].iat[0]), rule, native, nat, mock,
+                       (rows_native["round"].to_numpy(), rows_mock["round"].to_numpy()))
 
 
 def check_entries(entries, alpha=0.05, threshold=0.05, need=None):
@@ -80,14 +87,15 @@ def check_entries(entries, alpha=0.05, threshold=0.05, need=None):
     need = stats.min_launches(alpha) if need is None else need
     families = {}
     for entry in entries:
-        for point, rule, native, nat, mock in _pairs(entry):
+        for point, rule, native, nat, mock, (launches_nat, launches_mock) in _pairs(entry):
             reasons = comparability.comparable(entry.rs.metas, entry.rs.metas, mock, nat,
                                                "mock-up", "native")[1]
             row = dict(point, installation=entry.label, guideline=rule.guideline, native=native,
                        mockup=rule.mockup, algorithm=native, median_native=float(np.median(nat)),
                        median_mockup=float(np.median(mock)))
             families.setdefault((entry.experiment, rule.guideline), []).append(
-                (row, stats.measure(mock, nat, need, minimum=threshold), (not reasons, "; ".join(reasons))))
+                (row, stats.measure(mock, nat, need, minimum=threshold, rounds=(launches_mock, launches_nat)),
+                 (not reasons, "; ".join(reasons))))
     rows = []
     for items in families.values():
         decided = stats.decide_family([m for _, m, _ in items], [c for *_, c in items], alpha)
@@ -125,7 +133,7 @@ def method_note(alpha, threshold, need):
 
 SHOWN = ["experiment", "installation", "collective", "shape", "native", "msg_bytes", "median_native",
          "median_mockup", "status", "ratio", "ci_low", "ci_high", "ci_level", "p_value", "q_value",
-         "threshold", "mde", "n_native", "n_mockup"]
+         "threshold", "mde", "n_native", "n_mockup", "design", "n_pairs"]
 
 
 def write_report(outdir, table, alpha, threshold, need):
@@ -141,7 +149,8 @@ def write_report(outdir, table, alpha, threshold, need):
     for status, title, extra in (("violated", "Violations", []),
                                  ("not-comparable", "Native slower or faster, not comparable",
                                   ["comparability"]),
-                                 ("inconclusive", "Inconclusive", ["reason"])):
+                                 ("inconclusive", "Inconclusive", ["reason"]),
+                                 ("kept", "Kept", [])):
         rows = table[table["status"] == status]
         lines += [f"## {title} ({len(rows)})", ""]
         lines += [markdown_table(stats.shown(rows), SHOWN + extra) if len(rows) else "None.", ""]

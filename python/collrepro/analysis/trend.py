@@ -1,7 +1,7 @@
 """trend DIR...: installations in version (or date) order; per point, one comparison per
-consecutive pair of installations of a library, under the method of stats.py (Yuen's trimmed t on the
-log per-launch medians, Benjamini-Hochberg per pair and experiment, the exact Hodges-Lehmann
-interval gate) and the comparability check of comparability.py."""
+consecutive pair of installations of a library, under the method of stats.py (paired by round
+where the two ran in the same seeded rounds, else unpaired; Benjamini-Hochberg per pair and
+experiment; the interval gate) and the comparability check of comparability.py."""
 
 import re
 from collections import Counter
@@ -82,8 +82,8 @@ def _side_pairs(groups):
 
 
 def _pairs(per):
-    """(family key, point fields, before, after, before medians, after medians) for every
-    pair of installations of a library that measured a point (_side_pairs)."""
+    """(family key, point fields, before, after, before medians, after medians, (before rounds,
+    after rounds)) for every pair of installations of a library that measured a point (_side_pairs)."""
     for key, sub in sorted(per.groupby(["library"] + MATCH_KEY, sort=False, dropna=False),
                            key=lambda kv: sortable(kv[0])):
         by_inst = sorted(sub.groupby(["position", "installation"]), key=lambda kv: kv[0][0])
@@ -91,7 +91,8 @@ def _pairs(per):
         for g0, g1 in _side_pairs([g for _, g in by_inst]):
             before, after = g0["installation"].iat[0], g1["installation"].iat[0]
             family = (fields["library"], fields.get("experiment", ""), _nprocs(fields.get("nprocs")), before, after)
-            yield (family, fields, before, after, g0["median"].to_numpy(float), g1["median"].to_numpy(float))
+            yield (family, fields, before, after, g0["median"].to_numpy(float), g1["median"].to_numpy(float),
+                   (g0["round"].to_numpy(), g1["round"].to_numpy()))
 
 
 def verdicts(per, alpha, threshold, need, metas=(), side_metas=None):
@@ -101,12 +102,13 @@ def verdicts(per, alpha, threshold, need, metas=(), side_metas=None):
     metadata reasons). A family: one pair of installations in one experiment and run (process count)."""
     side_metas = side_metas or {}
     families = {}
-    for family, fields, before, after, a, b in _pairs(per):
+    for family, fields, before, after, a, b, rounds in _pairs(per):
         _, exp, procs = family[:3]
         reasons = comparability.comparable(side_metas.get((exp, before, procs), []),
                                            side_metas.get((exp, after, procs), []), a, b, before, after)[1]
         families.setdefault(family, []).append(
-            (fields, before, after, stats.measure(a, b, need, minimum=threshold), (not reasons, "; ".join(reasons))))
+            (fields, before, after, stats.measure(a, b, need, minimum=threshold, rounds=rounds),
+             (not reasons, "; ".join(reasons))))
     rows = []
     for family, items in families.items():
         decided = stats.decide_family([m for _, _, _, m, _ in items], [c for *_, c in items], alpha)
@@ -192,7 +194,7 @@ def method_note(alpha, threshold, need):
 
 SHOWN = ["library", "before", "after", "setting", "shape", "algorithm", "msg_bytes", "verdict",
          "ratio", "ci_low", "ci_high", "ci_level", "p_value", "q_value", "threshold", "mde",
-         "n_before", "n_after", "comparability"]
+         "n_before", "n_after", "design", "n_pairs", "comparability"]
 
 
 def _side_lines(table, entries):
@@ -226,7 +228,11 @@ def write_report(outdir, table, entries, alpha, threshold, need, figures):
             lines += [f"## {title} ({len(rows)})", "", markdown_table(stats.shown(rows), SHOWN), ""]
     rows = table[table["verdict"] == V.INCONCLUSIVE]
     if len(rows):
-        lines += [f"## Inconclusive ({len(rows)})", "", markdown_table(stats.shown(rows), SHOWN + ["reason"]), ""]
+        lines += [f"## Inconclusive ({len(rows)})", "",
+                  markdown_table(stats.shown(rows), SHOWN + ["max_regression", "reason"]), ""]
+    rows = table[table["verdict"] == V.SAME]
+    if len(rows):
+        lines += [f"## Same ({len(rows)})", "", markdown_table(stats.shown(rows), SHOWN), ""]
     lines += [f"![{f}]({f})" for f in figures] + [""]
     path = outdir / "trend.md"
     path.write_text("\n".join(lines), encoding="utf-8")
