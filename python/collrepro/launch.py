@@ -314,6 +314,20 @@ def install_record(root=REPO):
     return record
 
 
+def checkout_only(what, root=REPO):
+    """Refuse, in one line (exit 5), what needs a checkout's sources (a CMake build) in an
+    installed tree; nothing in a checkout."""
+    if install_record(root) is not None:
+        raise EnvironmentProblem(f"{what} needs a checkout of the sources (it builds with CMake); {root} is an "
+                                 "installed tree: run it in a clone of the repository")
+
+
+def output_root(root=REPO):
+    """Where a tool writes by default: the checkout's results/local/, or in an installed tree
+    (read-only, /opt) results/local/ under the working directory."""
+    return os.path.join(os.getcwd() if install_record(root) is not None else root, "results", "local")
+
+
 def default_collbench(mpi, build_dir="", root=REPO):
     """collbench of `mpi` (openmpi or mpich): BUILD_DIR/bench/collbench; without one, the
     installed collbench of an installed tree built with that library, else build/<mpi>."""
@@ -406,6 +420,10 @@ def _debian_run(mpi, opts, np):
     launcher = Launcher(mpi, oversubscribe=True, flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     if shutil.which(PROGRAMS[mpi]) is None:
         raise EnvironmentProblem(f"{PROGRAMS[mpi]} not found (install the {mpi} launcher: ./collrepro deps)")
+    record = install_record()
+    if record is not None and not opts["build_dir"] and record.get("mpi") != mpi:
+        raise EnvironmentProblem(f"this installed tree's collbench is built with {record.get('mpi')}, not {mpi}: "
+                                 f"use --mpi {record.get('mpi')}, or give --build-dir of a {mpi} build")
     exe = default_collbench(mpi, opts["build_dir"])
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         raise EnvironmentProblem(f"{exe} not found: build first (cmake --preset {mpi} && cmake --build --preset {mpi})")
