@@ -3,7 +3,7 @@
 # prefix, move the prefix elsewhere (relocatable), and from outside the source tree:
 #   - no installed text file and no RUNPATH names the build or the source directory;
 #   - P/bin/collrepro run: a sweep of 8 points at 2 processes (the installed collbench and configs);
-#   - the checkout-only verb (mpi collbench) and run --mpi of the other library refuse in one line
+#   - the checkout-only verbs (mpi collbench, sim) and run --mpi of the other library refuse in one line
 #     (exit 5, nothing written into P); versions plans its output under the working directory;
 #   - P/bin/collrepro analyze report on it, and slurm submit --dry-run (the installed template);
 #   - find_package(collrepro): a program lists the registry, which must equal collbench's;
@@ -49,6 +49,8 @@ one_line_5() {  # one_line_5 NEEDLE COMMAND...: exit 5, one line naming NEEDLE, 
   (( $(find "$P" | wc -l) == before )) || fail "$*: wrote into the prefix"
 }
 one_line_5 "needs a checkout of the sources" "$P/bin/collrepro" mpi collbench --all
+one_line_5 "needs a checkout of the sources" "$P/bin/collrepro" sim --platform \
+  "$P/share/collrepro/configs/platforms/flat-crossbar.xml" --np 4 "$P/share/collrepro/configs/quick.yaml"
 one_line_5 "built with openmpi, not mpich" "$P/bin/collrepro" run --mpi mpich --np 2 --launches 1 --out mpich \
   "$P/share/collrepro/configs/quick.yaml"
 [[ ! -e mpich ]] || fail "collrepro run --mpi mpich wrote its output directory"
