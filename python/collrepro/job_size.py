@@ -49,8 +49,12 @@ class Fit:
 
     def line(self):
         """What was chosen, in one line."""
-        per = (f"{self.np} processes, one per core of {self.cores}" if not self.oversubscribed else
-               f"{self.np} processes on {self.cores} core(s), oversubscribed: no ratio fits {self.cores}")
+        if self.oversubscribed:
+            per = f"{self.np} processes on {self.cores} core(s), oversubscribed: no ratio fits {self.cores}"
+        elif self.np < self.cores:
+            per = f"{self.np} processes, one per core on {self.np} of {self.cores} cores (no ratio fits more)"
+        else:
+            per = f"{self.np} processes, one per core of {self.cores}"
         if not self.ratios:
             return per
         kept = f"groups.ratios [{', '.join(self.ratios)}]"

@@ -31,6 +31,11 @@ def test_never_oversubscribed_while_a_count_fits():
         assert all(f.np % n for n in f.left_out.values()), cores
 
 
+def test_fewer_processes_than_cores_say_why():
+    assert job_size.fit(QUICK, 7).line().startswith("6 processes, one per core on 6 of 7 cores (no ratio fits more); "
+                                                    "groups.ratios [1/1]")
+
+
 def test_one_core_oversubscribes_and_says_so():
     f = job_size.fit(QUICK, 1)
     assert (f.np, f.ratios, f.oversubscribed) == (2, ["1/1"], True)
