@@ -78,7 +78,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 int MPI_Finalize(void) {
   {
     Entered inside;
-    if (!settings().report.empty()) write_report(settings().report);
+    if (!settings().report.empty()) write_report(settings().report, settings().error);
     release_contexts();
   }
   return PMPI_Finalize();

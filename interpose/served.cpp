@@ -58,7 +58,7 @@ void count_delayed(DelayCall c, std::size_t bytes, double call_s, double waited_
   d.waited_s += waited_s;
 }
 
-void write_report(const std::string& where) {
+void write_report(const std::string& where, const std::string& refused) {
   Counters& k = counters();
   std::vector<std::uint64_t> total(k.calls.size(), 0);
   PMPI_Reduce(k.calls.data(), total.data(), static_cast<int>(total.size()), MPI_UINT64_T, MPI_SUM, 0,
@@ -72,6 +72,9 @@ void write_report(const std::string& where) {
                  where.c_str());
     return;
   }
+  if (!refused.empty())
+    std::fprintf(out, "collrepro-pmpi: report: the settings were refused (%s); every call went to the MPI library\n",
+                 refused.c_str());
   for (std::size_t i = 0; i < total.size(); ++i) {
     if (total[i] == 0) continue;
     const bool native = i >= k.algorithms.size();

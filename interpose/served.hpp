@@ -24,6 +24,9 @@ void count_served(Collective c, const Algorithm* algorithm);
 void count_delayed(DelayCall c, std::size_t bytes, double call_s, double waited_s);
 
 // Collective over MPI_COMM_WORLD (before PMPI_Finalize). `where` is "-" (stderr) or a file.
-void write_report(const std::string& where);
+// `refused`: why the settings were refused at MPI_Init (Settings::error), "" when they were not;
+// the report then opens with that, so that an empty count list is not read as "nothing called":
+//   collrepro-pmpi: report: the settings were refused (COLLREPRO_PMPI_RULES: ...); every call went to the MPI library
+void write_report(const std::string& where, const std::string& refused = "");
 
 }  // namespace collrepro::pmpi

@@ -239,12 +239,15 @@ Arrival read_arrival(const YAML::Node& root, const YAML::Node& setting, const st
     pattern_field = f->path;
   }
   if (const auto f = field("seed")) a.seed = static_cast<std::uint64_t>(as_int(f->node, f->path, 0, 1L << 62));
-  if (!a.skewed()) return a;
   const auto delay = field("max_delay");
+  // Checked whatever the pattern (a wrong value is wrong under none too); none keeps 0.
+  const double max_delay =
+      delay ? read_duration(as_string(delay->node, delay->path), delay->path, kMaxArrivalDelay, "") : 0.0;
+  if (!a.skewed()) return a;
   if (!delay)
     throw config_error(prefix + "arrival.max_delay", "is missing: pattern " + to_string(a.pattern) +
                                                          " needs the largest delay (e.g. max_delay: 200us, at most 1 s)");
-  a.max_delay_s = read_duration(as_string(delay->node, delay->path), delay->path, kMaxArrivalDelay, "");
+  a.max_delay_s = max_delay;
   const std::string what = pattern_field + " = " + quote(to_string(a.pattern));
   if (!uses_global_clock(t.sync))
     throw ConfigError("config error: " + what + " needs the global clock to skew the starts, but timing.sync is " +
@@ -284,15 +287,19 @@ void read_settings(const YAML::Node& root, Config& c) {
 
 // A positive duration of at most `most` seconds ("10us", "2 ms", "1.5s", or plain seconds).
 double read_duration(const std::string& text, const std::string& field, double most, const std::string& alternative) {
+  const auto bound = [&] {
+    return config_error(field, "= " + quote(text) + " must be positive and at most " +
+                                   std::to_string(static_cast<int>(most)) + " s" + alternative);
+  };
+  const auto first = text.find_first_not_of(" \t");
+  if (first != std::string::npos && text[first] == '-') throw bound();  // negative, not malformed
   double secs = 0;
   try {
     secs = parse_duration(text);
   } catch (const std::invalid_argument& e) {
     throw config_error(field, "= " + quote(text) + ": " + e.what() + alternative);
   }
-  if (!(secs > 0) || secs > most)
-    throw config_error(field, "= " + quote(text) + " must be positive and at most " + std::to_string(static_cast<int>(most)) +
-                                  " s" + alternative);
+  if (!(secs > 0) || secs > most) throw bound();
   return secs;
 }
 

@@ -24,8 +24,18 @@ std::string trim(const std::string& s) {
 std::pair<double, std::string> number_and_unit(const std::string& text, const char* what) {
   const std::string t = trim(text);
   std::size_t i = 0;
-  while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
+  const auto digit = [&](std::size_t k) { return k < t.size() && std::isdigit(static_cast<unsigned char>(t[k])); };
+  while (i < t.size() && (digit(i) || t[i] == '.')) ++i;
   if (i == 0) throw std::invalid_argument("expected " + std::string(what) + ", got " + quote(text));
+  // An exponent (1e9s, 2.5E-3s) belongs to the number, not the unit: e followed by a digit.
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    std::size_t k = i + 1;
+    if (k < t.size() && (t[k] == '+' || t[k] == '-')) ++k;
+    if (digit(k)) {
+      while (digit(k)) ++k;
+      i = k;
+    }
+  }
   double value = 0;
   try {
     std::size_t used = 0;

@@ -62,6 +62,10 @@ class PreparedPoint {
   virtual ~PreparedPoint() = default;
   // The timed call. Every rank of the world calls it; ranks outside the point return at once.
   virtual void run() = 0;
+  // Whether this rank takes part in the point (false: an idle rank, e.g. beyond groups.sizes).
+  // The measurement gives arrival delays to the point's ranks only and leaves the others out
+  // of its reductions (timing/measure.hpp).
+  virtual bool in_point() const = 0;
   // Runs the call once and checks this rank's result; nullopt when correct, else a message
   // naming this rank and the first wrong byte. Collective like run().
   virtual std::optional<std::string> validate() = 0;
@@ -80,6 +84,7 @@ class RunnerPoint : public PreparedPoint {
   void run() final {
     if (auto* r = runner()) r->run();
   }
+  bool in_point() const final { return runner() != nullptr; }
   std::vector<std::string> phases() const final {
     const auto* r = runner();
     return r ? r->phases() : std::vector<std::string>{};

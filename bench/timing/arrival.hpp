@@ -3,8 +3,10 @@
 // (Salimibeni, Cosenza and Hunold, CLUSTER 2024: benchmarks synchronized only by a barrier can
 // pick the wrong algorithm). Pure (no MPI), unit tested in tests/driver/arrival_test.cpp.
 //
+// The ranks are those of the point, numbered 0..P-1 in world order (the measurement passes
+// them; a world rank outside the point, idle beyond groups.sizes, starts on time):
 //   none      every rank starts at the agreed start (delay 0)
-//   one-late  the world's last rank starts max_delay late, every other rank on time
+//   one-late  the point's last rank starts max_delay late, every other rank on time
 //   linear    rank r of P starts max_delay * r / (P - 1) late (P = 1: on time)
 //   random    each rank, each repetition, uniform in [0, max_delay], from a generator that
 //             depends only on (seed, repetition, rank): rank 0 recomputes every rank's delay
@@ -34,7 +36,8 @@ struct Arrival {
   bool skewed() const { return pattern != ArrivalPattern::None; }
 };
 
-// Seconds rank `rank` of `size` starts repetition `rep` after the agreed start; in [0, max_delay_s].
+// Seconds the point's rank `rank` of `size` starts repetition `rep` after the agreed start; in
+// [0, max_delay_s].
 double arrival_delay(const Arrival& a, int rank, int size, std::uint64_t rep);
 
 // The smallest and largest delay over ranks 0..size-1 of repetition `rep`: the first and the

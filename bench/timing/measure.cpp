@@ -37,11 +37,16 @@ bool wait_for_start(const ClockSync& sync, double start) {
 
 }  // namespace
 
-// Rank 0: time of repetition i = max over ranks of the end minus the agreed start; valid
-// when no rank arrived after the start.
-void Measurer::collect_global_times(const std::vector<double>& starts, const std::vector<double>& ends,
-                                    const std::vector<int>& late, Measurement& m) {
+// Rank 0: time of repetition i = max over the point's ranks of the end minus the agreed start;
+// valid when none of them arrived after the start. A rank outside the point ends nothing and
+// is never late: it sends -infinity and 0 to the reductions.
+void Measurer::collect_global_times(const std::vector<double>& starts, std::vector<double> ends,
+                                    std::vector<int> late, Measurement& m) {
   const std::size_t n = starts.size();
+  if (index_ < 0) {
+    std::fill(ends.begin(), ends.end(), -std::numeric_limits<double>::infinity());
+    std::fill(late.begin(), late.end(), 0);
+  }
   std::vector<double> max_end(rank_ == 0 ? n : 0);
   std::vector<int> any_late(rank_ == 0 ? n : 0);
   check(MPI_Reduce(ends.data(), max_end.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, world_), "MPI_Reduce");
@@ -55,11 +60,24 @@ void Measurer::collect_global_times(const std::vector<double>& starts, const std
   }
 }
 
-double Measurer::own_delay(std::size_t rep) const { return arrival_delay(arrival_, rank_, size_, rep); }
+// The point's ranks are the world ranks whose point says in_point(), in world order.
+void Measurer::find_point_ranks(const PreparedPoint& point) {
+  const int mine = point.in_point() ? 1 : 0;
+  int before = 0;
+  check(MPI_Exscan(&mine, &before, 1, MPI_INT, MPI_SUM, world_), "MPI_Exscan (the point's ranks)");
+  if (rank_ == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
+  check(MPI_Allreduce(&mine, &count_, 1, MPI_INT, MPI_SUM, world_), "MPI_Allreduce (the point's ranks)");
+  index_ = mine ? before : -1;
+}
 
-// When the first rank arrives at repetition `rep` (time_s and the phases count from it).
+double Measurer::own_delay(std::size_t rep) const {
+  return index_ < 0 ? 0 : arrival_delay(arrival_, index_, count_, rep);
+}
+
+// When the first rank of the point arrives at repetition `rep` (time_s and the phases count
+// from it).
 double Measurer::first_arrival(double start, std::size_t rep) const {
-  return arrival_.skewed() ? start + arrival_span(arrival_, size_, rep).first : start;
+  return arrival_.skewed() ? start + arrival_span(arrival_, count_, rep).first : start;
 }
 
 // Rank 0: collect_global_times timed repetition i from the agreed start; with a skewed arrival
@@ -69,7 +87,7 @@ void Measurer::time_from_arrivals(Measurement& m) const {
   if (rank_ != 0 || !arrival_.skewed() || m.interrupted) return;
   m.times_from_last.resize(m.times.size());
   for (std::size_t i = 0; i < m.times.size(); ++i) {
-    const ArrivalSpan span = arrival_span(arrival_, size_, i);
+    const ArrivalSpan span = arrival_span(arrival_, count_, i);
     m.times_from_last[i] = std::max(0.0, m.times[i] - span.last);
     m.times[i] = std::max(0.0, m.times[i] - span.first);
   }
@@ -107,6 +125,7 @@ double Measurer::warm_up(PreparedPoint& point, int runs) {
 
 Measurement Measurer::measure(PreparedPoint& point, const Arrival& arrival) {
   arrival_ = arrival;
+  find_point_ranks(point);
   if (!uses_global_clock(timing_.sync)) {
     warm_up(point, timing_.warmup);
     return barrier_reps(point);
@@ -166,7 +185,7 @@ Measurement Measurer::barrier_reps(PreparedPoint& point) {
     const double t0 = clock_.now();
     point.run();
     const double t1 = clock_.now();
-    local[i] = t1 - t0;
+    local[i] = index_ < 0 ? 0 : t1 - t0;  // a rank outside the point times nothing
     if (phases) phases->end_repetition(t0, t1);
   }
   if (phases) phases->collect(m.phase_names, m.phase_ends);

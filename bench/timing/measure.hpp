@@ -23,10 +23,13 @@
 // point resynchronizes when a rank's offset is certainly beyond timing.residual_bound; with
 // point, every point does; with launch, none after the first.
 // Arrival patterns (the sweep key arrival, arrival.hpp; global-clock methods only): each rank
-// waits for the agreed start plus its own delay, and is late against that target. Rank 0
-// recomputes every rank's delay: time_s is from the first arrival (start + the smallest delay;
-// for none the agreed start), times_from_last from the last (start + the largest); the auto
-// window adds max_delay.
+// of the point waits for the agreed start plus its own delay, and is late against that target.
+// The delays are over the point's ranks (rank i of the n world ranks that take part, in world
+// order): a rank outside the point (idle beyond groups.sizes) starts on time, and its end and
+// lateness are left out of the reductions, so that neither its wait nor its scheduling enters
+// the point's time. Rank 0 recomputes every delay: time_s is from the first arrival (start +
+// the smallest delay; for none the agreed start), times_from_last from the last (start + the
+// largest); the auto window adds max_delay.
 // Interrupts are agreed collectively every agree_every repetitions (every repetition for
 // round-time); an interrupted point is abandoned on all ranks (nothing of it is written).
 #pragma once
@@ -82,11 +85,12 @@ class Measurer {
   Measurement window_reps(PreparedPoint& point, double window);
   Measurement round_time_reps(PreparedPoint& point);
   Measurement on_global_clock(PreparedPoint& point);
-  void collect_global_times(const std::vector<double>& starts, const std::vector<double>& ends,
-                            const std::vector<int>& late, Measurement& m);
+  void collect_global_times(const std::vector<double>& starts, std::vector<double> ends, std::vector<int> late,
+                            Measurement& m);
   bool refresh_clocks();                  // collective: resynchronize if the policy says so
   void check_clocks(Measurement& m);      // collective: the end-of-point residual
   void synchronize_once();
+  void find_point_ranks(const PreparedPoint& point);  // collective: index_ and count_
   double own_delay(std::size_t rep) const;           // this rank's arrival delay in repetition rep
   double first_arrival(double start, std::size_t rep) const;
   void time_from_arrivals(Measurement& m) const;     // rank 0: times from the first and last arrival
@@ -99,6 +103,8 @@ class Measurer {
   int rank_ = 0;
   int size_ = 1;
   Arrival arrival_;           // of the point being measured
+  int index_ = 0;             // this rank among the point's ranks (world order); -1 outside the point
+  int count_ = 1;             // how many ranks take part in the point
   double agree_time_ = 1e-3;  // recent max duration of a window agreement (for the start lead)
   bool resync_due_ = false;   // set by a residual beyond the bound (resync: bound)
 };

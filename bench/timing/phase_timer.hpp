@@ -10,8 +10,9 @@
 // one. The last phase ends at the repetition's end, as the measurer reads it, so the phases of
 // one repetition add up to its time_s (to rounding).
 //
-// A rank outside the point, or a call that names no phases, marks nothing: its phases end at
-// its end (a call with no phases anywhere is one phase, "call").
+// A call that names no phases marks nothing: its phases end at its end (a call with no phases
+// anywhere is one phase, "call"). A rank outside the point ends every phase at 0, out of the
+// maximum (its end is no part of the point's time).
 #pragma once
 
 #include <mpi.h>

@@ -138,9 +138,12 @@ def _read_whole(path):
 
 
 def _same(path, data):
+    """Whether the .gz `path` holds exactly `data`. Its bound is the larger of the data and the
+    file: the .gz of a small file is larger than the file (gzip's header and trailer)."""
     try:
-        return read_bytes(path, max(len(data), 1), "a compressed result file") == data
-    except UserError:
+        limit = max(len(data), path.stat().st_size, 1)
+        return read_bytes(path, limit, "a compressed result file") == data
+    except (UserError, OSError):
         return False
 
 

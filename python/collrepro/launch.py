@@ -38,7 +38,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from collrepro import safeio
+from collrepro import job_size, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.installations import collbench as installed_collbench
 from collrepro.installations import derived, registry
@@ -314,6 +314,20 @@ def install_record(root=REPO):
     return record
 
 
+def checkout_only(what, root=REPO):
+    """Refuse, in one line (exit 5), what needs a checkout's sources (a CMake build) in an
+    installed tree; nothing in a checkout."""
+    if install_record(root) is not None:
+        raise EnvironmentProblem(f"{what} needs a checkout of the sources (it builds with CMake); {root} is an "
+                                 "installed tree: run it in a clone of the repository")
+
+
+def output_root(root=REPO):
+    """Where a tool writes by default: the checkout's results/local/, or in an installed tree
+    (read-only, /opt) results/local/ under the working directory."""
+    return os.path.join(os.getcwd() if install_record(root) is not None else root, "results", "local")
+
+
 def default_collbench(mpi, build_dir="", root=REPO):
     """collbench of `mpi` (openmpi or mpich): BUILD_DIR/bench/collbench; without one, the
     installed collbench of an installed tree built with that library, else build/<mpi>."""
@@ -344,7 +358,9 @@ def _launch_parser(prog, description):
                     help="openmpi or mpich (default openmpi): the launcher (mpirun.openmpi with --oversubscribe, "
                          "or mpiexec.mpich) and the build dir build/<mpi> (installed: the installed collbench); "
                          "or an installation name (collrepro mpi list): its launcher, environment and build/<name>")
-    ap.add_argument("--np", default="8", help="processes per launch (default 8)")
+    ap.add_argument("--np", default="8",
+                    help="processes per launch (default 8); auto: one per core, the config's groups.ratios cut to "
+                         "those that fit, said in one line (job_size.py)")
     ap.add_argument("--out", default="",
                     help="result directory (default: collbench's results/<experiment>/<impl>-<version>)")
     ap.add_argument("--build-dir", default="", help="the CMake build directory holding bench/collbench")
@@ -404,6 +420,10 @@ def _debian_run(mpi, opts, np):
     launcher = Launcher(mpi, oversubscribe=True, flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     if shutil.which(PROGRAMS[mpi]) is None:
         raise EnvironmentProblem(f"{PROGRAMS[mpi]} not found (install the {mpi} launcher: ./collrepro deps)")
+    record = install_record()
+    if record is not None and not opts["build_dir"] and record.get("mpi") != mpi:
+        raise EnvironmentProblem(f"this installed tree's collbench is built with {record.get('mpi')}, not {mpi}: "
+                                 f"use --mpi {record.get('mpi')}, or give --build-dir of a {mpi} build")
     exe = default_collbench(mpi, opts["build_dir"])
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         raise EnvironmentProblem(f"{exe} not found: build first (cmake --preset {mpi} && cmake --build --preset {mpi})")
@@ -437,6 +457,10 @@ def _collrun_setup(opts):
         raise UserError("a CONFIG.yaml is required (see collrun --help)")
     if not os.path.isfile(opts["config"]):
         raise UserError(f"{opts['config']}: no such file")
+    if opts["np"] == "auto":
+        if opts.get("installations"):
+            raise UserError("--np auto goes with --mpi; give --np N with --installations")
+        return _auto_sized(opts)
     np = positive_number(opts["np"], "--np")
     if opts.get("installations"):
         names = [n for n in opts["installations"].split(",") if n]
@@ -450,6 +474,25 @@ def _collrun_setup(opts):
             run.out = os.path.join(root, run.label)
         return runs, np
     return [collbench_run(opts["mpi"], np, opts["build_dir"], opts["out"])], np
+
+
+def _auto_sized(opts):
+    """--np auto: one process per core, the config's groups.ratios cut to those that fit that
+    count (job_size.py), said in one line; returns ([the run], the process count)."""
+    n_cores = job_size.cores()
+    run = collbench_run(opts["mpi"], n_cores, opts["build_dir"], opts["out"])
+    listed = _config_value(run, opts, "groups.ratios")
+    try:
+        ratios = [str(r) for r in json.loads(listed)] if listed else []
+    except (ValueError, TypeError):
+        ratios = []  # not a list of ratios: collbench names the field when it reads it
+    chosen = job_size.fit(ratios, n_cores)
+    if chosen.np != n_cores:
+        run = collbench_run(opts["mpi"], chosen.np, opts["build_dir"], opts["out"])
+    if chosen.left_out:
+        opts["passthrough"] = opts["passthrough"] + ["--set", f"groups.ratios=[{', '.join(chosen.ratios)}]"]
+    _say(f"--np auto: {chosen.line()}")
+    return [run], chosen.np
 
 
 def collbench_run(mpi, np, build_dir="", out=""):

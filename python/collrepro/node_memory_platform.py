@@ -38,6 +38,7 @@ for the run's shape: of the values swept (68, 34, 24, 16; python3 -m collrepro.s
 figures allow, at its low end, not a measured memory rate.
 """
 
+import os
 import sys
 
 from collrepro import safeio
@@ -119,6 +120,9 @@ def main(argv=None):
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args(argv)
     text = platform_xml(a.nodes, a.cores, a.mem_gbps, a.nic_gbps, a.core_gbps)
+    where = os.path.dirname(os.path.abspath(a.output))
+    if not os.path.isdir(where):
+        raise UserError(f"-o {a.output}: the directory {where} does not exist (create it first, or write elsewhere)")
     safeio.write_text(a.output, text)
     print(f"node_memory_platform: wrote {a.output} ({len(text)} bytes)", file=sys.stderr)
     return 0

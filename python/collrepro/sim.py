@@ -65,7 +65,7 @@ import xml.parsers.expat
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
-from collrepro.launch import Forwarder, Launcher, installed_program
+from collrepro.launch import Forwarder, Launcher, checkout_only, installed_program
 from collrepro.safeio import EnvironmentProblem, UserError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -387,6 +387,7 @@ def _check_programs(build_dir):
     """collbench of the smpi build and smpirun, or exit with what to do."""
     exe = os.path.join(build_dir, "bench", "collbench")
     if not os.path.exists(exe):
+        checkout_only("simulation (an smpi build of collbench)")
         raise EnvironmentProblem(f"{exe} not found: build first (cmake --preset smpi && cmake --build --preset smpi), "
                                  "or give --build-dir")
     smpirun = installed_program("smpi")

@@ -60,6 +60,19 @@ def parse_shape(text):
     return np_, ppn
 
 
+def check_memory_shape(text, np_, ppn):
+    """--effects mem builds a node-memory platform per shape: its bounds, said of --shapes (the
+    generator's own message names its options --nodes and --cores)."""
+    nodes, cores = node_memory_platform.node_shape(np_, ppn)
+    try:
+        node_memory_platform.check(nodes, cores, 0.0, node_memory_platform.NIC_GBPS, node_memory_platform.CORE_GBPS)
+    except UserError as err:
+        bound = str(err).split(": ", 1)[1]
+        raise UserError(f"--shapes {text!r} with --effects mem: {nodes} nodes x {cores} processes, outside the "
+                        f"node-memory platform ({'nodes' if str(err).startswith('--nodes') else 'processes per node'}: "
+                        f"{bound})") from None
+
+
 def parse_ratio(text, np_):
     """(p, q) of a 'a/b' ratio at np processes."""
     try:
@@ -145,6 +158,9 @@ def main(argv=None):
         raise UserError(f"--effects {','.join(bad)}: unknown; use some of {','.join(EFFECTS)}")
     values = {**VALUES, **parse_values(a.values)}
     shapes = [parse_shape(s) for s in a.shapes.split(",") if s]
+    if "mem" in effects:
+        for text, (np_, ppn) in zip([s for s in a.shapes.split(",") if s], shapes):
+            check_memory_shape(text, np_, ppn)
     ratios = [r for r in a.ratios.split(",") if r]
     for r in ratios:
         parse_ratio(r, 4)
@@ -206,10 +222,20 @@ def key(r):
 
 
 def read_rows(table):
+    """The rows of an earlier sweep's table; UserError (exit 2) naming the file when it is damaged."""
     if not os.path.exists(table):
         return []
-    with open(table, newline="") as fh:
-        return list(csv.DictReader(fh))
+    try:
+        with open(table, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        for n, r in enumerate(rows, start=2):
+            if None in r or any(r.get(c) is None for c in COLUMNS):
+                raise ValueError(f"line {n} does not have the {len(COLUMNS)} columns {','.join(COLUMNS)}")
+            key(r)
+    except (ValueError, UnicodeDecodeError, csv.Error) as err:
+        raise UserError(f"{table}: damaged ({err}); move it aside to start the table afresh, "
+                        "or restore it from git") from None
+    return rows
 
 
 def write_tables(out, rows):

@@ -71,7 +71,8 @@ def _parser():
     ap.add_argument("--remeasure-looks", default=None, metavar="K",
                     help=f"looks the re-measure's launches are split into, each under its share of "
                          f"alpha (default {DEFAULT_LOOKS}; at most one per {LOOK_LEAST} launches)")
-    ap.add_argument("--out", default="", help="results directory (default results/local/versions/<experiment>; "
+    ap.add_argument("--out", default="", help="results directory (default results/local/versions/<experiment>, in the checkout or, installed, "
+                                              "under the working directory; "
                                               "--calibrate: results/local/versions/calibration)")
     ap.add_argument("--calibrate", action="store_true",
                     help="run the calibration configs (configs/versions/calibration-*.yaml) on the base "
@@ -485,7 +486,7 @@ def _calibrate(a):
         raise safeio.UserError("no configs/versions/calibration-*.yaml found")
     names = _names(a.installations) if a.installations else calibration.installation_names(a.base)
     np = _count(a.np or "2", "--np")
-    root = a.out or os.path.join(launch.REPO, "results", "local", "versions", "calibration")
+    root = a.out or os.path.join(launch.output_root(), "versions", "calibration")
     plan = []
     for config in configs:
         data = safeio.load_yaml_file(config, CONFIG_LIMIT, "the calibration config")
@@ -543,7 +544,7 @@ def main(argv=None):
         if rc:
             return rc
     name = os.path.splitext(os.path.basename(config))[0]
-    out = a.out or os.path.join(launch.REPO, "results", "local", "versions", name)
+    out = a.out or os.path.join(launch.output_root(), "versions", name)
     _say(f"running {config} on {','.join(names)} into {out} ({launches} launches each, interleaved)")
     rc = interleaved(names, np, launches, out, config, dry_run=a.dry_run)
     if rc or a.dry_run:

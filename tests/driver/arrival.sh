@@ -6,7 +6,11 @@
 #     at least max_delay, and time_s - time_from_last_s = max_delay (the span of the pattern);
 #   - random: 0 <= time_s - time_from_last_s <= max_delay, time_from_last_s <= time_s;
 # and a skew under barrier sync is refused: exit 2, one line naming the field and the fix,
-# nothing written.
+# nothing written. With a rank outside the point (4 ranks, groups.sizes 2/1: world rank 3
+# idle), the delays fall on the point's ranks: under collbench_test's test-slow (the native
+# Allgather, then 40 ms asleep on every rank of the point), each repetition's time from the last
+# arrival is at least the 40 ms sleep. A delay given to the idle rank instead leaves the
+# point's ranks asleep while it waits, and the time from its arrival is 40 ms minus its delay.
 source "$(dirname "$0")/lib.sh"
 NP=3  # three ranks: linear (0, max/2, max) differs from one-late (0, 0, max)
 CFG=$REPO/configs/arrival/intergroup-arrival.yaml
@@ -43,6 +47,23 @@ for s in summary:
 # Validity is not asserted: on an oversubscribed machine a rank often starts late. The relations
 # above hold for every repetition, valid or not.
 print(f"{len(raw)} repetitions, {valid} valid")
+PY
+
+# Delays over the point's ranks only: rank 3 is idle (groups.sizes 2/1 at 4 ranks).
+NP=4 EXE=${TEST_COLLBENCH:?the idle-rank check needs collbench_test (tests/driver/test_collbench.cpp)} \
+  run_bench "$CFG" --out idle --quiet --set "groups={sizes: [2/1]}" --set "sizes=[16B]" --set "algorithms=[test-slow]" \
+  --set "blocks=[1:1]" --set timing.reps=3 --set timing.warmup=1 --set timing.budget=5s --set arrival.max_delay=30ms \
+  || fail "idle rank: exit code $?"
+$PY - <<'PY'
+import csv
+raw = list(csv.DictReader(open("idle/raw-L0.csv")))
+assert {r["arrival"] for r in raw} == {"none", "one-late", "linear", "random"}, {r["arrival"] for r in raw}
+for r in raw:
+    t, last = float(r["time_s"]), float(r["time_from_last_s"])
+    # 40 ms of sleep after the last arrival of the point, less a clock-sync residual allowance
+    assert last >= 0.035, (f"point {r['point']} rep {r['rep']} ({r['arrival']}): time_from_last_s {last} < 40 ms of "
+                           f"sleep after the point's last arrival (time_s {t}): a rank outside the point was delayed")
+print(f"idle rank: {len(raw)} repetitions, every time from the last arrival >= the 40 ms call")
 PY
 
 # A skew needs the global clock: refused before any measurement.

@@ -180,6 +180,17 @@ TEST(ArrivalConfig, Errors) {
             "config error: arrival.max_delay = \"2s\" must be positive and at most 1 s");
   EXPECT_EQ(parse_error(kBase, {"arrival={pattern: linear, max_delay: 0us}"}),
             "config error: arrival.max_delay = \"0us\" must be positive and at most 1 s");
+  // The probe's two: a negative delay is refused under none too, and 1e9s has a unit (its
+  // exponent is part of the number): it is refused for the bound.
+  EXPECT_EQ(parse_error(kBase, {"arrival={pattern: none, max_delay: -5us}"}),
+            "config error: arrival.max_delay = \"-5us\" must be positive and at most 1 s");
+  EXPECT_EQ(parse_error(kBase, {"arrival={pattern: linear, max_delay: -5us}"}),
+            "config error: arrival.max_delay = \"-5us\" must be positive and at most 1 s");
+  EXPECT_EQ(parse_error(kBase, {"arrival={pattern: linear, max_delay: 1e9s}"}),
+            "config error: arrival.max_delay = \"1e9s\" must be positive and at most 1 s");
+  EXPECT_DOUBLE_EQ(parse_config(kBase, {"arrival={pattern: linear, max_delay: 2.5e-4s}"}).sweeps.at(0).arrival.max_delay_s,
+                   2.5e-4);
+  EXPECT_EQ(parse_config(kBase, {"arrival={pattern: none, max_delay: 1ms}"}).sweeps.at(0).arrival.max_delay_s, 0.0);
   EXPECT_NE(parse_error(kBase, {"arrival={pattern: linear, max_delay: soon}"}).find("config error: arrival.max_delay = \"soon\""),
             std::string::npos);
   EXPECT_EQ(parse_error(kBase, {"arrival={pattern: random, max_delay: 1ms, seed: -1}"}),

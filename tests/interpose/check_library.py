@@ -151,6 +151,10 @@ def expect_one_line(variables, pattern, what):
         raise Failure(f"{what}: expected one line matching /{pattern}/ on stderr, got {lines}")
     if any(a != "native" for (_, a) in served):
         raise Failure(f"{what}: the library served calls although its settings were rejected: {served}")
+    with open(report, encoding="utf-8") as f:  # the report says why it counts only native calls
+        said = [l for l in f if l.startswith("collrepro-pmpi: report: the settings were refused")]
+    if len(said) != 1 or "every call went to the MPI library" not in said[0]:
+        raise Failure(f"{what}: COLLREPRO_PMPI_REPORT does not say that the settings were refused: {said}")
     print(f"{what}: {lines[0]}")
 
 

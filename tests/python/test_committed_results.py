@@ -3,7 +3,9 @@
 fails on a value (an enum, a type) or on a damaged file. Load only: rendering every report
 would take minutes."""
 
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -54,8 +56,39 @@ def test_committed_raw_files_are_compressed():
     assert not plain, plain[:5]
 
 
+def walked_committed_dirs():
+    """What the tree walk of `analyze trend/dashboard results/` finds, less what git ignores:
+    results/local/, where `./collrepro run` writes, is a user's scratch, not committed results."""
+    from collrepro.analysis import inventory
+    walked = inventory.result_dirs([RESULTS])
+    try:
+        ignored = subprocess.run(["git", "check-ignore", "--stdin"], cwd=REPO, capture_output=True, text=True,
+                                 input="".join(f"{d.relative_to(REPO)}\n" for d in walked)).stdout.splitlines()
+    except OSError:                                            # no git: nothing is ignored
+        ignored = []
+    return [d for d in walked if str(d.relative_to(REPO)) not in set(ignored)]
+
+
+def with_tables():
+    return [d for d in DIRS if any(loader.data_files(d)[k] for k in ("raw", "summary"))]
+
+
 def test_the_tree_walk_finds_every_compressed_directory():
     """`analyze trend/dashboard results/...` find the directories of .gz files (inventory)."""
+    assert sorted(walked_committed_dirs()) == sorted(with_tables())
+
+
+def test_the_tree_walk_check_holds_after_a_run():
+    """`./collrepro run` then `./collrepro test`: the run's results/local/ scratch is no
+    committed directory (a result directory made there must not break the check above)."""
     from collrepro.analysis import inventory
-    with_tables = [d for d in DIRS if any(loader.data_files(d)[k] for k in ("raw", "summary"))]
-    assert sorted(inventory.result_dirs([RESULTS])) == sorted(with_tables)
+    local = RESULTS / "local"
+    made_local = not local.exists()
+    local.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="test-committed-", dir=local))
+    try:
+        (scratch / "summary-L0.csv").write_text("")
+        assert scratch in inventory.result_dirs([RESULTS])
+        assert sorted(walked_committed_dirs()) == sorted(with_tables())
+    finally:
+        shutil.rmtree(local if made_local else scratch)
