@@ -131,8 +131,12 @@ for s in summary:
     # A 1 KiB Allgather takes microseconds (milliseconds on a loaded machine); a repetition
     # that contains a 20 ms stop takes at least 20 ms. The stops must show up as invalid
     # repetitions or filtered outliers: a median at half the stop would mean they did not.
-    assert float(s["median"]) < 10e-3, f"point {s['point']}: median {s['median']} s"
-    print(f"point {s['point']}: {n} repetitions in 0.5 s, {bad} invalid (late), median {float(s['median']) * 1e6:.1f} us")
-assert int(sys.argv[1]) < 60, f"3 points of 0.5 s took {sys.argv[1]} s"
+    # On a loaded machine (load average 20-40) the budget may hold a few repetitions only, all of
+    # them late: then nothing is timed and the median is empty, which is the stops caught too.
+    median = float(s["median"]) if s["median"] not in ("", "nan") else float("nan")
+    assert median < 10e-3 or (median != median and bad == n), f"point {s['point']}: median {s['median']} s, {bad} of {n} invalid"
+    print(f"point {s['point']}: {n} repetitions in 0.5 s, {bad} invalid (late), median {median * 1e6:.1f} us")
+# the budget, not the machine, ends each point (n < 1e6 above); the wall time only guards a hang
+assert int(sys.argv[1]) < 180, f"3 points of 0.5 s took {sys.argv[1]} s"
 PY
 echo "PASS clock sync"
