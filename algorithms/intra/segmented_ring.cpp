@@ -1,0 +1,116 @@
+// segmented-ring: Allgatherv on one intracommunicator by a ring whose messages carry segments of
+// bounded size, pipelined block by block, so that unequal blocks no longer make every step wait
+// for the largest one: the project's own Allgatherv for unequal pieces (issue 39), and the group
+// phase of fullduplex-allgatherv-ring.
+//
+// Source: the ring Allgather (every block passes the n - 1 other ranks, r -> r + 1) with
+//   pipelined segments, the technique of pipelined chain broadcasts applied to each block at
+//   once; no paper pseudocode is transcribed. The schedule: block j is cut into
+//   c_j = ceil(k_j / S) segments; segment i makes hop h in step i + h (collrepro/segmented_ring_plan.hpp).
+// Segment bound: S = max(ceil(max k / (n - 1)), 16 KiB) (segmented_ring::default_segment).
+// Cost: (max_j c_j + n - 2) alpha + sum over steps of the largest message beta (cost_terms);
+//   a message holds at most one segment per block, so at most (n - 1) S bytes. Equal blocks k:
+//   (2n - 3) alpha + (n - 1) k beta; one block k, the others empty: (2n - 3) alpha + about 2k beta,
+//   where the plain ring pays (n - 1) alpha + (n - 1) k beta.
+// Cases: any n >= 1 (n = 1 and all-empty: no step), zero-byte blocks, unequal blocks, blocks
+//   smaller than S (not cut), displacements with gaps (each message is one hindexed datatype
+//   over the user's receive buffer, so gaps stay untouched and nothing is copied but the own
+//   block); counts and displacements must fit an MPI int.
+// Errata: none (no pseudocode is transcribed).
+// Plan: collrepro/segmented_ring_plan.hpp, algorithms/intra/plan/segmented_ring_plan.cpp
+//   (checked by tests/unit/segmented_ring_plan_test.cpp for n = 1..64). Executor: this file
+//   (SegmentedRingExecutor, declared in intra/segmented_ring.hpp).
+// Documentation: docs/algorithms/segmented-ring.md.
+#include "intra/segmented_ring.hpp"
+
+#include <cstring>
+
+#include "collrepro/intra.hpp"
+#include "collrepro/segmented_ring_plan.hpp"
+
+namespace collrepro::intra {
+namespace {
+
+constexpr int kTag = 39;
+
+// The pieces at their places in the result buffer, as one datatype; null when there are none.
+Datatype pieces_type(const std::vector<segmented_ring::Piece>& pieces, const std::vector<std::size_t>& displs) {
+  if (pieces.empty()) return {};
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> at;
+  for (const auto& p : pieces) {
+    lengths.push_back(mpi_count(p.bytes, "segmented-ring segment length"));
+    at.push_back(static_cast<MPI_Aint>(displs[static_cast<std::size_t>(p.block)] + p.offset));
+  }
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  check(MPI_Type_create_hindexed(static_cast<int>(pieces.size()), lengths.data(), at.data(), MPI_BYTE, &t),
+        "MPI_Type_create_hindexed");
+  return Datatype::commit(t);
+}
+
+}  // namespace
+
+SegmentedRingExecutor::SegmentedRingExecutor(MPI_Comm comm, const std::vector<std::size_t>& counts,
+                                             const std::vector<std::size_t>& displs)
+    : comm_(comm), segment_(segmented_ring::default_segment(counts)) {
+  int n = 0, rank = 0;
+  check(MPI_Comm_size(comm, &n), "MPI_Comm_size");
+  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  for (const auto& step : segmented_ring::plan(rank, counts, segment_)) {
+    if (step.send.empty() && step.recv.empty()) continue;  // the neighbours skip it too
+    Message m;
+    if (!step.send.empty()) m.to = (rank + 1) % n;
+    if (!step.recv.empty()) m.from = (rank - 1 + n) % n;
+    m.send = pieces_type(step.send, displs);
+    m.recv = pieces_type(step.recv, displs);
+    messages_.push_back(std::move(m));
+  }
+}
+
+void SegmentedRingExecutor::run(std::byte* result) const {
+  for (const auto& m : messages_)
+    check(MPI_Sendrecv(result, m.send ? 1 : 0, m.send ? m.send.get() : MPI_BYTE, m.to, kTag, result, m.recv ? 1 : 0,
+                       m.recv ? m.recv.get() : MPI_BYTE, m.from, kTag, comm_, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+}
+
+namespace {
+
+class SegmentedRingRunner final : public Runner {
+ public:
+  SegmentedRingRunner(MPI_Comm comm, const Args& args) : args_(args), ring_(comm, args.recv_counts, args.recv_displs) {
+    check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+  }
+  void run() override {
+    const auto own = static_cast<std::size_t>(rank_);
+    std::byte* mine = args_.recv + args_.recv_displs[own];
+    if (args_.recv_counts[own] > 0 && mine != args_.send) std::memmove(mine, args_.send, args_.recv_counts[own]);
+    ring_.run(args_.recv);
+  }
+
+ private:
+  const Args& args_;
+  SegmentedRingExecutor ring_;
+  int rank_ = 0;
+};
+
+class SegmentedRing final : public IntraAlgorithm {
+ public:
+  SegmentedRing()
+      : IntraAlgorithm({"segmented-ring", Collective::IntraAllgatherv, "fully-connected", Kind::Proposed,
+                        "collrepro: ring Allgatherv with blocks cut into segments of at most "
+                        "max(ceil(max k / (n - 1)), 16 KiB) bytes, pipelined block by block",
+                        "(max_j ceil(k_j / S) + n - 2) alpha + sum over steps of the largest message beta"}) {}
+  Cost cost(const Shape& s) const override {
+    const auto t = segmented_ring::cost_terms(s.blocks, segmented_ring::default_segment(s.blocks));
+    return {t.rounds, t.bytes};
+  }
+  std::unique_ptr<Runner> prepare(MPI_Comm comm, const Args& args) const override {
+    return std::make_unique<SegmentedRingRunner>(comm, args);
+  }
+};
+
+COLLREPRO_REGISTER(SegmentedRing);
+
+}  // namespace
+}  // namespace collrepro::intra
