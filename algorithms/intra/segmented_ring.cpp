@@ -9,13 +9,15 @@
 //   c_j = ceil(k_j / S) segments; segment i makes hop h in step i + h (collrepro/segmented_ring_plan.hpp).
 // Segment bound: S = max(ceil(max k / (n - 1)), 16 KiB) (segmented_ring::default_segment).
 // Cost: (max_j c_j + n - 2) alpha + sum over steps of the largest message beta (cost_terms);
-//   a message holds at most one segment per block, so at most (n - 1) S bytes. Equal blocks k:
+//   a step holds at most one segment per block, so at most (n - 1) S bytes. Equal blocks k: at most
 //   (2n - 3) alpha + (n - 1) k beta; one block k, the others empty: (2n - 3) alpha + about 2k beta,
 //   where the plain ring pays (n - 1) alpha + (n - 1) k beta.
 // Cases: any n >= 1 (n = 1 and all-empty: no step), zero-byte blocks, unequal blocks, blocks
-//   smaller than S (not cut), displacements with gaps (each message is one hindexed datatype
-//   over the user's receive buffer, so gaps stay untouched and nothing is copied but the own
-//   block); counts and displacements must fit an MPI int.
+//   smaller than S (not cut), displacements with gaps (each segment is sent from and received
+//   into its final place, so gaps stay untouched and nothing is copied but the own block);
+//   counts and displacements must fit an MPI int.
+// Executor: per step one MPI_Irecv / MPI_Isend per segment, contiguous bytes at their final
+//   places (no derived datatype), then MPI_Waitall.
 // Errata: none (no pseudocode is transcribed).
 // Plan: collrepro/segmented_ring_plan.hpp, algorithms/intra/plan/segmented_ring_plan.cpp
 //   (checked by tests/unit/segmented_ring_plan_test.cpp for n = 1..64). Executor: this file
@@ -23,30 +25,17 @@
 // Documentation: docs/algorithms/segmented-ring.md.
 #include "intra/segmented_ring.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "collrepro/intra.hpp"
+#include "collrepro/mpi.hpp"
 #include "collrepro/segmented_ring_plan.hpp"
 
 namespace collrepro::intra {
 namespace {
 
 constexpr int kTag = 39;
-
-// The pieces at their places in the result buffer, as one datatype; null when there are none.
-Datatype pieces_type(const std::vector<segmented_ring::Piece>& pieces, const std::vector<std::size_t>& displs) {
-  if (pieces.empty()) return {};
-  std::vector<int> lengths;
-  std::vector<MPI_Aint> at;
-  for (const auto& p : pieces) {
-    lengths.push_back(mpi_count(p.bytes, "segmented-ring segment length"));
-    at.push_back(static_cast<MPI_Aint>(displs[static_cast<std::size_t>(p.block)] + p.offset));
-  }
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  check(MPI_Type_create_hindexed(static_cast<int>(pieces.size()), lengths.data(), at.data(), MPI_BYTE, &t),
-        "MPI_Type_create_hindexed");
-  return Datatype::commit(t);
-}
 
 }  // namespace
 
@@ -56,22 +45,33 @@ SegmentedRingExecutor::SegmentedRingExecutor(MPI_Comm comm, const std::vector<st
   int n = 0, rank = 0;
   check(MPI_Comm_size(comm, &n), "MPI_Comm_size");
   check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  next_ = (rank + 1) % n;
+  previous_ = (rank - 1 + n) % n;
+  auto place = [&](const std::vector<segmented_ring::Piece>& pieces) {
+    std::vector<Span> spans;
+    for (const auto& p : pieces) {
+      mpi_count(p.bytes, "segmented-ring segment length");  // throws here, not in run()
+      spans.push_back({displs[static_cast<std::size_t>(p.block)] + p.offset, p.bytes});
+    }
+    return spans;
+  };
   for (const auto& step : segmented_ring::plan(rank, counts, segment_)) {
-    if (step.send.empty() && step.recv.empty()) continue;  // the neighbours skip it too
-    Message m;
-    if (!step.send.empty()) m.to = (rank + 1) % n;
-    if (!step.recv.empty()) m.from = (rank - 1 + n) % n;
-    m.send = pieces_type(step.send, displs);
-    m.recv = pieces_type(step.recv, displs);
-    messages_.push_back(std::move(m));
+    if (step.send.empty() && step.recv.empty()) continue;  // the neighbours have nothing for it either
+    steps_.push_back({place(step.send), place(step.recv)});
+    most_ = std::max(most_, step.send.size() + step.recv.size());
   }
 }
 
 void SegmentedRingExecutor::run(std::byte* result) const {
-  for (const auto& m : messages_)
-    check(MPI_Sendrecv(result, m.send ? 1 : 0, m.send ? m.send.get() : MPI_BYTE, m.to, kTag, result, m.recv ? 1 : 0,
-                       m.recv ? m.recv.get() : MPI_BYTE, m.from, kTag, comm_, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
+  // Point-to-point messages between two ranks do not overtake one another, and both post the
+  // pieces of a step in the plan's (ascending block) order, so one tag matches them all.
+  Requests requests;
+  requests.reserve(most_);
+  for (const auto& step : steps_) {
+    for (const auto& s : step.recv) requests.irecv(result + s.at, s.bytes, previous_, kTag, comm_);
+    for (const auto& s : step.send) requests.isend(result + s.at, s.bytes, next_, kTag, comm_);
+    requests.wait_all();
+  }
 }
 
 namespace {

@@ -8,32 +8,34 @@
 
 #include <mpi.h>
 
-#include "collrepro/mpi.hpp"
 
 namespace collrepro::intra {
 
 class SegmentedRingExecutor {
  public:
   // Plans this rank's steps over `comm` for blocks of `counts` bytes at `displs` of a result
-  // buffer (counts.size() == size of comm), with the plan's default segment bound, and builds
-  // one MPI_Type_create_hindexed datatype per message (relative to the buffer; no MPI traffic).
+  // buffer (counts.size() == size of comm), with the plan's default segment bound, and places
+  // every segment in the buffer (offsets only; no MPI traffic).
   SegmentedRingExecutor(MPI_Comm comm, const std::vector<std::size_t>& counts, const std::vector<std::size_t>& displs);
 
   // The Allgatherv in place: `result` holds this rank's block at its displacement; afterwards it
-  // holds every block at its own. One MPI_Sendrecv per step with a non-empty message
-  // (MPI_PROC_NULL on a side without one).
+  // holds every block at its own. Per step, one MPI_Irecv from the predecessor and one MPI_Isend
+  // to the successor per segment (contiguous bytes at their final place), then MPI_Waitall.
   void run(std::byte* result) const;
 
   std::size_t segment() const { return segment_; }
 
  private:
-  struct Message {
-    int to = MPI_PROC_NULL, from = MPI_PROC_NULL;
-    Datatype send, recv;  // null: no message that way
+  struct Span {
+    std::size_t at = 0, bytes = 0;  // offset in the result buffer
+  };
+  struct Step {
+    std::vector<Span> send, recv;
   };
   MPI_Comm comm_;
-  std::size_t segment_ = 0;
-  std::vector<Message> messages_;
+  int next_ = 0, previous_ = 0;
+  std::size_t segment_ = 0, most_ = 0;  // most_: the most requests of one step
+  std::vector<Step> steps_;
 };
 
 }  // namespace collrepro::intra
