@@ -27,6 +27,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "collrepro/intra.hpp"
 #include "collrepro/mpi.hpp"
@@ -45,6 +47,9 @@ SegmentedRingExecutor::SegmentedRingExecutor(MPI_Comm comm, const std::vector<st
   int n = 0, rank = 0;
   check(MPI_Comm_size(comm, &n), "MPI_Comm_size");
   check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  if (counts.size() != static_cast<std::size_t>(n) || displs.size() != counts.size())
+    throw std::invalid_argument("segmented-ring: counts and displs need one entry per rank (" + std::to_string(n) +
+                                "), got " + std::to_string(counts.size()) + " and " + std::to_string(displs.size()));
   next_ = (rank + 1) % n;
   previous_ = (rank - 1 + n) % n;
   auto place = [&](const std::vector<segmented_ring::Piece>& pieces) {
