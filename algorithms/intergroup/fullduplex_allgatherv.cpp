@@ -1,9 +1,11 @@
-// fullduplex-allgatherv, fullduplex-allgatherv-ordered: full-duplex inter-group
-// Allgatherv with a global byte partition. Details: docs/algorithms/fullduplex-allgatherv.md
-// and docs/algorithms/fullduplex-allgatherv-ordered.md.
+// fullduplex-allgatherv, fullduplex-allgatherv-ordered, fullduplex-allgatherv-ring: full-duplex
+// inter-group Allgatherv with a global byte partition. Details: docs/algorithms/fullduplex-allgatherv.md,
+// docs/algorithms/fullduplex-allgatherv-ordered.md and docs/algorithms/fullduplex-allgatherv-ring.md.
 //
 // Source: seed 001 §4.1, Algorithm 2 (listing repaired and exact partition in
-//   docs/algorithms/fullduplex-allgatherv.md); the receive order of §4.1 for the `-ordered` variant.
+//   docs/algorithms/fullduplex-allgatherv.md); the receive order of §4.1 for the `-ordered` variant;
+//   for the `-ring` variant (collrepro, issue 39) the group phase is the project's segmented ring
+//   Allgatherv (algorithms/intra/segmented_ring.cpp) instead of the library's MPI_Allgatherv.
 // Idea: the K_A bytes of group A's blocks, indexed globally in rank order, are cut into q
 //   balanced chunks, one per b; likewise K_B into p chunks, one per a. A process whose
 //   block overlaps several chunks sends one piece to each (a multi-target sender; targets
@@ -11,10 +13,14 @@
 //   Allgatherv of the chunks yields the result in rank order.
 // Run time work: Allreduce(SUM) and Exscan of the local sizes (a process knows only the
 //   remote sizes, from its recvcounts), then the exchange, then the Allgatherv. Everything
-//   that depends on the remote sizes alone (receives, final counts) is planned in prepare().
+//   that depends on the remote sizes alone (receives, final counts, the ring's datatypes) is
+//   planned in prepare().
 // Cost (Theorem 3, Eq. 4): (log p + log q + 2 + max(ceil(K_A/q), ..) + log) ~
 //   (2 log max(p,q) + 2) t_s + (M + max(max k_A, max k_B)) t_w, M = max(K_A, K_B).
-// Plan: fullduplex_allgatherv_plan.cpp (pure, collplan). Executor: exchange_executor.cpp.
+//   `-ring`: the group Allgatherv's log max(p,q) t_s + M t_w replaced by the larger of the two
+//   groups' segmented ring terms (segmented_ring::cost_terms of the chunks: at most 2n - 3 steps).
+// Plan: fullduplex_allgatherv_plan.cpp (pure, collplan); the ring's: segmented_ring_plan.cpp.
+//   Executors: exchange_executor.cpp; intra/segmented_ring.cpp (the `-ring` group phase).
 // Phases (timing.phases): offsets (the Allreduce and Exscan of the block sizes), exchange,
 //   group-allgatherv.
 // Cases: any p, q >= 1, any sizes including zeros, a single huge block, K < n (empty
@@ -24,23 +30,33 @@
 //   i; line 23 sends to a_k; the lost lines 18-19 restored by symmetry. Checked by
 //   unit.FullDuplexAllgathervPlan.* (the corrected partition tiles every byte once).
 #include <cstdint>
+#include <optional>
 
 #include "collrepro/intergroup.hpp"
+#include "collrepro/segmented_ring_plan.hpp"
 #include "intergroup/costs.hpp"
 #include "intergroup/exchange_executor.hpp"
+#include "intra/segmented_ring.hpp"
 
 namespace collrepro::inter {
 namespace {
 
+// The exchange's receive order and the group phase's Allgatherv of each registered variant.
+struct Variant {
+  bool ordered = false;  // seed 001's receive order (blocking receives)
+  bool ring = false;     // the segmented ring instead of MPI_Allgatherv
+};
+
 class PartitionedAllgatherv final : public Runner {
  public:
-  PartitionedAllgatherv(const GroupPair& pair, const Args& args, bool ordered)
-      : pair_(pair), args_(args), stage_(args), executor_(pair, ordered),
-        recvs_(plan_allgatherv_recvs(pair.local_rank(), pair.local_size(), args.recv_counts, ordered)) {
+  PartitionedAllgatherv(const GroupPair& pair, const Args& args, Variant variant)
+      : pair_(pair), args_(args), stage_(args), executor_(pair, variant.ordered),
+        recvs_(plan_allgatherv_recvs(pair.local_rank(), pair.local_size(), args.recv_counts, variant.ordered)) {
     std::vector<std::size_t> counts, displs;
     plan_allgatherv_gather(pair.local_size(), args.recv_total(), counts, displs);
     counts_ = to_int_counts(counts, "Allgatherv count");
     displs_ = to_int_counts(displs, "Allgatherv displacement");
+    if (variant.ring) ring_.emplace(pair.local(), counts, displs);
   }
 
   void run() override {
@@ -52,7 +68,10 @@ class PartitionedAllgatherv final : public Runner {
     end_phase();
     executor_.exchange(args_.send, sends, stage_.data(), recvs_);
     end_phase();
-    executor_.gather(stage_.data(), counts_, displs_);
+    if (ring_)
+      ring_->run(stage_.data());
+    else
+      executor_.gather(stage_.data(), counts_, displs_);
     stage_.finish();
     end_phase();
   }
@@ -66,37 +85,71 @@ class PartitionedAllgatherv final : public Runner {
   ExchangeExecutor executor_;
   std::vector<Transfer> recvs_;
   std::vector<int> counts_, displs_;
+  std::optional<intra::SegmentedRingExecutor> ring_;
 };
+
+// The larger of the two groups' segmented ring terms for the group phase: group A gathers K_B
+// in p balanced chunks, group B K_A in q.
+Cost ring_group_phase(const Shape& s) {
+  Cost worst;
+  for (int side = 0; side < 2; ++side) {
+    std::vector<std::size_t> counts, displs;
+    plan_allgatherv_gather(s.size(side), s.total(1 - side), counts, displs);
+    const auto t = intra::segmented_ring::cost_terms(counts, intra::segmented_ring::default_segment(counts));
+    worst.alpha_terms = std::max(worst.alpha_terms, t.rounds);
+    worst.beta_bytes = std::max(worst.beta_bytes, t.bytes);
+  }
+  return worst;
+}
+
+const char* source_of(Variant v) {
+  if (v.ring) return "seed 001 §4.1, Algorithm 2 (all receives posted at once), group phase by collrepro's segmented ring";
+  return v.ordered ? "seed 001 §4.1, Algorithm 2, with its receive order"
+                   : "seed 001 §4.1, Algorithm 2 (all receives posted at once)";
+}
+
+const char* cost_of(Variant v) {
+  return v.ring ? "(log max(p,q) + 2 + R) t_s + (max(max k_A, max k_B) + W) t_w, R, W: the segmented ring's "
+                  "steps and step bytes of the larger group phase"
+                : "(2 log max(p,q) + 2) t_s + (M + max(max k_A, max k_B)) t_w, M = max(K_A, K_B)";
+}
 
 class FullDuplexAllgatherv : public InterAlgorithm {
  public:
-  FullDuplexAllgatherv(std::string name, bool ordered)
-      : InterAlgorithm({std::move(name), Collective::Allgatherv, "fully-connected", Kind::Proposed,
-                        ordered ? "seed 001 §4.1, Algorithm 2, with its receive order"
-                                : "seed 001 §4.1, Algorithm 2 (all receives posted at once)",
-                        "(2 log max(p,q) + 2) t_s + (M + max(max k_A, max k_B)) t_w, M = max(K_A, K_B)"}),
-        ordered_(ordered) {}
+  FullDuplexAllgatherv(std::string name, Variant variant)
+      : InterAlgorithm({std::move(name), Collective::Allgatherv, "fully-connected", Kind::Proposed, source_of(variant),
+                        cost_of(variant)}),
+        variant_(variant) {}
 
   Support supports(const Shape&, PairMode) const override { return Support::yes(); }
 
   Cost cost(const Shape& s) const override {
-    const double rounds = 2 * log2_rounds(static_cast<std::size_t>(std::max(s.p, s.q))) + 2;
-    return {rounds, transfer_bound(s) + bytes(std::max(s.max_block(0), s.max_block(1)))};
+    const double log_max = log2_rounds(static_cast<std::size_t>(std::max(s.p, s.q)));
+    const double exchange = bytes(std::max(s.max_block(0), s.max_block(1)));
+    if (!variant_.ring) return {2 * log_max + 2, transfer_bound(s) + exchange};
+    const Cost group = ring_group_phase(s);
+    return {log_max + 2 + group.alpha_terms, exchange + group.beta_bytes};
   }
 
   std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
-    return std::make_unique<PartitionedAllgatherv>(pair, args, ordered_);
+    return std::make_unique<PartitionedAllgatherv>(pair, args, variant_);
   }
 
  private:
-  bool ordered_;
+  Variant variant_;
 };
 
-struct PostAll final : FullDuplexAllgatherv { PostAll() : FullDuplexAllgatherv("fullduplex-allgatherv", false) {} };
-struct Ordered final : FullDuplexAllgatherv { Ordered() : FullDuplexAllgatherv("fullduplex-allgatherv-ordered", true) {} };
+struct PostAll final : FullDuplexAllgatherv { PostAll() : FullDuplexAllgatherv("fullduplex-allgatherv", {}) {} };
+struct Ordered final : FullDuplexAllgatherv {
+  Ordered() : FullDuplexAllgatherv("fullduplex-allgatherv-ordered", {.ordered = true}) {}
+};
+struct Ring final : FullDuplexAllgatherv {
+  Ring() : FullDuplexAllgatherv("fullduplex-allgatherv-ring", {.ring = true}) {}
+};
 
 COLLREPRO_REGISTER(PostAll);
 COLLREPRO_REGISTER(Ordered);
+COLLREPRO_REGISTER(Ring);
 
 }  // namespace
 }  // namespace collrepro::inter

@@ -51,6 +51,7 @@ want = {("halfduplex-fc", "3", "1", True): ("pair-send", "allgather-G"),
 if raw[0]["collective"] == "allgatherv":
     want = {("fullduplex-allgatherv", "2", "2", False): ("offsets", "exchange", "group-allgatherv"),
             ("fullduplex-allgatherv-ordered", "3", "1", False): ("offsets", "exchange", "group-allgatherv"),
+            ("fullduplex-allgatherv-ring", "3", "1", False): ("offsets", "exchange", "group-allgatherv"),
             ("root-gathering", "1", "3", True): ("gather", "root-exchange", "bcast")}
 for key, phases in want.items():
     assert names.get(key) == {phases}, f"{key}: {names.get(key)}, expected {phases}"
