@@ -1,0 +1,14 @@
+# The emulated multi-node cluster (python/collrepro/cluster, docs/cluster.md), label `cluster`,
+# Open MPI builds only; needs root (network namespaces), iproute2 and util-linux, skipped otherwise:
+#   cluster.up_down  bad input, up at 2 nodes with the fidelity check, a validated 2-node collbench
+#                    run over TCP, down, SIGTERM during up, a refused link: nothing left after each
+#                    (tests/cluster/up_down.sh; about 25 s)
+# The pure parts (rates, addresses, the cleanup plan, the route check, the fidelity verdict) are
+# checked without root by tests/python/test_cluster_plan.py, with the other Python tests.
+# Run: ctest --test-dir build/<dir> -L cluster
+if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
+  add_test(NAME cluster.up_down COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cluster/up_down.sh)
+  # RUN_SERIAL: it measures a link (the fidelity check) and owns the crc- names while it runs.
+  set_tests_properties(cluster.up_down PROPERTIES LABELS cluster TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
+    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
+endif()
