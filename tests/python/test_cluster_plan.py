@@ -121,7 +121,7 @@ def test_agent_refuses_hosts_outside_the_cluster_and_hostfiles_list_every_node()
     doc = P.plan(3, 1e9, cores_per_node=2, machine_cpus=2).to_json()
     script = mpi.agent_script("/run/c", doc)
     for n in doc["nodes"]:
-        assert f"  {n['name']}) exec nsenter --net=/run/netns/{n['name']} --uts=/run/c/uts/{n['name']}" in script
+        assert f"  {n['name']}) exec ip netns exec {n['name']} nsenter --uts=/run/c/uts/{n['name']}" in script
     assert "*) echo" in script and "exit 255" in script
     ompi, hydra = mpi.hostfiles(doc)
     assert ompi.splitlines() == ["crc-n0 slots=2", "crc-n1 slots=2", "crc-n2 slots=2"]

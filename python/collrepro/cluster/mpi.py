@@ -9,7 +9,9 @@ the node's namespaces (net.enter) under `sh -c`, as rsh would. Everything else i
             btl tcp,self,vader (shared memory within a node, TCP between nodes), TCP and the
             out-of-band channel only on the cluster's subnet;
   MPICH     hydra's ssh launcher with -launcher-exec the agent, STATE_DIR/hostfile.hydra
-            (`crc-nI:C`), its TCP traffic on the node's interface (HYDRA_IFACE).
+            (`crc-nI:C`), its TCP traffic on the node's interface (HYDRA_IFACE); Debian's MPICH
+            is ch4:ucx, whose shared-memory transports would connect ranks of different nodes
+            (UCX does not see namespaces), so UCX runs TCP only, also within a node.
 
 A program runs with this environment on the head node (crc-n0): `cluster run -- CMD`.
 """
@@ -76,6 +78,10 @@ def environment(state_dir, cluster_json, base=None):
         "HYDRA_LAUNCHER_EXEC": agent,
         "HYDRA_HOST_FILE": os.path.join(state_dir, HYDRA_HOSTFILE),
         "HYDRA_IFACE": cluster_json["interface"],
+        # MPICH here is ch4:ucx. UCX's shared-memory transports reach ranks of other nodes (its
+        # machine identity ignores namespaces) and would bypass the link: TCP only, on crc0.
+        "UCX_TLS": "self,tcp",
+        "UCX_NET_DEVICES": cluster_json["interface"],
         "COLLREPRO_CLUSTER": os.path.join(state_dir, "cluster.json"),
     })
     if cluster_json["cpus_shared"]:  # every node sees every core: binding would stack nodes' ranks on core 0

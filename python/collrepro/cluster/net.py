@@ -4,8 +4,8 @@ Namespaces: each node is a network namespace made by `ip netns add` (a bind moun
 /run/netns that iproute2 manages) and a UTS namespace made by `unshare --uts=FILE hostname NAME`
 (a bind mount on a file under STATE_DIR/uts). Both persist without a holder process, so nothing
 can die and leave half a node, and `down` finds both by name. A command enters a node with
-`nsenter --net=/run/netns/NAME --uts=STATE_DIR/uts/NAME` (and `taskset` where the node has its
-own cores).
+`ip netns exec NAME nsenter --uts=STATE_DIR/uts/NAME` (and `taskset` where the node has its own
+cores); `ip netns exec` also mounts the node's own /sys, where UCX (MPICH) finds its interfaces.
 
 The switch is a bridge in its own namespace; each veth pair is created inside the switch namespace
 with its peer moved straight into the node's (`ip -n SW link add ... peer name crc0 netns NODE`),
@@ -75,7 +75,7 @@ def enter(state_dir, node, argv):
     """The command line running argv inside node (a plan.Node or its json dict)."""
     name = node["name"] if isinstance(node, dict) else node.name
     cpus = node["cpus"] if isinstance(node, dict) else node.cpus
-    words = ["nsenter", f"--net={NETNS_DIR}/{name}", f"--uts={uts_file(state_dir, name)}", "--"]
+    words = ["ip", "netns", "exec", name, "nsenter", f"--uts={uts_file(state_dir, name)}", "--"]
     if cpus:
         words += ["taskset", "-c", ",".join(map(str, cpus))]
     return words + list(argv)
