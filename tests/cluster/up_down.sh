@@ -7,7 +7,7 @@
 #     route out of 198.18.0.0/15 and the host has no interface of the cluster;
 #  3. a 4-rank collbench run across the 2 nodes over TCP (`cluster run`), validated bit for bit
 #     against the native MPI result (collbench validates every point: exit 3 otherwise); its
-#     metadata counts 2 nodes and carries the cluster's measured link;
+#     metadata counts 2 nodes and carries the cluster's measured link (key `cluster`);
 #  4. down while a process runs in a node: no namespace, mount, state or process left;
 #  5. SIGTERM during `up` (while making nodes, and during the fidelity ping-pong): exit 143,
 #     nothing left; a link the machine cannot hold (100 Gbit/s) is refused, nothing left.
@@ -84,7 +84,7 @@ step "3. collbench across 2 nodes over TCP, validated"
 expect 0 "cluster run collbench" "${CL[@]}" run -- mpirun.openmpi -n 4 --map-by node "$COLLBENCH" \
   "$REPO/configs/quick.yaml" --out "$WORK/run" --quiet --set 'sizes=[1KiB,64KiB]' --set 'groups.ratios=["1/1"]' \
   --set 'blocks=["1:0"]' --set timing.reps=3
-/usr/bin/python3 - "$WORK/run" <<'PY'
+/usr/bin/python3 - "$WORK/run" "$COLLREPRO_CLUSTER_DIR" <<'PY'
 import glob, json, sys
 metas = glob.glob(f"{sys.argv[1]}/**/meta-L*.json", recursive=True)
 assert len(metas) == 1, metas
@@ -92,7 +92,10 @@ m = json.load(open(metas[0]))
 assert m.get("complete") is True, m.get("error")
 assert m["config"]["validation"] is True
 assert m["nodes"] == 2, m["nodes"]
-print(f"collbench: 2 nodes, validated, complete")
+fid = json.load(open(f"{sys.argv[2]}/fidelity.json"))
+assert m["cluster"]["fidelity"]["bandwidth_bit_s"] == fid["bandwidth_bit_s"], m.get("cluster")
+assert [n["name"] for n in m["cluster"]["nodes"]] == ["crc-n0", "crc-n1"]
+print(f"collbench: 2 nodes, validated, complete, the cluster's measured link in its metadata")
 PY
 
 step "4. down while a process runs in a node"

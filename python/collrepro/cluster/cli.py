@@ -110,6 +110,15 @@ def status(a):
     return 0 if state is not None else safeio.EXIT_INCOMPLETE
 
 
+def launch_metadata(state, fid):
+    """What every launch on the cluster records (collbench's metadata key `cluster`)."""
+    meta = {k: state[k] for k in ("link_bit_s", "mtu", "cores_per_node", "cpus_shared")}
+    meta["nodes"] = [{k: n[k] for k in ("name", "address", "rate_bit_s", "cpus")} for n in state["nodes"]]
+    meta["fidelity"] = {k: fid[k] for k in ("bandwidth_bit_s", "latency_s", "ratio", "link_bit_s", "between",
+                                            "measured_at")} if fid else None
+    return meta
+
+
 def run(a):
     net.check_system()
     state = _need_up(a.state_dir)
@@ -118,9 +127,7 @@ def run(a):
         raise UserError("run: give the command after --, e.g. collrepro cluster run -- mpirun -n 4 hostname")
     fid = _load(a.state_dir, FIDELITY_JSON)
     env = mpi.environment(a.state_dir, state)
-    env["COLLREPRO_CLUSTER_METADATA"] = json.dumps({"cluster": {k: state[k] for k in ("link_bit_s", "nodes", "mtu", "cpus_shared")},
-                                                    "fidelity": {k: fid[k] for k in ("bandwidth_bit_s", "latency_s", "ratio", "link_bit_s")} if fid else None},
-                                                   separators=(",", ":"))
+    env["COLLREPRO_CLUSTER_METADATA"] = json.dumps(launch_metadata(state, fid), separators=(",", ":"))
     from collrepro.launch import Forwarder
     with Forwarder() as fw:
         return fw.run(mpi.head_command(a.state_dir, state, argv), env=env)
