@@ -20,7 +20,7 @@ from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import EnvironmentProblem, UserError
 
-from . import fidelity, mpi, net
+from . import fidelity, mpi, net, slurm
 from . import plan as P
 
 STATE_DIR = os.environ.get("COLLREPRO_CLUSTER_DIR", "/run/collrepro-cluster")
@@ -43,7 +43,9 @@ def _clash(cluster):
 def up(a):
     net.check_system()
     node_rates = P.parse_node_rates(a.node_rate, a.nodes) if isinstance(a.nodes, int) and 2 <= a.nodes <= P.MAX_NODES else {}
-    cluster = P.plan(a.nodes, P.parse_rate(a.link), a.cores_per_node, node_rates, os.cpu_count() or 1)
+    cluster = P.plan(a.nodes, P.parse_rate(a.link), a.cores_per_node, node_rates, os.cpu_count() or 1, a.slurm)
+    if a.slurm:
+        slurm.check_tools()
     state = _load(a.state_dir, CLUSTER_JSON)
     if state is not None:
         if state.get("settings") == cluster.settings() and _load(a.state_dir, FIDELITY_JSON):
@@ -76,11 +78,14 @@ def up(a):
             raise EnvironmentProblem(f"--link {a.link}: the fidelity check refused the cluster: {line}, outside "
                                      f"+-{fidelity.TOLERANCE:.0%}; this machine cannot hold that link "
                                      "(choose a lower rate)")
+        if cluster.slurm:
+            slurm.start(a.state_dir, doc)
         safeio.write_json(os.path.join(a.state_dir, FIDELITY_JSON), result)
     except BaseException:
         net.remove(a.state_dir)
         raise
-    print(f"cluster: up, {len(cluster.nodes)} nodes {cluster.nodes[0].name} .. {cluster.nodes[-1].name}, "
+    print(f"cluster: up, {len(cluster.nodes)} nodes {cluster.nodes[0].name} .. {cluster.nodes[-1].name}"
+          f"{' with Slurm (collrepro cluster run -- sinfo)' if cluster.slurm else ''}, "
           f"{'cores shared between nodes' if cluster.cpus_shared else f'{cluster.cores_per_node} own core(s) each'}; "
           f"fidelity: {line}")
     return 0
@@ -155,6 +160,8 @@ def parser():
                    "1gbit; default 1gbit)")
     u.add_argument("--node-rate", action="append", metavar="NODE=RATE",
                    help="one node's link at another rate (repeatable), e.g. crc-n1=800mbit")
+    u.add_argument("--slurm", action="store_true", help="also a Slurm on the nodes: munged and slurmctld on the "
+                   "head node, one slurmd per node (sinfo, sbatch, collslurm through `cluster run`)")
     u.add_argument("--collbench", default=os.path.join(REPO, "build", "openmpi", "bench", "collbench"),
                    help="the Open MPI collbench of the fidelity ping-pong (default build/openmpi's)")
     s = sub.add_parser("status", help="the nodes, links and measured fidelity")

@@ -1,8 +1,8 @@
 """The fidelity self-check: does the emulated link give the bandwidth it was configured with?
 
 At `up`, collbench's own ping-pong (bench/output/metadata.cpp: 1 B, 1 KiB, 64 KiB and 1 MiB,
-half the round trip, median of 8) runs between the first two nodes over TCP, holding the
-machine-wide timing lock. Bandwidth is the slope between 64 KiB and 1 MiB (the part that grows
+half the round trip, median of 8) runs between the first two nodes over TCP in 3 separate
+launches (per size the median of the 3), holding the machine-wide timing lock. Bandwidth is the slope between 64 KiB and 1 MiB (the part that grows
 with size, so the path's latency drops out); latency is the 1-byte time. The measured bandwidth
 must lie within TOLERANCE of the slower of the two nodes' links, or the cluster is refused.
 The numbers go to STATE_DIR/fidelity.json and from there into every launch's metadata.
@@ -27,7 +27,8 @@ TOLERANCE = 0.10
 SMALL, LARGE = 65536, 1 << 20
 LOCK = os.environ.get("COLLREPRO_TIMING_LOCK", "/tmp/collrepro-timing.lock")
 LOCK_WAIT_S = 600
-RUN_TIMEOUT_S = 120  # the launch moves 1 MiB 16 times: seconds at 10 Mbit/s, bounded regardless
+LAUNCHES = 3  # separate launches; per size the median of their medians (one launch is at the scheduler's mercy)
+RUN_TIMEOUT_S = 120  # a launch moves 1 MiB 20 times: seconds at 10 Mbit/s, bounded regardless
 
 
 def verdict(series, rate):
@@ -75,6 +76,18 @@ def pingpong_command(collbench, out, a, b):
             "--set", "blocks=[\"1:0\"]", "--set", "timing.reps=3"]
 
 
+def _run(argv, env, a, b):
+    try:
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise EnvironmentProblem(f"the fidelity ping-pong between {a} and {b} ran over {RUN_TIMEOUT_S} s: "
+                                 "the link does not carry MPI traffic") from None
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
+        raise EnvironmentProblem(f"the fidelity ping-pong between {a} and {b} failed (exit {proc.returncode}): "
+                                 f"{safeio.excerpt(tail, 120)}")
+
+
 def measure(state_dir, cluster_json, collbench):
     """Run the ping-pong between the first two nodes; the verdict and the series."""
     from collrepro.sim_platform import measurements
@@ -83,22 +96,16 @@ def measure(state_dir, cluster_json, collbench):
                                  "--target collbench) or give --collbench")
     a, b = cluster_json["nodes"][0], cluster_json["nodes"][1]
     rate = min(a["rate_bit_s"], b["rate_bit_s"])
-    with tempfile.TemporaryDirectory(prefix="cluster-fidelity-") as tmp:
-        argv = mpi.head_command(state_dir, cluster_json, pingpong_command(collbench, tmp, a["name"], b["name"]))
-        env = mpi.environment(state_dir, cluster_json)
-        with timing_lock():
-            try:
-                proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
-            except subprocess.TimeoutExpired:
-                raise EnvironmentProblem(f"the fidelity ping-pong between {a['name']} and {b['name']} ran over "
-                                         f"{RUN_TIMEOUT_S} s: the link does not carry MPI traffic") from None
-        if proc.returncode != 0:
-            tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
-            raise EnvironmentProblem(f"the fidelity ping-pong between {a['name']} and {b['name']} failed "
-                                     f"(exit {proc.returncode}): {safeio.excerpt(tail, 120)}")
-        series = measurements([tmp])["pingpong"]
+    env = mpi.environment(state_dir, cluster_json)
+    with tempfile.TemporaryDirectory(prefix="cluster-fidelity-") as tmp, timing_lock():
+        for launch_index in range(LAUNCHES):
+            out = os.path.join(tmp, f"L{launch_index}")
+            argv = mpi.head_command(state_dir, cluster_json, pingpong_command(collbench, out, a["name"], b["name"]))
+            _run(argv, env, a["name"], b["name"])
+        series = measurements([tmp])["pingpong"]  # per size, the median over the launches
     result = verdict(series, rate)
     result.update({"link_bit_s": rate, "between": [a["name"], b["name"]], "pingpong": series,
-                   "method": "collbench ping-pong (Open MPI, TCP), median of 8 round trips per size",
+                   "method": f"collbench ping-pong (Open MPI, TCP): per size the median over {LAUNCHES} launches "
+                             "of each launch's median of 8 round trips",
                    "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     return result

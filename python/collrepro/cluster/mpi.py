@@ -84,6 +84,8 @@ def environment(state_dir, cluster_json, base=None):
         "UCX_NET_DEVICES": cluster_json["interface"],
         "COLLREPRO_CLUSTER": os.path.join(state_dir, "cluster.json"),
     })
+    if cluster_json.get("slurm"):
+        env["SLURM_CONF"] = os.path.join(state_dir, "slurm", "slurm.conf")
     if cluster_json["cpus_shared"]:  # every node sees every core: binding would stack nodes' ranks on core 0
         env.setdefault("OMPI_MCA_hwloc_base_binding_policy", "none")
     return env

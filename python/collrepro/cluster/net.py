@@ -171,6 +171,7 @@ def remove_state(state_dir):
     for name in STATE_FILES:
         with contextlib.suppress(FileNotFoundError):
             os.remove(os.path.join(state_dir, name))
+    shutil.rmtree(os.path.join(state_dir, "slurm"), ignore_errors=True)  # the cluster's own Slurm (slurm.py)
     uts = os.path.join(state_dir, "uts")
     if os.path.isdir(uts):
         for name in os.listdir(uts):

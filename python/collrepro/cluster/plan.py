@@ -104,16 +104,17 @@ class Cluster:
     link: float            # the configured --link (bits/s)
     cores_per_node: int
     cpus_shared: bool      # fewer cores than nodes x cores-per-node: nodes share the machine's cores
+    slurm: bool = False    # a Slurm on the nodes (slurm.py)
 
     def settings(self):
         """What decides whether an existing cluster is the one asked for (`up` twice)."""
         return {"nodes": len(self.nodes), "link": self.link, "cores_per_node": self.cores_per_node,
-                "rates": {n.name: n.rate for n in self.nodes}}
+                "rates": {n.name: n.rate for n in self.nodes}, "slurm": self.slurm}
 
     def to_json(self):
         return {"prefix": PREFIX, "switch": SWITCH, "bridge": BRIDGE, "interface": NODE_IF,
                 "subnet": str(SUBNET), "mtu": MTU, "link_bit_s": self.link,
-                "cores_per_node": self.cores_per_node, "cpus_shared": self.cpus_shared,
+                "cores_per_node": self.cores_per_node, "cpus_shared": self.cpus_shared, "slurm": self.slurm,
                 "nodes": [{"name": n.name, "address": n.address, "rate_bit_s": n.rate, "cpus": n.cpus,
                            "burst_bytes": burst_bytes(n.rate)} for n in self.nodes]}
 
@@ -132,7 +133,7 @@ def parse_node_rates(items, nodes):
     return out
 
 
-def plan(nodes, link, cores_per_node=1, node_rates=None, machine_cpus=1):
+def plan(nodes, link, cores_per_node=1, node_rates=None, machine_cpus=1, slurm=False):
     """The cluster `up` makes: N nodes at `link` bits/s (node_rates overriding), C cores each
     (disjoint cores where the machine has N x C of them, else every node may use every core)."""
     if not isinstance(nodes, int) or not 2 <= nodes <= MAX_NODES:
@@ -145,7 +146,7 @@ def plan(nodes, link, cores_per_node=1, node_rates=None, machine_cpus=1):
     for i in range(nodes):
         cpus = [] if shared else list(range(i * cores_per_node, (i + 1) * cores_per_node))
         out.append(Node(node_name(i), i, address(i), rates.get(node_name(i), link), cpus))
-    return Cluster(out, link, cores_per_node, shared)
+    return Cluster(out, link, cores_per_node, shared, slurm)
 
 
 # ------------------------------------------------------------------ finding what is ours
