@@ -126,3 +126,15 @@ def test_agent_refuses_hosts_outside_the_cluster_and_hostfiles_list_every_node()
     ompi, hydra = mpi.hostfiles(doc)
     assert ompi.splitlines() == ["crc-n0 slots=2", "crc-n1 slots=2", "crc-n2 slots=2"]
     assert hydra.splitlines() == ["crc-n0:2", "crc-n1:2", "crc-n2:2"]
+
+
+def test_slurm_config_has_every_node_at_its_address_and_the_controller_on_the_head():
+    from collrepro.cluster import slurm
+    doc = P.plan(4, 1e9, cores_per_node=2, machine_cpus=2, slurm=True).to_json()
+    conf = slurm.config("/run/c/slurm", doc).splitlines()
+    assert "SlurmctldHost=crc-n0(198.18.0.1)" in conf
+    nodes = [line for line in conf if line.startswith("NodeName=")]
+    assert [line.split()[0] for line in nodes] == [f"NodeName=crc-n{i}" for i in range(4)]
+    assert all(f"NodeAddr={P.address(i)} CPUs=2" in nodes[i] for i in range(4))
+    assert "PartitionName=cluster Nodes=crc-n0,crc-n1,crc-n2,crc-n3 Default=YES MaxTime=INFINITE State=UP" in conf
+    assert "CommunicationParameters=NoCtldInAddrAny,NoInAddrAny" in conf  # the daemons bind the cluster's addresses only
