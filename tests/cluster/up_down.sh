@@ -21,6 +21,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/cluster-test.XXXXXX")
 t0=$SECONDS
 step() { echo "[up_down +$((SECONDS - t0))s] $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# alive PID: the process exists and has not exited (a zombie waits only for init to reap it)
+alive() { [[ -e /proc/$1/stat && $(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1) != Z ]]; }
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root"; exit 77; }
 [[ -x $COLLBENCH ]] || fail "no collbench at $COLLBENCH"
 ours() { ip netns list | awk '{print $1}' | grep '^crc-' || true; }
@@ -106,7 +108,7 @@ pids=$(ip netns pids crc-n0)
 [[ -n $pids ]] || fail "no process in crc-n0"
 expect 0 "down" "${CL[@]}" down
 wait "$runner" || true
-for p in $pids; do ! kill -0 "$p" 2>/dev/null || fail "process $p outlived down"; done
+for p in $pids; do ! alive "$p" || fail "process $p outlived down"; done
 nothing_left "down"
 
 step "5. SIGTERM during up, and a link the machine cannot hold"

@@ -71,11 +71,14 @@ def uts_file(state_dir, name):
     return os.path.join(state_dir, "uts", name)
 
 
-def enter(state_dir, node, argv):
-    """The command line running argv inside node (a plan.Node or its json dict)."""
+def enter(state_dir, node, argv, own_sys=True):
+    """The command line running argv inside node (a plan.Node or its json dict). own_sys=False
+    keeps the host's /sys (and its cgroup mounts, which slurmd needs) instead of the node's."""
     name = node["name"] if isinstance(node, dict) else node.name
     cpus = node["cpus"] if isinstance(node, dict) else node.cpus
-    words = ["ip", "netns", "exec", name, "nsenter", f"--uts={uts_file(state_dir, name)}", "--"]
+    uts = f"--uts={uts_file(state_dir, name)}"
+    words = (["ip", "netns", "exec", name, "nsenter", uts, "--"] if own_sys
+             else ["nsenter", f"--net={NETNS_DIR}/{name}", uts, "--"])
     if cpus:
         words += ["taskset", "-c", ",".join(map(str, cpus))]
     return words + list(argv)
@@ -133,17 +136,29 @@ def _pids(ns):
     return [int(p) for p in proc.stdout.split() if p.isdigit() and int(p) != os.getpid()]
 
 
+def _running(pid):
+    """The process exists and has not exited (a zombie has: it only waits for its parent)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def stop_processes(ns, grace_s=3.0):
-    """Every process in namespace ns: SIGTERM, then SIGKILL after grace_s."""
+    """Every process in namespace ns: SIGTERM, then SIGKILL after grace_s; returns when all have
+    exited (a process leaves the namespace's list before it has finished exiting)."""
+    seen = set()
     for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
-        pids = _pids(ns)
+        pids = set(_pids(ns)) | {p for p in seen if _running(p)}
         if not pids:
             return
+        seen |= pids
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
         end = time.monotonic() + wait
-        while _pids(ns) and time.monotonic() < end:
+        while (_pids(ns) or any(_running(p) for p in seen)) and time.monotonic() < end:
             time.sleep(0.1)
 
 

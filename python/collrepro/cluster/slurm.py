@@ -4,8 +4,9 @@ slurmd per node, each in its node's namespaces, on the cluster's addresses only.
 The daemons run inside the nodes, so `down` stops them with everything else (net.remove), and
 the commands (sinfo, sbatch, collslurm) reach the controller only from a node: `cluster run --
 sinfo`. The configuration follows tests/slurm/local_slurm.sh (no cgroups, select/linear, munge on
-its own socket and key, the daemons bound to their own addresses), with one NodeName per node at
-its address and CPUs = --cores-per-node. Everything is under STATE_DIR/slurm.
+its own socket and key), with one NodeName per node at its address and CPUs = --cores-per-node.
+The daemons listen on any address, which inside a node is only its own (lo and crc0); binding a
+named address would need the names in /etc/hosts. Everything is under STATE_DIR/slurm.
 """
 
 import contextlib
@@ -39,7 +40,6 @@ def config(d, cluster_json):
         "ClusterName=collrepro-emulated",
         f"SlurmctldHost={head['name']}({head['address']})",
         f"SlurmctldPort={CTLD_PORT}", f"SlurmdPort={SLURMD_PORT}",
-        "CommunicationParameters=NoCtldInAddrAny,NoInAddrAny",
         "SlurmUser=root", "SlurmdUser=root",
         "AuthType=auth/munge", "CredType=cred/munge", f"AuthInfo=socket={d}/munge/munge.socket",
         f"StateSaveLocation={d}/state", f"SlurmdSpoolDir={d}/spool/%n",
@@ -68,9 +68,10 @@ def check_tools():
 
 
 def _daemon(state_dir, node, argv, log):
-    """Start argv inside node, detached (its own session), output to log."""
+    """Start argv inside node, detached (its own session), output to log; with the host's /sys,
+    where slurmd finds the cgroup file system it insists on."""
     with open(log, "ab") as out:
-        subprocess.Popen(net.enter(state_dir, node, argv), stdin=subprocess.DEVNULL, stdout=out,
+        subprocess.Popen(net.enter(state_dir, node, argv, own_sys=False), stdin=subprocess.DEVNULL, stdout=out,
                          stderr=subprocess.STDOUT, start_new_session=True)
 
 
@@ -100,6 +101,7 @@ def start(state_dir, cluster_json):
     _wait(lambda: os.path.exists(f"{d}/munge/munge.socket"), 10, "munged did not start", d)
     _daemon(state_dir, head, ["slurmctld", "-D", "-f", conf_path(state_dir)], os.path.join(d, "log", "slurmctld.out"))
     for n in cluster_json["nodes"]:
+        os.makedirs(os.path.join(d, "spool", n["name"]), exist_ok=True)
         _daemon(state_dir, n, ["slurmd", "-D", "-N", n["name"], "-f", conf_path(state_dir)],
                 os.path.join(d, "log", f"slurmd-{n['name']}.out"))
     want = len(cluster_json["nodes"])
