@@ -7,7 +7,8 @@
 #     route out of 198.18.0.0/15 and the host has no interface of the cluster;
 #  3. a 4-rank collbench run across the 2 nodes over TCP (`cluster run`), validated bit for bit
 #     against the native MPI result (collbench validates every point: exit 3 otherwise); its
-#     metadata counts 2 nodes and carries the cluster's measured link (key `cluster`);
+#     metadata counts 2 nodes, puts the groups of placement `nodes` on a node each and those of
+#     `block` across both, and carries the cluster's measured link (key `cluster`);
 #  4. down while a process runs in a node: no namespace, mount, state or process left;
 #  5. SIGTERM during `up` (while making nodes, and during the fidelity ping-pong): exit 143,
 #     nothing left; a link the machine cannot hold (100 Gbit/s) is refused, nothing left.
@@ -85,7 +86,7 @@ ip -o link show | grep -q ': crc-' && fail "an interface of the cluster in the h
 step "3. collbench across 2 nodes over TCP, validated"
 expect 0 "cluster run collbench" "${CL[@]}" run -- mpirun.openmpi -n 4 --map-by node "$COLLBENCH" \
   "$REPO/configs/quick.yaml" --out "$WORK/run" --quiet --set 'sizes=[1KiB,64KiB]' --set 'groups.ratios=["1/1"]' \
-  --set 'blocks=["1:0"]' --set timing.reps=3
+  --set 'blocks=["1:0"]' --set timing.reps=3 --set 'placements=[block, nodes]'
 /usr/bin/python3 - "$WORK/run" "$COLLREPRO_CLUSTER_DIR" <<'PY'
 import glob, json, sys
 metas = glob.glob(f"{sys.argv[1]}/**/meta-L*.json", recursive=True)
@@ -97,7 +98,19 @@ assert m["nodes"] == 2, m["nodes"]
 fid = json.load(open(f"{sys.argv[2]}/fidelity.json"))
 assert m["cluster"]["fidelity"]["bandwidth_bit_s"] == fid["bandwidth_bit_s"], m.get("cluster")
 assert [n["name"] for n in m["cluster"]["nodes"]] == ["crc-n0", "crc-n1"]
-print(f"collbench: 2 nodes, validated, complete, the cluster's measured link in its metadata")
+# Where the ranks landed matches the placement: --map-by node puts ranks 0, 2 on crc-n0 and 1, 3
+# on crc-n1; `nodes` gives each group a node of its own, `block` (ranks 0-1 | 2-3) spans both.
+host = {b["rank"]: b["host"] for b in m["bindings"]}
+assert [host[r] for r in range(4)] == ["crc-n0", "crc-n1", "crc-n0", "crc-n1"], host
+for pl in m["placements"]:
+    sides = [{host[r] for r, s in enumerate(pl["sides"]) if s == side} for side in (0, 1)]
+    if pl["placement"] == "nodes":
+        assert pl["effective"] == "nodes" and sides[0].isdisjoint(sides[1]), pl
+    else:
+        assert pl["placement"] == "block" and sides[0] == sides[1] == {"crc-n0", "crc-n1"}, pl
+assert {pl["placement"] for pl in m["placements"]} == {"block", "nodes"}
+print(f"collbench: 2 nodes, validated, complete, placements block and nodes where they should be, "
+      "the cluster's measured link in its metadata")
 PY
 
 step "4. down while a process runs in a node"
@@ -122,7 +135,7 @@ for when in "$COLLREPRO_CLUSTER_DIR/uts/crc-n1" "$COLLREPRO_CLUSTER_DIR/cluster.
   [[ $code == 143 ]] || { cat "$WORK/err" >&2; fail "SIGTERM during up (at $when): exit $code, want 143"; }
   nothing_left "SIGTERM during up (at $when)"
 done
-expect 5 "a 100gbit link" "${CL[@]}" up --nodes 2 --link 100gbit --collbench "$COLLBENCH"
+expect 5 "a 100gbit link" "${CL[@]}" up --nodes 2 --cores-per-node 2 --link 100gbit --collbench "$COLLBENCH"
 grep -q "fidelity check refused" "$WORK/err" || { cat "$WORK/err" >&2; fail "100gbit was not refused by the fidelity check"; }
 nothing_left "a refused link"
 step "PASS"

@@ -137,3 +137,22 @@ def test_slurm_config_has_every_node_at_its_address_and_the_controller_on_the_he
     assert [line.split()[0] for line in nodes] == [f"NodeName=crc-n{i}" for i in range(4)]
     assert all(f"NodeAddr={P.address(i)} CPUs=2" in nodes[i] for i in range(4))
     assert "PartitionName=cluster Nodes=crc-n0,crc-n1,crc-n2,crc-n3 Default=YES MaxTime=INFINITE State=UP" in conf
+
+
+def test_fidelity_takes_the_median_launch_so_one_disturbed_launch_does_not_decide():
+    rate = 1e8
+    good = {"bandwidth_bit_s": 0.97 * rate, "latency_s": 16e-6}
+    odd = {"bandwidth_bit_s": 1.3 * rate, "latency_s": 9e-6}
+    slow = {"bandwidth_bit_s": 0.5 * rate, "latency_s": 9e-3}
+    v = fidelity.combine([good, odd, good, slow, good], rate)
+    assert v["within"] and v["ratio"] == pytest.approx(0.97) and v["latency_s"] == pytest.approx(16e-6)
+    assert len(v["launch_bandwidths_bit_s"]) == 5
+    assert not fidelity.combine([slow, slow, good], rate)["within"]
+
+
+def test_fidelity_stops_once_the_median_cannot_change_side():
+    ok, low, high = {"within": True, "ratio": 1.0}, {"within": False, "ratio": 0.5}, {"within": False, "ratio": 1.5}
+    assert fidelity.LAUNCHES == 5
+    assert fidelity.decided([ok, ok, ok]) and fidelity.decided([low, low, low]) and fidelity.decided([high, ok, high, high])
+    assert not fidelity.decided([ok, ok, low, high]) and not fidelity.decided([low, high, low, high])
+    assert fidelity.decided([ok, low, ok, high, ok])

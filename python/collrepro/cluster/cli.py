@@ -48,7 +48,9 @@ def up(a):
         slurm.check_tools()
     state = _load(a.state_dir, CLUSTER_JSON)
     if state is not None:
-        if state.get("settings") == cluster.settings() and _load(a.state_dir, FIDELITY_JSON):
+        if not _load(a.state_dir, FIDELITY_JSON):
+            raise UserError("an interrupted `cluster up` left a cluster behind: run `collrepro cluster down` first")
+        if state.get("settings") == cluster.settings():
             print(f"cluster: already up with these settings ({len(cluster.nodes)} nodes, "
                   f"{P.format_rate(cluster.link)}); nothing to do")
             return 0

@@ -1,10 +1,12 @@
 """The fidelity self-check: does the emulated link give the bandwidth it was configured with?
 
 At `up`, collbench's own ping-pong (bench/output/metadata.cpp: 1 B, 1 KiB, 64 KiB and 1 MiB,
-half the round trip, median of 8) runs between the first two nodes over TCP in 3 separate
-launches (per size the median of the 3), holding the machine-wide timing lock. Bandwidth is the slope between 64 KiB and 1 MiB (the part that grows
-with size, so the path's latency drops out); latency is the 1-byte time. The measured bandwidth
-must lie within TOLERANCE of the slower of the two nodes' links, or the cluster is refused.
+half the round trip, median of 8) runs between the first two nodes over TCP in LAUNCHES separate
+launches, holding the machine-wide timing lock. A launch's bandwidth is the slope between 64 KiB
+and 1 MiB (the part that grows with size, so the path's latency drops out), its latency the
+1-byte time; the check takes the median over the launches, and stops as soon as a majority of
+LAUNCHES lies inside the tolerance, or below or above it (the median can no longer change side). The bandwidth must lie within
+TOLERANCE of the slower of the two nodes' links, or the cluster is refused.
 The numbers go to STATE_DIR/fidelity.json and from there into every launch's metadata.
 
 Latency is not configured (netem is not in this kernel): it is what the veth pairs, the bridge
@@ -14,6 +16,7 @@ and the two TCP stacks give, measured here and recorded beside the bandwidth.
 import contextlib
 import fcntl
 import os
+import statistics
 import subprocess
 import tempfile
 import time
@@ -27,7 +30,7 @@ TOLERANCE = 0.10
 SMALL, LARGE = 65536, 1 << 20
 LOCK = os.environ.get("COLLREPRO_TIMING_LOCK", "/tmp/collrepro-timing.lock")
 LOCK_WAIT_S = 600
-LAUNCHES = 3  # separate launches; per size the median of their medians (one launch is at the scheduler's mercy)
+LAUNCHES = 5  # separate launches; the median of their bandwidths (one launch is at the scheduler's mercy)
 RUN_TIMEOUT_S = 120  # a launch moves 1 MiB 20 times: seconds at 10 Mbit/s, bounded regardless
 
 
@@ -42,6 +45,25 @@ def verdict(series, rate):
     ratio = bw / rate
     return {"bandwidth_bit_s": bw, "latency_s": t[1], "ratio": ratio,
             "within": abs(ratio - 1) <= TOLERANCE, "tolerance": TOLERANCE}
+
+
+def decided(verdicts):
+    """Whether the median of LAUNCHES launches is already on one side of the tolerance band: a
+    majority inside it, or a majority below or above it, whatever the rest measure; pure."""
+    need = LAUNCHES // 2 + 1
+    inside = sum(v["within"] for v in verdicts)
+    below = sum(v["ratio"] < 1 - TOLERANCE for v in verdicts)
+    return max(inside, below, len(verdicts) - inside - below) >= need
+
+
+def combine(verdicts, rate):
+    """One verdict from the launches': the median bandwidth and latency (a launch that met a
+    busy scheduler is one vote, not a shifted median time of one size); pure."""
+    bw = statistics.median(v["bandwidth_bit_s"] for v in verdicts)
+    ratio = bw / rate
+    return {"bandwidth_bit_s": bw, "latency_s": statistics.median(v["latency_s"] for v in verdicts),
+            "ratio": ratio, "within": abs(ratio - 1) <= TOLERANCE, "tolerance": TOLERANCE,
+            "launch_bandwidths_bit_s": [v["bandwidth_bit_s"] for v in verdicts]}
 
 
 @contextlib.contextmanager
@@ -97,15 +119,20 @@ def measure(state_dir, cluster_json, collbench):
     a, b = cluster_json["nodes"][0], cluster_json["nodes"][1]
     rate = min(a["rate_bit_s"], b["rate_bit_s"])
     env = mpi.environment(state_dir, cluster_json)
+    launches = []
     with tempfile.TemporaryDirectory(prefix="cluster-fidelity-") as tmp, timing_lock():
         for launch_index in range(LAUNCHES):
             out = os.path.join(tmp, f"L{launch_index}")
             argv = mpi.head_command(state_dir, cluster_json, pingpong_command(collbench, out, a["name"], b["name"]))
             _run(argv, env, a["name"], b["name"])
-        series = measurements([tmp])["pingpong"]  # per size, the median over the launches
-    result = verdict(series, rate)
+            launches.append(measurements([out])["pingpong"])
+            if decided([verdict(s, rate) for s in launches]):
+                break
+        series = measurements([tmp])["pingpong"]  # per size, the median over the launches (the record)
+    result = combine([verdict(s, rate) for s in launches], rate)
     result.update({"link_bit_s": rate, "between": [a["name"], b["name"]], "pingpong": series,
-                   "method": f"collbench ping-pong (Open MPI, TCP): per size the median over {LAUNCHES} launches "
-                             "of each launch's median of 8 round trips",
+                   "method": f"collbench ping-pong (Open MPI, TCP), {LAUNCHES} launches: the median of the launches' "
+                             "bandwidths (slope 64 KiB to 1 MiB) and latencies (1 B); pingpong: per size the "
+                             "median over the launches of each launch's median of 8 round trips",
                    "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     return result
