@@ -40,63 +40,87 @@ def _clash(cluster):
     return [n for n in present if n in wanted] or present
 
 
-def up(a):
-    net.check_system()
-    node_rates = P.parse_node_rates(a.node_rate, a.nodes) if isinstance(a.nodes, int) and 2 <= a.nodes <= P.MAX_NODES else {}
+def _cluster_asked(a):
+    """The plan.Cluster of `up`'s options (every option checked before anything is made)."""
+    P.check_nodes(a.nodes)
+    node_rates = P.parse_node_rates(a.node_rate, a.nodes)
     cluster = P.plan(a.nodes, P.parse_rate(a.link), a.cores_per_node, node_rates, os.cpu_count() or 1, a.slurm)
     if a.slurm:
         slurm.check_tools()
-    state = _load(a.state_dir, CLUSTER_JSON)
-    if state is not None:
-        if not _load(a.state_dir, FIDELITY_JSON):
-            raise UserError("an interrupted `cluster up` left a cluster behind: run `collrepro cluster down` first")
-        if state.get("settings") == cluster.settings():
-            print(f"cluster: already up with these settings ({len(cluster.nodes)} nodes, "
-                  f"{P.format_rate(cluster.link)}); nothing to do")
-            return 0
+    return cluster
+
+
+def _already_up(a, cluster):
+    """True when the cluster asked for is up; a UserError when another one (or a leftover) is."""
+    if _load(a.state_dir, CLUSTER_JSON) is None:
+        clash = _clash(cluster)
+        if clash:
+            raise UserError(f"network namespace {clash[0]} exists but no cluster of this tool is up "
+                            "(a leftover, or someone else's name with the prefix crc-): "
+                            "run `collrepro cluster down` to remove every crc- object")
+        return False
+    state = _need_up(a.state_dir)
+    if state.get("settings") != cluster.settings():
         raise UserError("a cluster with other settings is up (collrepro cluster status); "
                         "run `collrepro cluster down` first")
-    clash = _clash(cluster)
-    if clash:
-        raise UserError(f"network namespace {clash[0]} exists but no cluster of this tool is up "
-                        "(a leftover, or someone else's name with the prefix crc-): "
-                        "run `collrepro cluster down` to remove every crc- object")
-    try:
-        os.makedirs(a.state_dir, exist_ok=True)
-        net.make_switch()
-        for node in cluster.nodes:
-            net.make_node(a.state_dir, node)
-        doc = dict(cluster.to_json(), settings=cluster.settings(), state_dir=a.state_dir)
-        mpi.write_files(a.state_dir, doc)
-        for node in doc["nodes"]:
-            bad = P.routes_out(net.routes(node["name"]))
-            if bad:
-                raise EnvironmentProblem(f"{node['name']} has a route out of the cluster ({bad[0]}); refusing")
-        safeio.write_json(os.path.join(a.state_dir, CLUSTER_JSON), doc)
+    return True
+
+
+def _make(a, cluster):
+    """Namespaces, links, the MPI files and cluster.json; checks that no node has a route out."""
+    os.makedirs(a.state_dir, exist_ok=True)
+    net.make_switch()
+    for node in cluster.nodes:
+        net.make_node(a.state_dir, node)
+    doc = dict(cluster.to_json(), settings=cluster.settings(), state_dir=a.state_dir)
+    mpi.write_files(a.state_dir, doc)
+    for node in doc["nodes"]:
+        bad = P.routes_out(net.routes(node["name"]))
+        if bad:
+            raise EnvironmentProblem(f"{node['name']} has a route out of the cluster ({bad[0]}); refusing")
+    safeio.write_json(os.path.join(a.state_dir, CLUSTER_JSON), doc)
+    return doc
+
+
+def _fidelity_line(result):
+    return (f"{P.format_rate(result['link_bit_s'])} link: measured {result['bandwidth_bit_s'] / 1e6:.1f} Mbit/s "
+            f"({result['ratio']:.3f} of the link), latency {result['latency_s'] * 1e6:.0f} us")
+
+
+def up(a):
+    net.check_system()
+    cluster = _cluster_asked(a)
+    if _already_up(a, cluster):
+        print(f"cluster: already up with these settings ({len(cluster.nodes)} nodes, "
+              f"{P.format_rate(cluster.link)}); nothing to do")
+        return 0
+    try:  # from here on, any failure, SIGTERM or Ctrl-C removes everything made
+        doc = _make(a, cluster)
         result = fidelity.measure(a.state_dir, doc, a.collbench)
-        line = (f"{P.format_rate(result['link_bit_s'])} link: measured {result['bandwidth_bit_s'] / 1e6:.1f} Mbit/s "
-                f"({result['ratio']:.3f} of the link), latency {result['latency_s'] * 1e6:.0f} us")
         if not result["within"]:
-            raise EnvironmentProblem(f"--link {a.link}: the fidelity check refused the cluster: {line}, outside "
-                                     f"+-{fidelity.TOLERANCE:.0%}; this machine cannot hold that link "
-                                     "(choose a lower rate)")
+            raise EnvironmentProblem(f"--link {a.link}: the fidelity check refused the cluster: "
+                                     f"{_fidelity_line(result)}, outside +-{fidelity.TOLERANCE:.0%}; this machine "
+                                     "cannot hold that link (choose a lower rate)")
         if cluster.slurm:
             slurm.start(a.state_dir, doc)
-        safeio.write_json(os.path.join(a.state_dir, FIDELITY_JSON), result)
+        safeio.write_json(os.path.join(a.state_dir, FIDELITY_JSON), result)  # last: the cluster is up
     except BaseException:
         net.remove(a.state_dir)
         raise
     print(f"cluster: up, {len(cluster.nodes)} nodes {cluster.nodes[0].name} .. {cluster.nodes[-1].name}"
           f"{' with Slurm (collrepro cluster run -- sinfo)' if cluster.slurm else ''}, "
           f"{'cores shared between nodes' if cluster.cpus_shared else f'{cluster.cores_per_node} own core(s) each'}; "
-          f"fidelity: {line}")
+          f"fidelity: {_fidelity_line(result)}")
     return 0
 
 
 def _need_up(state_dir):
+    """cluster.json of the cluster that is up; fidelity.json, written last, says that `up` finished."""
     state = _load(state_dir, CLUSTER_JSON)
     if state is None:
         raise UserError("no cluster is up: run `collrepro cluster up --nodes N` first")
+    if _load(state_dir, FIDELITY_JSON) is None:
+        raise UserError("an interrupted `cluster up` left a cluster behind: run `collrepro cluster down` first")
     return state
 
 
@@ -104,16 +128,17 @@ def status(a):
     state, fid = _load(a.state_dir, CLUSTER_JSON), _load(a.state_dir, FIDELITY_JSON)
     leftovers = [n for n in net.namespaces() if P.owned(n)] if os.geteuid() == 0 else []
     if a.json:
-        print(json.dumps({"up": state is not None, "cluster": state, "fidelity": fid, "namespaces": leftovers}, indent=2))
+        print(json.dumps({"up": state is not None, "cluster": state, "fidelity": fid, "namespaces": leftovers},
+                         indent=2))
     elif state is None:
-        print("cluster: none is up" + (f"; leftovers: {', '.join(leftovers)} (collrepro cluster down)" if leftovers else ""))
+        print("cluster: none is up"
+              + (f"; leftovers: {', '.join(leftovers)} (collrepro cluster down)" if leftovers else ""))
     else:
         for n in state["nodes"]:
             print(f"{n['name']:<8} {n['address']:<14} link {P.format_rate(n['rate_bit_s']):<8} "
                   f"cpus {','.join(map(str, n['cpus'])) or 'shared'}")
         if fid:
-            print(f"fidelity: {fid['between'][0]} <-> {fid['between'][1]}: {fid['bandwidth_bit_s'] / 1e6:.1f} Mbit/s "
-                  f"({fid['ratio']:.3f} of {P.format_rate(fid['link_bit_s'])}), latency {fid['latency_s'] * 1e6:.0f} us")
+            print(f"fidelity: {fid['between'][0]} <-> {fid['between'][1]}: {_fidelity_line(fid)}")
     return 0 if state is not None else safeio.EXIT_INCOMPLETE
 
 

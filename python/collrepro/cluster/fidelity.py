@@ -5,8 +5,9 @@ half the round trip, median of 8) runs between the first two nodes over TCP in L
 launches, holding the machine-wide timing lock. A launch's bandwidth is the slope between 64 KiB
 and 1 MiB (the part that grows with size, so the path's latency drops out), its latency the
 1-byte time; the check takes the median over the launches, and stops as soon as a majority of
-LAUNCHES lies inside the tolerance, or below or above it (the median can no longer change side). The bandwidth must lie within
-TOLERANCE of the slower of the two nodes' links, or the cluster is refused.
+LAUNCHES lies inside the tolerance, or below or above it (the median can no longer change side).
+The bandwidth must lie within TOLERANCE of the slower of the two nodes' links, or the cluster is
+refused.
 The numbers go to STATE_DIR/fidelity.json and from there into every launch's metadata.
 
 Latency is not configured (netem is not in this kernel): it is what the veth pairs, the bridge

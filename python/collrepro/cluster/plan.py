@@ -133,11 +133,15 @@ def parse_node_rates(items, nodes):
     return out
 
 
+def check_nodes(nodes):
+    if not isinstance(nodes, int) or not 2 <= nodes <= MAX_NODES:
+        raise UserError(f"--nodes {nodes}: a cluster has 2 .. {MAX_NODES} nodes")
+
+
 def plan(nodes, link, cores_per_node=1, node_rates=None, machine_cpus=1, slurm=False):
     """The cluster `up` makes: N nodes at `link` bits/s (node_rates overriding), C cores each
     (disjoint cores where the machine has N x C of them, else every node may use every core)."""
-    if not isinstance(nodes, int) or not 2 <= nodes <= MAX_NODES:
-        raise UserError(f"--nodes {nodes}: a cluster has 2 .. {MAX_NODES} nodes")
+    check_nodes(nodes)
     if not isinstance(cores_per_node, int) or cores_per_node < 1:
         raise UserError(f"--cores-per-node {cores_per_node}: give a whole number of at least 1")
     shared = nodes * cores_per_node > machine_cpus
