@@ -16,7 +16,6 @@ COLLBENCH=${COLLBENCH:-$REPO/build/openmpi/bench/collbench}
 export COLLREPRO_CLUSTER_DIR=${COLLREPRO_CLUSTER_DIR:-/run/collrepro-cluster}
 CL=("$REPO/collrepro-py" cluster)
 CS=("${CL[@]}" run -- "$REPO/slurm/collslurm")
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cluster-slurm.XXXXXX")
 t0=$SECONDS
 step() { echo "[slurm_array +$((SECONDS - t0))s] $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -28,9 +27,12 @@ command -v slurmctld >/dev/null && command -v munged >/dev/null || { echo "SKIP:
 COLLBENCH=$(realpath "$COLLBENCH")
 BUILD=$(cd "$(dirname "$COLLBENCH")/.." && pwd)
 cleanup() { "${CL[@]}" down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
 
-"${CL[@]}" down >/dev/null
+if ip netns list | grep -q '^crc-'; then  # someone's cluster (or a leftover): not ours to remove
+  echo "SKIP: a cluster is up (ip netns list shows crc- names); run \`collrepro cluster down\` first"; exit 77
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cluster-slurm.XXXXXX")
+trap cleanup EXIT
 step "1. up with Slurm"
 "${CL[@]}" up --nodes 2 --cores-per-node 2 --link 100mbit --slurm --collbench "$COLLBENCH"
 idle=$("${CL[@]}" run -- sinfo -h -N -o '%N %T' | sort)

@@ -18,7 +18,6 @@ REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 COLLBENCH=${COLLBENCH:-$REPO/build/openmpi/bench/collbench}
 export COLLREPRO_CLUSTER_DIR=${COLLREPRO_CLUSTER_DIR:-/run/collrepro-cluster}
 CL=("$REPO/collrepro-py" cluster)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cluster-test.XXXXXX")
 t0=$SECONDS
 step() { echo "[up_down +$((SECONDS - t0))s] $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -28,7 +27,6 @@ alive() { [[ -e /proc/$1/stat && $(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f
 [[ -x $COLLBENCH ]] || fail "no collbench at $COLLBENCH"
 ours() { ip netns list | awk '{print $1}' | grep '^crc-' || true; }
 cleanup() { "${CL[@]}" down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
 nothing_left() {  # $1: what just happened
   [[ -z $(ours) ]] || fail "$1: namespaces left: $(ours | tr '\n' ' ')"
   ! ip -o link show | grep -q ': crc-' || fail "$1: an interface of the cluster in the host's namespace"
@@ -42,7 +40,11 @@ expect() {  # expect CODE WHAT CMD...: exit code CODE and exactly one line on st
   [[ $want == 0 || $(wc -l <"$WORK/err") == 1 ]] || { cat "$WORK/err" >&2; fail "$what: not one error line"; }
 }
 
-"${CL[@]}" down >/dev/null
+if ip netns list | grep -q '^crc-'; then  # someone's cluster (or a leftover): not ours to remove
+  echo "SKIP: a cluster is up (ip netns list shows crc- names); run \`collrepro cluster down\` first"; exit 77
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cluster-test.XXXXXX")
+trap cleanup EXIT
 step "1. bad input"
 expect 2 "rate 0" "${CL[@]}" up --nodes 2 --link 0bit
 expect 2 "not a rate" "${CL[@]}" up --nodes 2 --link fast
