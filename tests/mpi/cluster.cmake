@@ -2,12 +2,12 @@
 # Open MPI builds only; needs root (network namespaces), iproute2 and util-linux, skipped otherwise:
 #   cluster.up_down  bad input, up at 2 nodes with the fidelity check, a validated 2-node collbench
 #                    run over TCP, down, SIGTERM during up, a refused link: nothing left after each
-#                    (tests/cluster/up_down.sh; about 25 s)
+#                    (tests/cluster/up_down.sh; about 70 s at load 30)
 #   cluster.slurm_array  up with --slurm (munged, slurmctld, one slurmd per node): sinfo shows the
 #                    nodes idle; a collslurm array of 2 tasks x 4 processes on 2 nodes, one task
 #                    cancelled after its first point, collect incomplete, resubmit resumes it,
 #                    ranks on both nodes; down leaves no daemon (tests/cluster/slurm_array.sh;
-#                    about 45 s; needs slurm-wlm and munge)
+#                    about 45 s at load 20; needs slurm-wlm and munge)
 # The pure parts (rates, addresses, the cleanup plan, the route check, the fidelity verdict) are
 # checked without root by tests/python/test_cluster_plan.py, with the other Python tests.
 # Their fidelity checks take the machine-wide timing lock (/tmp/collrepro-timing.lock): the
