@@ -47,24 +47,34 @@ nlohmann::json slurm_json() {
 }
 
 namespace {
-// Where this launch stood in its round of a multi-installation run (metadata key
-// `launch_order`, only when the launcher set COLLREPRO_LAUNCH_ORDER): the JSON object
-// {seed, round, slot, of, order} collrun --installations passes (python/collrepro/launch.py).
-nlohmann::json launch_order_metadata() {
-  const char* text = std::getenv("COLLREPRO_LAUNCH_ORDER");
+// A JSON object a launcher passes in environment variable `var`, as metadata key `key` (nothing
+// when the variable is unset; an `error` object when it is not a bounded JSON object).
+nlohmann::json metadata_from_env(const char* var, const char* key) {
+  const char* text = std::getenv(var);
   if (text == nullptr) return nlohmann::json::object();
   const std::string_view t(text);
   nlohmann::json j;
   if (t.size() > 64 * 1024 || json_depth(t) > kMaxJsonDepth) {
-    j = {{"error", "COLLREPRO_LAUNCH_ORDER is over 64 KiB or nests deeper than " + std::to_string(kMaxJsonDepth) +
+    j = {{"error", std::string(var) + " is over 64 KiB or nests deeper than " + std::to_string(kMaxJsonDepth) +
                        " levels (ignored)"}};
   } else {
     j = nlohmann::json::parse(t, nullptr, false);
-    if (!j.is_object()) j = {{"error", "COLLREPRO_LAUNCH_ORDER is not a JSON object"}};
+    if (!j.is_object()) j = {{"error", std::string(var) + " is not a JSON object"}};
   }
-  return {{"launch_order", j}};
+  return {{key, j}};
 }
+
+// Where this launch stood in its round of a multi-installation run (metadata key
+// `launch_order`): the JSON object {seed, round, slot, of, order} collrun --installations passes
+// (python/collrepro/launch.py).
+nlohmann::json launch_order_metadata() { return metadata_from_env("COLLREPRO_LAUNCH_ORDER", "launch_order"); }
 [[maybe_unused]] const bool launch_order_hook = add_metadata_hook(&launch_order_metadata);
+
+// The emulated cluster this launch ran on (metadata key `cluster`): its nodes, configured link
+// rates and the fidelity check's measured bandwidth and latency, which `collrepro cluster run`
+// passes (python/collrepro/cluster/cli.py).
+nlohmann::json cluster_metadata() { return metadata_from_env("COLLREPRO_CLUSTER_METADATA", "cluster"); }
+[[maybe_unused]] const bool cluster_hook = add_metadata_hook(&cluster_metadata);
 }  // namespace
 
 nlohmann::json pingpong(const Clock& clock, int rank, int size) {

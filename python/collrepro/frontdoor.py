@@ -70,6 +70,8 @@ VERBS = {
     "timing-study": Verb("collrepro.timing_study", "main", "timing-study",
                          "the synchronization-method comparison: run, sim, report", "bench/timing-study",
                          ANALYSIS),
+    "cluster": Verb("collrepro.cluster.cli", "main", "cluster",
+                    "an emulated multi-node cluster on this machine: up, status, run, down (root)", ""),
     "compact": Verb("collrepro.compact", "main", "compact",
                     "store finished result directories gzip-compressed, in place (--check: dry run)", ""),
 }

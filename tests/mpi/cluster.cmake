@@ -1,0 +1,26 @@
+# The emulated multi-node cluster (python/collrepro/cluster, docs/cluster.md), label `cluster`,
+# Open MPI builds only; needs root (network namespaces), iproute2 and util-linux, skipped otherwise:
+#   cluster.up_down  bad input, up at 2 nodes with the fidelity check, a validated 2-node collbench
+#                    run over TCP, down, SIGTERM during up, a refused link: nothing left after each
+#                    (tests/cluster/up_down.sh; about 70 s at load 30)
+#   cluster.slurm_array  up with --slurm (munged, slurmctld, one slurmd per node): sinfo shows the
+#                    nodes idle; a collslurm array of 2 tasks x 4 processes on 2 nodes, one task
+#                    cancelled after its first point, collect incomplete, resubmit resumes it,
+#                    ranks on both nodes; down leaves no daemon (tests/cluster/slurm_array.sh;
+#                    about 45 s at load 20; needs slurm-wlm and munge)
+# The pure parts (rates, addresses, the cleanup plan, the route check, the fidelity verdict) are
+# checked without root by tests/python/test_cluster_plan.py, with the other Python tests.
+# Label timing too: their fidelity checks judge a measured bandwidth (median of up to 5 launches,
+# held at load 30 with the cores shared) and take the machine-wide timing lock
+# (/tmp/collrepro-timing.lock): the times above are with the lock free; TIMEOUT leaves room to
+# wait for other measurements.
+# Run: ctest --test-dir build/<dir> -L cluster
+if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
+  add_test(NAME cluster.up_down COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cluster/up_down.sh)
+  # RUN_SERIAL: it measures a link (the fidelity check) and owns the crc- names while it runs.
+  set_tests_properties(cluster.up_down PROPERTIES LABELS "cluster;timing" TIMEOUT 900 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
+    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
+  add_test(NAME cluster.slurm_array COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cluster/slurm_array.sh)
+  set_tests_properties(cluster.slurm_array PROPERTIES LABELS "cluster;slurm;timing" TIMEOUT 900 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
+    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
+endif()
