@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "collrepro/capabilities.hpp"
+#include "collrepro/persistent.hpp"
 #include "collrepro/words.hpp"
 
 namespace collrepro {
@@ -124,9 +125,48 @@ bool on_every_rank(bool mine, MPI_Comm world) {
   return all != 0;
 }
 
+// The native call forms on `inter`, the intercommunicator of the world's halves (under
+// MPI_ERRORS_RETURN): every rank sends its world rank plus `round` and must receive the remote
+// half's world ranks plus `round`, remote ranks [first, first + n). "" when right, else what failed.
+std::string check_received(const std::vector<int>& got, int first, int round, const char* call) {
+  for (std::size_t j = 0; j < got.size(); ++j)
+    if (got[j] != first + static_cast<int>(j) + round) return std::string(call) + " gave a wrong result";
+  return "";
+}
+
+std::string try_inter_nonblocking(MPI_Comm inter, int rank, int first, int n) {
+  int mine = rank;
+  std::vector<int> got(static_cast<std::size_t>(n), -1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Iallgather(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, inter, &request) != MPI_SUCCESS)
+    return "MPI_Iallgather failed";
+  if (MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS) return "MPI_Wait (MPI_Iallgather) failed";
+  return check_received(got, first, 0, "MPI_Iallgather");
+}
+
+std::string try_inter_persistent(MPI_Comm inter, int rank, int first, int n) {
+  if (!*persistent_collectives()) return "no MPI_Allgather_init in this build (MPI-4, or MPIX_ in mpi-ext.h)";
+  int mine = rank;
+  std::vector<int> got(static_cast<std::size_t>(n), -1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (allgather_init(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, inter, &request) != MPI_SUCCESS)
+    return std::string(persistent_collectives()) + " failed";
+  std::string error;
+  for (int round = 0; round < 2 && error.empty(); ++round) {  // the second start sees new data
+    mine = rank + round;
+    if (MPI_Start(&request) != MPI_SUCCESS || MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      error = std::string(persistent_collectives()) + ": MPI_Start or MPI_Wait failed";
+    else
+      error = check_received(got, first, round, persistent_collectives());
+  }
+  MPI_Request_free(&request);
+  return error;
+}
+
 // An intercommunicator between the lower and the upper half of the world, under
 // MPI_ERRORS_RETURN: created, and both sides see the other's size. Needs two processes.
-bool try_intercomm(MPI_Comm world, int rank, int size) {
+// With `calls`, also probes the native nonblocking and persistent forms on it.
+bool try_intercomm(MPI_Comm world, int rank, int size, Capabilities* calls = nullptr) {
   const int half = size / 2, side = rank < half ? 0 : 1;
   MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
   check(MPI_Comm_split(world, side, rank, &local), "MPI_Comm_split");
@@ -139,7 +179,17 @@ bool try_intercomm(MPI_Comm world, int rank, int size) {
   int flag = 0, remote = 0;
   MPI_Comm_test_inter(inter, &flag);
   MPI_Comm_remote_size(inter, &remote);
-  return flag != 0 && remote == (side == 0 ? size - half : half);
+  const bool ok = flag != 0 && remote == (side == 0 ? size - half : half);
+  if (ok && calls) {
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    const int first = side == 0 ? half : 0;
+    const std::string nonblocking = try_inter_nonblocking(inter, rank, first, remote);
+    const std::string persistent = try_inter_persistent(inter, rank, first, remote);
+    calls->inter_nonblocking = nonblocking.empty();
+    calls->inter_persistent = persistent.empty();
+    calls->calls_reason = nonblocking + (nonblocking.empty() || persistent.empty() ? "" : "; ") + persistent;
+  }
+  return ok;
 }
 
 // A distributed graph communicator of this process alone (one self edge): created, and
@@ -173,10 +223,18 @@ Capabilities probe_capabilities(MPI_Comm world) {
   c.dist_graph_labelled = on_every_rank(labelled, world);
   c.how = "dist_graph, topo_test: probed";
   if (size >= 2) {
-    c.intercomm = on_every_rank(try_intercomm(world, rank, size), world);
+    Capabilities calls;
+    c.intercomm = on_every_rank(try_intercomm(world, rank, size, &calls), world);
     c.how += "; intercomm: probed";
+    c.inter_nonblocking = c.intercomm && on_every_rank(calls.inter_nonblocking, world);
+    c.inter_persistent = c.intercomm && on_every_rank(calls.inter_persistent, world);
+    c.calls_reason = c.intercomm ? calls.calls_reason : "no intercommunicator";
+    c.how += "; intercomm nonblocking, persistent: probed (" +
+             std::string(*persistent_collectives() ? persistent_collectives() : "no persistent collectives in this build") + ")";
   } else {
     c.how += "; intercomm: not probed (one process), assumed";
+    c.inter_persistent = *persistent_collectives() != '\0';
+    if (!c.inter_persistent) c.calls_reason = "no MPI_Allgather_init in this build (MPI-4, or MPIX_ in mpi-ext.h)";
   }
   std::string missing;
   if (!c.intercomm) missing += "MPI_Intercomm_create failed";
