@@ -85,7 +85,7 @@ def _speedup_pivot(sub):
 
 def _context(sub):
     return "; ".join(f"{c}={', '.join(map(str, sorted(sub[c].unique())))}"
-                     for c in ("mpi_impl", "mpi_version", "nprocs", "placement"))
+                     for c in ("mpi_impl", "mpi_version", "nprocs", "placement", "call") if c in sub)
 
 
 def _limit_note(sub):
