@@ -126,11 +126,18 @@ bool on_every_rank(bool mine, MPI_Comm world) {
 }
 
 // The native call forms on `inter`, the intercommunicator of the world's halves (under
-// MPI_ERRORS_RETURN): every rank sends its world rank plus `round` and must receive the remote
-// half's world ranks plus `round`, remote ranks [first, first + n). "" when right, else what failed.
-std::string check_received(const std::vector<int>& got, int first, int round, const char* call) {
-  for (std::size_t j = 0; j < got.size(); ++j)
-    if (got[j] != first + static_cast<int>(j) + round) return std::string(call) + " gave a wrong result";
+// MPI_ERRORS_RETURN): every rank sends its world rank plus 1000 * round and must receive the
+// remote half's, remote ranks [first, first + n). "" when right, else what failed.
+constexpr int kRoundStep = 1000;
+
+std::string check_received(const std::vector<int>& got, int first, int round, const std::string& call) {
+  for (std::size_t j = 0; j < got.size(); ++j) {
+    const int want = first + static_cast<int>(j) + kRoundStep * round;
+    if (got[j] == want) continue;
+    const bool stale = round > 0 && got[j] == want - kRoundStep;
+    return call + " gave a wrong result at start " + std::to_string(round + 1) +
+           (stale ? " (the data of the start before: a copy kept from an earlier start)" : "");
+  }
   return "";
 }
 
@@ -144,22 +151,79 @@ std::string try_inter_nonblocking(MPI_Comm inter, int rank, int first, int n) {
   return check_received(got, first, 0, "MPI_Iallgather");
 }
 
+// Starts `request` twice; before each, `set(round)` writes that start's data and afterwards
+// `check(round)` says what is wrong ("" when right). Frees the request.
+template <class Set, class Check>
+std::string start_twice(MPI_Request& request, const std::string& call, Set set, Check check) {
+  std::string error;
+  for (int round = 0; round < 2 && error.empty(); ++round) {  // the second start sees new data
+    set(round);
+    if (MPI_Start(&request) != MPI_SUCCESS || MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      error = call + ": MPI_Start or MPI_Wait failed";
+    else
+      error = check(round);
+  }
+  MPI_Request_free(&request);
+  return error;
+}
+
+std::string no_persistent_collectives() { return "no MPI_Allgather_init in this build (MPI-4, or MPIX_ in mpi-ext.h)"; }
+
 std::string try_inter_persistent(MPI_Comm inter, int rank, int first, int n) {
-  if (!*persistent_collectives()) return "no MPI_Allgather_init in this build (MPI-4, or MPIX_ in mpi-ext.h)";
+  if (!*persistent_collectives()) return no_persistent_collectives();
   int mine = rank;
   std::vector<int> got(static_cast<std::size_t>(n), -1);
   MPI_Request request = MPI_REQUEST_NULL;
-  if (allgather_init(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, inter, &request) != MPI_SUCCESS)
-    return std::string(persistent_collectives()) + " failed";
+  const std::string call = std::string(persistent_collectives()) + " (intercommunicator)";
+  if (allgather_init(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, inter, &request) != MPI_SUCCESS) return call + " failed";
+  return start_twice(
+      request, call, [&](int round) { mine = rank + kRoundStep * round; },
+      [&](int round) { return check_received(got, first, round, call); });
+}
+
+// The persistent collectives that the project's persistent schedules start on their
+// sub-communicators, probed on `world` (an intracommunicator), in place: Allgather,
+// Allgatherv and Bcast, each started twice with new data. "" when all are right.
+std::string try_intra_persistent(MPI_Comm world, int rank, int size) {
+  if (!*persistent_collectives()) return no_persistent_collectives();
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  std::vector<int> all(static_cast<std::size_t>(size), -1), counts(static_cast<std::size_t>(size), 1), displs(counts);
+  for (int j = 0; j < size; ++j) displs[static_cast<std::size_t>(j)] = j;
+  const auto set_all = [&](int round) {
+    std::fill(all.begin(), all.end(), -1);
+    all[static_cast<std::size_t>(rank)] = rank + kRoundStep * round;
+  };
+  const auto check_all = [&](const std::string& call) {
+    return [&, call](int round) { return check_received(all, 0, round, call); };
+  };
   std::string error;
-  for (int round = 0; round < 2 && error.empty(); ++round) {  // the second start sees new data
-    mine = rank + round;
-    if (MPI_Start(&request) != MPI_SUCCESS || MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      error = std::string(persistent_collectives()) + ": MPI_Start or MPI_Wait failed";
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, all.data(), 1, MPI_INT, world, &request) != MPI_SUCCESS)
+    error = "persistent Allgather (in place) failed";
+  else
+    error = start_twice(request, "persistent Allgather (in place, intracommunicator)", set_all,
+                        check_all("persistent Allgather (in place, intracommunicator)"));
+  if (error.empty()) {
+    if (allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_INT, world,
+                        &request) != MPI_SUCCESS)
+      error = "persistent Allgatherv (in place) failed";
     else
-      error = check_received(got, first, round, persistent_collectives());
+      error = start_twice(request, "persistent Allgatherv (in place, intracommunicator)", set_all,
+                          check_all("persistent Allgatherv (in place, intracommunicator)"));
   }
-  MPI_Request_free(&request);
+  if (error.empty()) {
+    int value = -1;
+    if (bcast_init(&value, 1, MPI_INT, 0, world, &request) != MPI_SUCCESS)
+      error = "persistent Bcast failed";
+    else
+      error = start_twice(
+          request, "persistent Bcast", [&](int round) { value = rank == 0 ? 7 + kRoundStep * round : -1; },
+          [&](int round) {
+            return value == 7 + kRoundStep * round ? std::string()
+                                                   : "persistent Bcast gave a wrong result at start " + std::to_string(round + 1);
+          });
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
   return error;
 }
 
@@ -236,6 +300,10 @@ Capabilities probe_capabilities(MPI_Comm world) {
     c.inter_persistent = *persistent_collectives() != '\0';
     if (!c.inter_persistent) c.calls_reason = "no MPI_Allgather_init in this build (MPI-4, or MPIX_ in mpi-ext.h)";
   }
+  const std::string intra = try_intra_persistent(world, rank, size);
+  c.intra_persistent = on_every_rank(intra.empty(), world);
+  if (!c.intra_persistent) c.calls_reason += (c.calls_reason.empty() ? "" : "; ") + (intra.empty() ? "on another rank" : intra);
+  c.how += "; persistent sub-collectives: probed";
   std::string missing;
   if (!c.intercomm) missing += "MPI_Intercomm_create failed";
   if (!c.dist_graph) missing += std::string(missing.empty() ? "" : ", ") + "MPI_Dist_graph_create_adjacent failed";

@@ -10,7 +10,8 @@
 // Call forms: blocking; nonblocking (the same two phases as requests, phase 2 started in the
 //   wait once phase 1 is complete); persistent (those requests built once: MPI_Send_init /
 //   MPI_Recv_init and the library's persistent Bcast / Allgather(v) on the sub-communicators;
-//   a start only starts them).
+//   a start only starts them). Where the library's persistent sub-collectives fail the probe
+//   (capabilities.hpp, intra_persistent), the persistent call posts nonblocking ones instead.
 // Phases (timing.phases): p >= q: pair-send, allgather-G; p < q: group-bcast,
 //   subgroup-allgatherv.
 // Cases:
@@ -159,84 +160,88 @@ class HalfDuplexFc final : public Runner {
 // begins phase 1; wait() completes it, then starts and completes phase 2 (it needs phase 1's
 // block), so the schedule progresses in MPI_Wait without a helper thread.
 //   nonblocking: MPI_Isend / MPI_Irecv or MPI_Ibcast, then MPI_Iallgather(v), posted per call;
-//   persistent:  MPI_Send_init / MPI_Recv_init or bcast_init, and allgather(v)_init
+//   persistent:  MPI_Send_init / MPI_Recv_init, and bcast_init / allgather(v)_init
 //                (collrepro/persistent.hpp), built once here; a start only starts them.
+// Workaround: where the library's persistent sub-collectives fail the capability probe (MPICH
+// 4.0.2's persistent Allgather in place delivers nothing at the second start), the persistent
+// call keeps its persistent point-to-point requests and posts the nonblocking sub-collectives
+// at each start instead.
 class HalfDuplexFcStarted final : public StartedRunner {
  public:
-  HalfDuplexFcStarted(const GroupPair& pair, const Args& args, CallForm form)
-      : s_(pair, args), persistent_(form == CallForm::Persistent) {
-    if (!persistent_) return;
-    phase_one(persistent_one_);
-    phase_two(persistent_two_);
+  HalfDuplexFcStarted(const GroupPair& pair, const Args& args, CallForm form, const Capabilities& caps)
+      : s_(pair, args), p2p_persistent_(form == CallForm::Persistent),
+        coll_persistent_(form == CallForm::Persistent && caps.intra_persistent) {
+    phase_one(built_one_, true);
+    phase_two(built_two_, true);
   }
 
   void start() override {
     s_.copy_own_block();  // a sender in G: its own block, read at this start
-    if (persistent_) persistent_one_.start_all();
-    else phase_one(one_);
+    built_one_.start_all();
+    phase_one(posted_one_, false);
   }
 
   void wait() override {
-    if (persistent_) {
-      persistent_one_.wait_all();
-      persistent_two_.start_all();
-      persistent_two_.wait_all();
-    } else {
-      one_.wait_all();
-      phase_two(two_);
-      two_.wait_all();
-    }
+    built_one_.wait_all();
+    posted_one_.wait_all();
+    built_two_.start_all();
+    phase_two(posted_two_, false);
+    built_two_.wait_all();
+    posted_two_.wait_all();
   }
 
  private:
-  // Adds phase 1's requests to r: built persistent (persistent_) or posted now.
+  // Adds to r phase 1's operations that are built once (built: at init, as persistent
+  // requests) or posted per call (!built).
   template <class R>
-  void phase_one(R& r) {
+  void phase_one(R& r, bool built) {
     const auto& pair = s_.pair;
     if (s_.pairs_first()) {
+      if (p2p_persistent_ != built) return;
       if (s_.plan.send_to >= 0) {
         const int to = pair.remote(s_.plan.send_to);
-        check(persistent_ ? MPI_Send_init(s_.args.send, s_.count, MPI_BYTE, to, kPhaseOneTag, pair.p2p(), r.add())
-                          : MPI_Isend(s_.args.send, s_.count, MPI_BYTE, to, kPhaseOneTag, pair.p2p(), r.add()),
-              persistent_ ? "MPI_Send_init" : "MPI_Isend");
+        check(built ? MPI_Send_init(s_.args.send, s_.count, MPI_BYTE, to, kPhaseOneTag, pair.p2p(), r.add())
+                    : MPI_Isend(s_.args.send, s_.count, MPI_BYTE, to, kPhaseOneTag, pair.p2p(), r.add()),
+              built ? "MPI_Send_init" : "MPI_Isend");
       }
       if (s_.plan.recv_from >= 0) {
         const int from = pair.remote(s_.plan.recv_from);
-        check(persistent_ ? MPI_Recv_init(s_.pair_slot(), s_.count, MPI_BYTE, from, kPhaseOneTag, pair.p2p(), r.add())
-                          : MPI_Irecv(s_.pair_slot(), s_.count, MPI_BYTE, from, kPhaseOneTag, pair.p2p(), r.add()),
-              persistent_ ? "MPI_Recv_init" : "MPI_Irecv");
+        check(built ? MPI_Recv_init(s_.pair_slot(), s_.count, MPI_BYTE, from, kPhaseOneTag, pair.p2p(), r.add())
+                    : MPI_Irecv(s_.pair_slot(), s_.count, MPI_BYTE, from, kPhaseOneTag, pair.p2p(), r.add()),
+              built ? "MPI_Recv_init" : "MPI_Irecv");
       }
-    } else if (s_.bcast) {
-      check(persistent_ ? bcast_init(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get(), r.add())
-                        : MPI_Ibcast(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get(), r.add()),
-            persistent_ ? "bcast_init (broadcast group)" : "MPI_Ibcast (broadcast group)");
+    } else if (s_.bcast && coll_persistent_ == built) {
+      check(built ? bcast_init(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get(), r.add())
+                  : MPI_Ibcast(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get(), r.add()),
+            built ? "bcast_init (broadcast group)" : "MPI_Ibcast (broadcast group)");
     }
   }
 
-  // Adds phase 2's requests to r, as phase_one.
+  // Adds to r phase 2's operations, as phase_one.
   template <class R>
-  void phase_two(R& r) {
+  void phase_two(R& r, bool built) {
+    if (coll_persistent_ != built) return;
     if (s_.pairs_first()) {
       if (!s_.gather) return;
       std::byte* buffer = s_.gather_buffer();
-      check(persistent_ ? allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, buffer, s_.count, MPI_BYTE, s_.gather.get(), r.add())
-                        : MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, buffer, s_.count, MPI_BYTE, s_.gather.get(), r.add()),
-            persistent_ ? "allgather_init (group G)" : "MPI_Iallgather (group G)");
+      check(built ? allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, buffer, s_.count, MPI_BYTE, s_.gather.get(), r.add())
+                  : MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, buffer, s_.count, MPI_BYTE, s_.gather.get(), r.add()),
+            built ? "allgather_init (group G)" : "MPI_Iallgather (group G)");
     } else if (s_.sub) {
       const int* counts = s_.sub_counts.data();
       const int* displs = s_.sub_displs.data();
-      check(persistent_ ? allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, counts, displs, MPI_BYTE,
-                                          s_.sub.get(), r.add())
-                        : MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, counts, displs, MPI_BYTE,
-                                          s_.sub.get(), r.add()),
-            persistent_ ? "allgatherv_init (receiver subgroup)" : "MPI_Iallgatherv (receiver subgroup)");
+      check(built ? allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, counts, displs, MPI_BYTE, s_.sub.get(),
+                                    r.add())
+                  : MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, counts, displs, MPI_BYTE, s_.sub.get(),
+                                    r.add()),
+            built ? "allgatherv_init (receiver subgroup)" : "MPI_Iallgatherv (receiver subgroup)");
     }
   }
 
   Schedule s_;
-  bool persistent_;
-  PersistentRequests persistent_one_, persistent_two_;
-  Requests one_, two_;  // nonblocking: this call's requests (the destructor waits for any left)
+  bool p2p_persistent_, coll_persistent_;
+  PersistentRequests built_one_, built_two_;  // built at init (persistent), started per call
+  Requests posted_one_, posted_two_;          // posted per call (the destructor waits for any left)
 };
 
 class HalfDuplexFcAlgorithm final : public InterAlgorithm {
@@ -263,15 +268,10 @@ class HalfDuplexFcAlgorithm final : public InterAlgorithm {
   std::vector<CallForm> calls() const override {
     return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
   }
-  Support supports_call(CallForm form, const Capabilities& caps) const override {
-    if (form == CallForm::Persistent && !*persistent_collectives())
-      return Support::no("its persistent call needs the library's persistent collectives (MPI_Allgather_init, MPI-4), "
-                         "which this build did not find");
-    return InterAlgorithm::supports_call(form, caps);
-  }
-  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form) const override {
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
     if (form == CallForm::Blocking || (args.send_bytes == 0 && args.recv_block() == 0)) return prepare(pair, args);
-    return std::make_unique<HalfDuplexFcStarted>(pair, args, form);
+    return std::make_unique<HalfDuplexFcStarted>(pair, args, form, caps);
   }
 };
 

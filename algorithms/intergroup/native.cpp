@@ -148,7 +148,8 @@ class Native : public InterAlgorithm {
                          caps.calls_reason + ")");
     return Support::yes();
   }
-  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form) const override {
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities&) const override {
     const bool v = info().collective == Collective::Allgatherv;
     if (form == CallForm::Nonblocking) return std::make_unique<NativeNonblocking>(pair.intercomm(), args, v);
     if (form == CallForm::Persistent) return std::make_unique<NativePersistent>(pair.intercomm(), args, v);

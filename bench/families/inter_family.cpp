@@ -107,11 +107,13 @@ class InterPoint final : public RunnerPoint {
  public:
   // pair == nullptr: this rank is not part of the point (idle).
   InterPoint(const InterAlgorithm& algo, const InterShape& shape, const GroupPair* pair, const GroupPair* native_pair,
-             const InterAlgorithm* native, std::uint64_t salt, int world_rank, collrepro::CallForm call, MPI_Comm world)
+             const InterAlgorithm* native, std::uint64_t salt, int world_rank, collrepro::CallForm call,
+             const RunEnvironment& env)
       : algo_(algo), native_(native), pair_(pair), native_pair_(native_pair), salt_(salt), world_rank_(world_rank),
         starts_(call == collrepro::CallForm::Blocking ? 1 : kStartsValidated) {
     if (pair_) allocate(shape.shape());
-    runner_ = build(world, call, [&] { return pair_ ? algo_.prepare_call(*pair_, args_, call) : nullptr; });
+    const collrepro::Capabilities& caps = env.caps;
+    runner_ = build(env.world, call, [&] { return pair_ ? algo_.prepare_call(*pair_, args_, call, caps) : nullptr; });
   }
 
 
@@ -192,7 +194,7 @@ class InterSession final : public FamilySession {
       }
     }
     return std::make_unique<InterPoint>(algo, shape, ctx.pair ? &*ctx.pair : nullptr, native_pair, native, salt,
-                                        world_rank_, call, env_.world);
+                                        world_rank_, call, env_);
   }
 
   nlohmann::json placement_report() const override {

@@ -15,7 +15,8 @@
 // The native call forms (contract enum call) are probed the same way, on that
 // intercommunicator: MPI_Iallgather (MPI-3) and the persistent MPI_Allgather_init, where the
 // build found one (collrepro/persistent.hpp: MPI-4, or Open MPI 4.1's MPIX_ extension), each
-// started twice and checked against the expected bytes. A missing or failing form is a
+// started twice and checked against the expected bytes; and the persistent sub-collectives
+// (Allgather, Allgatherv in place, Bcast) on the world. A missing or failing form is a
 // recorded capability (a skipped point with its reason), never a crash.
 #pragma once
 
@@ -31,6 +32,10 @@ struct Capabilities {
   bool dist_graph_labelled = true;  // MPI_Topo_test says MPI_DIST_GRAPH for a dist graph communicator
   bool inter_nonblocking = true;  // MPI_Iallgather(v) on an intercommunicator, right result
   bool inter_persistent = true;   // MPI_Allgather(v)_init (or MPIX_) on an intercommunicator, right result
+  // The persistent Allgather, Allgatherv (in place) and Bcast on an intracommunicator give the
+  // right result at every start (the project's persistent schedules start them on their
+  // sub-communicators; without, they post the nonblocking ones at each start instead).
+  bool intra_persistent = true;
   std::string calls_reason;       // why a native call form is missing ("" when none is)
   std::string reason;            // why something is missing ("" when nothing is)
   std::string how;               // how each was decided, e.g. "intercomm: probed; ..." (metadata)

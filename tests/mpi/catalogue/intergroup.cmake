@@ -18,6 +18,8 @@ foreach(collective allgather allgatherv)
         foreach(call ${_calls})
           catalogue_mpi_test(${collective}.${name}.${mode}.${call} ${np} "${INTER_CHECK}"
                              --collective ${collective} --algorithm ${name} --mode ${mode} --call ${call} ${INTER_QUICK})
+          # 77: this library lacks the form or it failed the capability probe (the reason is printed).
+          set_tests_properties(${CATALOGUE_TEST} PROPERTIES SKIP_RETURN_CODE 77)
         endforeach()
       endforeach()
     endforeach()
