@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 namespace collrepro::inter {
 
@@ -58,6 +59,12 @@ std::size_t Args::recv_total() const {
 
 Cost InterAlgorithm::lower_bound(const Shape& shape) const {
   return {1.0, static_cast<double>(std::max(shape.total(0), shape.total(1)))};
+}
+
+std::unique_ptr<Runner> InterAlgorithm::prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                                     const Capabilities&) const {
+  if (form == CallForm::Blocking) return prepare(pair, args);
+  throw std::logic_error(info().name + " has no " + to_string(form) + " call (supports_call() says so)");
 }
 
 }  // namespace collrepro::inter

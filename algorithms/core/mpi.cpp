@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "collrepro/capabilities.hpp"
+#include "collrepro/persistent.hpp"
 #include "collrepro/words.hpp"
 
 namespace collrepro {
@@ -124,9 +125,125 @@ bool on_every_rank(bool mine, MPI_Comm world) {
   return all != 0;
 }
 
+// The native call forms on `inter`, the intercommunicator of the world's halves (under
+// MPI_ERRORS_RETURN): every rank sends its world rank plus 1000 * round and must receive the
+// remote half's, remote ranks [first, first + n). "" when right, else what failed.
+constexpr int kRoundStep = 1000;
+
+std::string check_received(const std::vector<int>& got, int first, int round, const std::string& call) {
+  for (std::size_t j = 0; j < got.size(); ++j) {
+    const int want = first + static_cast<int>(j) + kRoundStep * round;
+    if (got[j] == want) continue;
+    const bool stale = round > 0 && got[j] == want - kRoundStep;
+    return call + " gave a wrong result at start " + std::to_string(round + 1) +
+           (stale ? " (the data of the start before: a copy kept from an earlier start)" : "");
+  }
+  return "";
+}
+
+std::string try_inter_nonblocking(MPI_Comm inter, int rank, int first, int n) {
+  int mine = rank;
+  std::vector<int> got(static_cast<std::size_t>(n), -1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Iallgather(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, inter, &request) != MPI_SUCCESS)
+    return "MPI_Iallgather failed";
+  if (MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS) return "MPI_Wait (MPI_Iallgather) failed";
+  return check_received(got, first, 0, "MPI_Iallgather");
+}
+
+// Starts `request` twice; before each, `set(round)` writes that start's data and afterwards
+// `check(round)` says what is wrong ("" when right). Frees the request.
+template <class Set, class Check>
+std::string start_twice(MPI_Request& request, const std::string& call, Set set, Check check) {
+  std::string error;
+  for (int round = 0; round < 2 && error.empty(); ++round) {  // the second start sees new data
+    set(round);
+    if (MPI_Start(&request) != MPI_SUCCESS || MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      error = call + ": MPI_Start or MPI_Wait failed";
+    else
+      error = check(round);
+  }
+  MPI_Request_free(&request);
+  return error;
+}
+
+std::string no_persistent_collectives() { return "no MPI_Allgather_init in this build (MPI-4, or MPIX_ in mpi-ext.h)"; }
+
+std::string try_inter_persistent(MPI_Comm inter, int rank, int first, int n) {
+  if (!*persistent_collectives()) return no_persistent_collectives();
+  int mine = rank;
+  std::vector<int> got(static_cast<std::size_t>(n), -1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  const std::string call = std::string(persistent_collectives()) + " (intercommunicator)";
+  if (allgather_init(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, inter, &request) != MPI_SUCCESS) return call + " failed";
+  return start_twice(
+      request, call, [&](int round) { mine = rank + kRoundStep * round; },
+      [&](int round) { return check_received(got, first, round, call); });
+}
+
+// The persistent collectives that the project's persistent schedules start on their
+// sub-communicators, probed on `world` (an intracommunicator), in place: Allgather,
+// Allgatherv and Bcast, each started twice with new data. "" when all are right.
+std::string try_intra_persistent_on(MPI_Comm world, int rank, int size) {
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  std::vector<int> all(static_cast<std::size_t>(size), -1), counts(static_cast<std::size_t>(size), 1), displs(counts);
+  for (int j = 0; j < size; ++j) displs[static_cast<std::size_t>(j)] = j;
+  const auto set_all = [&](int round) {
+    std::fill(all.begin(), all.end(), -1);
+    all[static_cast<std::size_t>(rank)] = rank + kRoundStep * round;
+  };
+  const auto check_all = [&](const std::string& call) {
+    return [&, call](int round) { return check_received(all, 0, round, call); };
+  };
+  std::string error;
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, all.data(), 1, MPI_INT, world, &request) != MPI_SUCCESS)
+    error = "persistent Allgather (in place) failed";
+  else
+    error = start_twice(request, "persistent Allgather (in place, intracommunicator)", set_all,
+                        check_all("persistent Allgather (in place, intracommunicator)"));
+  if (error.empty()) {
+    if (allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_INT, world,
+                        &request) != MPI_SUCCESS)
+      error = "persistent Allgatherv (in place) failed";
+    else
+      error = start_twice(request, "persistent Allgatherv (in place, intracommunicator)", set_all,
+                          check_all("persistent Allgatherv (in place, intracommunicator)"));
+  }
+  if (error.empty()) {
+    int value = -1;
+    if (bcast_init(&value, 1, MPI_INT, 0, world, &request) != MPI_SUCCESS)
+      error = "persistent Bcast failed";
+    else
+      error = start_twice(
+          request, "persistent Bcast", [&](int round) { value = rank == 0 ? 7 + kRoundStep * round : -1; },
+          [&](int round) {
+            return value == 7 + kRoundStep * round ? std::string()
+                                                   : "persistent Bcast gave a wrong result at start " + std::to_string(round + 1);
+          });
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
+  return error;
+}
+
+// try_intra_persistent_on the world and on its blocks of 2, 4, 8, ... ranks: a library may
+// choose another schedule per communicator size (MPICH 4.0.2's persistent in-place Allgather
+// fails at the second start on 2 ranks, and passes on 3 and 5). The first failure found.
+std::string try_intra_persistent(MPI_Comm world, int rank, int size) {
+  if (!*persistent_collectives()) return no_persistent_collectives();
+  std::string error = try_intra_persistent_on(world, rank, size);
+  for (int block = 2; block < size; block *= 2) {
+    Comm part = Comm::split(world, rank / block, rank);
+    const std::string found = try_intra_persistent_on(part.get(), part.rank(), part.size());
+    if (error.empty() && !found.empty()) error = found + " (on " + std::to_string(part.size()) + " ranks)";
+  }
+  return error;
+}
+
 // An intercommunicator between the lower and the upper half of the world, under
 // MPI_ERRORS_RETURN: created, and both sides see the other's size. Needs two processes.
-bool try_intercomm(MPI_Comm world, int rank, int size) {
+// With `calls`, also probes the native nonblocking and persistent forms on it.
+bool try_intercomm(MPI_Comm world, int rank, int size, Capabilities* calls = nullptr) {
   const int half = size / 2, side = rank < half ? 0 : 1;
   MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
   check(MPI_Comm_split(world, side, rank, &local), "MPI_Comm_split");
@@ -139,7 +256,17 @@ bool try_intercomm(MPI_Comm world, int rank, int size) {
   int flag = 0, remote = 0;
   MPI_Comm_test_inter(inter, &flag);
   MPI_Comm_remote_size(inter, &remote);
-  return flag != 0 && remote == (side == 0 ? size - half : half);
+  const bool ok = flag != 0 && remote == (side == 0 ? size - half : half);
+  if (ok && calls) {
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    const int first = side == 0 ? half : 0;
+    const std::string nonblocking = try_inter_nonblocking(inter, rank, first, remote);
+    const std::string persistent = try_inter_persistent(inter, rank, first, remote);
+    calls->inter_nonblocking = nonblocking.empty();
+    calls->inter_persistent = persistent.empty();
+    calls->calls_reason = nonblocking + (nonblocking.empty() || persistent.empty() ? "" : "; ") + persistent;
+  }
+  return ok;
 }
 
 // A distributed graph communicator of this process alone (one self edge): created, and
@@ -173,11 +300,23 @@ Capabilities probe_capabilities(MPI_Comm world) {
   c.dist_graph_labelled = on_every_rank(labelled, world);
   c.how = "dist_graph, topo_test: probed";
   if (size >= 2) {
-    c.intercomm = on_every_rank(try_intercomm(world, rank, size), world);
+    Capabilities calls;
+    c.intercomm = on_every_rank(try_intercomm(world, rank, size, &calls), world);
     c.how += "; intercomm: probed";
+    c.inter_nonblocking = c.intercomm && on_every_rank(calls.inter_nonblocking, world);
+    c.inter_persistent = c.intercomm && on_every_rank(calls.inter_persistent, world);
+    c.calls_reason = c.intercomm ? calls.calls_reason : "no intercommunicator";
+    c.how += "; intercomm nonblocking, persistent: probed (" +
+             std::string(*persistent_collectives() ? persistent_collectives() : "no persistent collectives in this build") + ")";
   } else {
     c.how += "; intercomm: not probed (one process), assumed";
+    c.inter_persistent = *persistent_collectives() != '\0';
+    if (!c.inter_persistent) c.calls_reason = "no MPI_Allgather_init in this build (MPI-4, or MPIX_ in mpi-ext.h)";
   }
+  const std::string intra = try_intra_persistent(world, rank, size);
+  c.intra_persistent = on_every_rank(intra.empty(), world);
+  if (!c.intra_persistent) c.calls_reason += (c.calls_reason.empty() ? "" : "; ") + (intra.empty() ? "on another rank" : intra);
+  c.how += "; persistent sub-collectives: probed";
   std::string missing;
   if (!c.intercomm) missing += "MPI_Intercomm_create failed";
   if (!c.dist_graph) missing += std::string(missing.empty() ? "" : ", ") + "MPI_Dist_graph_create_adjacent failed";

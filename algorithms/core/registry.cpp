@@ -26,6 +26,16 @@ Collective collective_from_string(const std::string& s) {
 
 const char* contract::to_string(Kind k) { return name(k).data(); }
 
+const char* contract::to_string(CallForm f) { return name(f).data(); }
+
+Support Algorithm::supports_call(CallForm form, const Capabilities&) const {
+  const auto offered = calls();
+  if (std::find(offered.begin(), offered.end(), form) != offered.end()) return Support::yes();
+  std::string list;
+  for (CallForm f : offered) list += (list.empty() ? "" : ", ") + std::string(to_string(f));
+  return Support::no("offers no " + std::string(to_string(form)) + " call (its forms: " + list + ")");
+}
+
 Registry& Registry::global() {
   static Registry registry;
   return registry;

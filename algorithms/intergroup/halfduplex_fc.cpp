@@ -7,6 +7,11 @@
 //   with m_0 .. m_{p-1}: the intercommunicator MPI_Allgather with one direction empty.
 // Plan: halfduplex_fc_plan.cpp (pure, collplan). Executor: this file (point-to-point phase,
 //   broadcasts, MPI_Allgather(v) on sub-communicators split in prepare()).
+// Call forms: blocking; nonblocking (the same two phases as requests, phase 2 started in the
+//   wait once phase 1 is complete); persistent (those requests built once: MPI_Send_init /
+//   MPI_Recv_init and the library's persistent Bcast / Allgather(v) on the sub-communicators;
+//   a start only starts them). Where the library's persistent sub-collectives fail the probe
+//   (capabilities.hpp, intra_persistent), the persistent call posts nonblocking ones instead.
 // Phases (timing.phases): p >= q: pair-send, allgather-G; p < q: group-bcast,
 //   subgroup-allgatherv.
 // Cases:
@@ -31,6 +36,7 @@
 
 #include "collrepro/halfduplex_fc_plan.hpp"
 #include "collrepro/intergroup.hpp"
+#include "collrepro/persistent.hpp"
 #include "intergroup/costs.hpp"
 #include "intergroup/exchange_executor.hpp"
 
@@ -44,26 +50,62 @@ class NoOp final : public Runner {
   void run() override {}
 };
 
-class HalfDuplexFc final : public Runner {
- public:
-  HalfDuplexFc(const GroupPair& pair, const Args& args)
-      : pair_(pair), args_(args), sender_(args.send_bytes > 0),
-        k_(sender_ ? args.send_bytes : args.recv_block()),
-        p_(sender_ ? pair.local_size() : pair.remote_size()),
-        q_(sender_ ? pair.remote_size() : pair.local_size()),
-        plan_(plan_halfduplex_fc(p_, q_, sender_, pair.local_rank())),
-        gather_(Comm::split(pair.both(), color(plan_.gather_color), plan_.gather_key)),
-        bcast_(Comm::split(pair.both(), color(plan_.bcast_color), plan_.bcast_key)),
-        sub_(sender_ ? Comm() : Comm::split(pair.local(), color(plan_.sub_color), plan_.sub_key)),
-        scratch_(sender_ && gather_ ? static_cast<std::size_t>(p_) * k_ : 0) {
-    for (std::size_t n = 0; n < plan_.sub_counts.size(); ++n) {
-      sub_counts_.push_back(mpi_count(plan_.sub_counts[n] * k_, "subgroup Allgatherv count"));
-      sub_displs_.push_back(mpi_count(std::min<std::size_t>(n, static_cast<std::size_t>(p_)) * k_, "displacement"));
+// What every call form of one rank shares, built once in prepare(): the plan, the split
+// communicators, the senders' scratch for the Allgather over G and the subgroup counts. Each
+// step's arguments are here once; the forms below only choose the MPI call that takes them.
+struct Schedule {
+  Schedule(const GroupPair& pair_, const Args& args_)
+      : pair(pair_), args(args_), sender(args.send_bytes > 0),
+        k(sender ? args.send_bytes : args.recv_block()),
+        count(mpi_count(k, "halfduplex-fc block count")),
+        p(sender ? pair.local_size() : pair.remote_size()),
+        q(sender ? pair.remote_size() : pair.local_size()),
+        plan(plan_halfduplex_fc(p, q, sender, pair.local_rank())),
+        gather(Comm::split(pair.both(), color(plan.gather_color), plan.gather_key)),
+        bcast(Comm::split(pair.both(), color(plan.bcast_color), plan.bcast_key)),
+        sub(sender ? Comm() : Comm::split(pair.local(), color(plan.sub_color), plan.sub_key)),
+        scratch(sender && gather ? static_cast<std::size_t>(p) * k : 0) {
+    for (std::size_t n = 0; n < plan.sub_counts.size(); ++n) {
+      sub_counts.push_back(mpi_count(plan.sub_counts[n] * k, "subgroup Allgatherv count"));
+      sub_displs.push_back(mpi_count(std::min<std::size_t>(n, static_cast<std::size_t>(p)) * k, "displacement"));
     }
   }
 
+  static int color(int c) { return c == kNoGroup ? MPI_UNDEFINED : c; }
+  std::byte* block(std::byte* base, int index) const { return base + static_cast<std::size_t>(index) * k; }
+  bool pairs_first() const { return p >= q; }  // p >= q: pair-send, allgather-G; else group-bcast, subgroup-allgatherv
+
+  // p >= q, phase 1: where a_i's block arrives at b_i.
+  std::byte* pair_slot() const { return block(args.recv, pair.local_rank()); }
+  // p >= q, phase 2: the buffer of the Allgather over G; a sender in G first copies its block in.
+  std::byte* gather_buffer() { return sender ? scratch.data() : args.recv; }
+  void copy_own_block() {
+    if (sender && gather) std::memcpy(block(scratch.data(), plan.gather_key), args.send, k);
+  }
+  // p < q, phase 1: the broadcast's buffer (the root's is only read by MPI_Bcast).
+  void* bcast_buffer() const {
+    return sender ? const_cast<std::byte*>(args.send) : block(args.recv, plan.bcast_color);
+  }
+
+  const GroupPair& pair;
+  const Args& args;
+  bool sender;
+  std::size_t k;
+  int count;
+  int p, q;
+  HalfDuplexFcPlan plan;
+  Comm gather, bcast, sub;
+  Buffer scratch;
+  std::vector<int> sub_counts, sub_displs;
+};
+
+// The blocking call: each phase one blocking step.
+class HalfDuplexFc final : public Runner {
+ public:
+  HalfDuplexFc(const GroupPair& pair, const Args& args) : s_(pair, args) {}
+
   void run() override {
-    if (p_ >= q_) {
+    if (s_.pairs_first()) {
       send_phase_one();
       end_phase();
       gather_by_message_index();
@@ -77,55 +119,129 @@ class HalfDuplexFc final : public Runner {
   }
 
   std::vector<std::string> phases() const override {
-    if (p_ >= q_) return {"pair-send", "allgather-G"};
+    if (s_.pairs_first()) return {"pair-send", "allgather-G"};
     return {"group-bcast", "subgroup-allgatherv"};
   }
 
  private:
-  static int color(int c) { return c == kNoGroup ? MPI_UNDEFINED : c; }
-  std::byte* block(std::byte* base, int index) const { return base + static_cast<std::size_t>(index) * k_; }
-
   void send_phase_one() {
-    const int count = mpi_count(k_, "MPI_Send");
-    if (plan_.send_to >= 0)
-      check(MPI_Send(args_.send, count, MPI_BYTE, pair_.remote(plan_.send_to), kPhaseOneTag, pair_.p2p()), "MPI_Send");
-    if (plan_.recv_from >= 0)
-      check(MPI_Recv(block(args_.recv, pair_.local_rank()), count, MPI_BYTE, pair_.remote(plan_.recv_from),
-                     kPhaseOneTag, pair_.p2p(), MPI_STATUS_IGNORE),
+    const auto& pair = s_.pair;
+    if (s_.plan.send_to >= 0)
+      check(MPI_Send(s_.args.send, s_.count, MPI_BYTE, pair.remote(s_.plan.send_to), kPhaseOneTag, pair.p2p()), "MPI_Send");
+    if (s_.plan.recv_from >= 0)
+      check(MPI_Recv(s_.pair_slot(), s_.count, MPI_BYTE, pair.remote(s_.plan.recv_from), kPhaseOneTag, pair.p2p(),
+                     MPI_STATUS_IGNORE),
             "MPI_Recv");
   }
 
   void gather_by_message_index() {
-    if (!gather_) return;
-    std::byte* buffer = sender_ ? scratch_.data() : args_.recv;
-    if (sender_) std::memcpy(block(buffer, plan_.gather_key), args_.send, k_);
-    check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, buffer, mpi_count(k_, "MPI_Allgather"), MPI_BYTE, gather_.get()),
+    if (!s_.gather) return;
+    s_.copy_own_block();
+    check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, s_.gather_buffer(), s_.count, MPI_BYTE, s_.gather.get()),
           "MPI_Allgather (group G)");
   }
 
   void broadcast_in_groups() {
-    if (!bcast_) return;
-    // The root's buffer is only read by MPI_Bcast.
-    void* buffer = sender_ ? const_cast<std::byte*>(args_.send) : block(args_.recv, plan_.bcast_color);
-    check(MPI_Bcast(buffer, mpi_count(k_, "MPI_Bcast"), MPI_BYTE, 0, bcast_.get()), "MPI_Bcast (broadcast group)");
+    if (!s_.bcast) return;
+    check(MPI_Bcast(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get()), "MPI_Bcast (broadcast group)");
   }
 
   void gather_in_subgroups() {
-    if (!sub_) return;
-    check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, args_.recv, sub_counts_.data(), sub_displs_.data(), MPI_BYTE,
-                         sub_.get()),
+    if (!s_.sub) return;
+    check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, s_.sub_counts.data(), s_.sub_displs.data(), MPI_BYTE,
+                         s_.sub.get()),
           "MPI_Allgatherv (receiver subgroup)");
   }
 
-  const GroupPair& pair_;
-  const Args& args_;
-  bool sender_;
-  std::size_t k_;
-  int p_, q_;
-  HalfDuplexFcPlan plan_;
-  Comm gather_, bcast_, sub_;
-  Buffer scratch_;
-  std::vector<int> sub_counts_, sub_displs_;
+  Schedule s_;
+};
+
+// The nonblocking and persistent calls: the same two phases, each a set of requests. start()
+// begins phase 1; wait() completes it, then starts and completes phase 2 (it needs phase 1's
+// block), so the schedule progresses in MPI_Wait without a helper thread.
+//   nonblocking: MPI_Isend / MPI_Irecv or MPI_Ibcast, then MPI_Iallgather(v), posted per call;
+//   persistent:  MPI_Send_init / MPI_Recv_init, and bcast_init / allgather(v)_init
+//                (collrepro/persistent.hpp), built once here; a start only starts them.
+// Workaround: where the library's persistent sub-collectives fail the capability probe (MPICH
+// 4.0.2's persistent Allgather in place delivers nothing at the second start), the persistent
+// call keeps its persistent point-to-point requests and posts the nonblocking sub-collectives
+// at each start instead.
+class HalfDuplexFcStarted final : public StartedRunner {
+ public:
+  HalfDuplexFcStarted(const GroupPair& pair, const Args& args, CallForm form, const Capabilities& caps)
+      : s_(pair, args), p2p_persistent_(form == CallForm::Persistent),
+        coll_persistent_(form == CallForm::Persistent && caps.intra_persistent) {
+    phase_one(built_one_, true);
+    phase_two(built_two_, true);
+  }
+
+  void start() override {
+    s_.copy_own_block();  // a sender in G: its own block, read at this start
+    built_one_.start_all();
+    phase_one(posted_one_, false);
+  }
+
+  void wait() override {
+    built_one_.wait_all();
+    posted_one_.wait_all();
+    built_two_.start_all();
+    phase_two(posted_two_, false);
+    built_two_.wait_all();
+    posted_two_.wait_all();
+  }
+
+ private:
+  // Adds to r phase 1's operations that are built once (built: at init, as persistent
+  // requests) or posted per call (!built).
+  template <class R>
+  void phase_one(R& r, bool built) {
+    const auto& pair = s_.pair;
+    if (s_.pairs_first()) {
+      if (p2p_persistent_ != built) return;
+      if (s_.plan.send_to >= 0) {
+        const int to = pair.remote(s_.plan.send_to);
+        check(built ? MPI_Send_init(s_.args.send, s_.count, MPI_BYTE, to, kPhaseOneTag, pair.p2p(), r.add())
+                    : MPI_Isend(s_.args.send, s_.count, MPI_BYTE, to, kPhaseOneTag, pair.p2p(), r.add()),
+              built ? "MPI_Send_init" : "MPI_Isend");
+      }
+      if (s_.plan.recv_from >= 0) {
+        const int from = pair.remote(s_.plan.recv_from);
+        check(built ? MPI_Recv_init(s_.pair_slot(), s_.count, MPI_BYTE, from, kPhaseOneTag, pair.p2p(), r.add())
+                    : MPI_Irecv(s_.pair_slot(), s_.count, MPI_BYTE, from, kPhaseOneTag, pair.p2p(), r.add()),
+              built ? "MPI_Recv_init" : "MPI_Irecv");
+      }
+    } else if (s_.bcast && coll_persistent_ == built) {
+      check(built ? bcast_init(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get(), r.add())
+                  : MPI_Ibcast(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get(), r.add()),
+            built ? "bcast_init (broadcast group)" : "MPI_Ibcast (broadcast group)");
+    }
+  }
+
+  // Adds to r phase 2's operations, as phase_one.
+  template <class R>
+  void phase_two(R& r, bool built) {
+    if (coll_persistent_ != built) return;
+    if (s_.pairs_first()) {
+      if (!s_.gather) return;
+      std::byte* buffer = s_.gather_buffer();
+      check(built ? allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, buffer, s_.count, MPI_BYTE, s_.gather.get(), r.add())
+                  : MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, buffer, s_.count, MPI_BYTE, s_.gather.get(), r.add()),
+            built ? "allgather_init (group G)" : "MPI_Iallgather (group G)");
+    } else if (s_.sub) {
+      const int* counts = s_.sub_counts.data();
+      const int* displs = s_.sub_displs.data();
+      check(built ? allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, counts, displs, MPI_BYTE, s_.sub.get(),
+                                    r.add())
+                  : MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, counts, displs, MPI_BYTE, s_.sub.get(),
+                                    r.add()),
+            built ? "allgatherv_init (receiver subgroup)" : "MPI_Iallgatherv (receiver subgroup)");
+    }
+  }
+
+  Schedule s_;
+  bool p2p_persistent_, coll_persistent_;
+  PersistentRequests built_one_, built_two_;  // built at init (persistent), started per call
+  Requests posted_one_, posted_two_;          // posted per call (the destructor waits for any left)
 };
 
 class HalfDuplexFcAlgorithm final : public InterAlgorithm {
@@ -147,6 +263,15 @@ class HalfDuplexFcAlgorithm final : public InterAlgorithm {
   std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
     if (args.send_bytes == 0 && args.recv_block() == 0) return std::make_unique<NoOp>();
     return std::make_unique<HalfDuplexFc>(pair, args);
+  }
+
+  std::vector<CallForm> calls() const override {
+    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+  }
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    if (form == CallForm::Blocking || (args.send_bytes == 0 && args.recv_block() == 0)) return prepare(pair, args);
+    return std::make_unique<HalfDuplexFcStarted>(pair, args, form, caps);
   }
 };
 

@@ -172,6 +172,20 @@ Sweep read_sweep(const SweepSource& src, const std::string& name) {
   if (!sizes) throw config_error(src.prefix() + "sizes", "is missing (e.g. sizes: \"1KiB..1MiB x4\")");
   s.sizes = parse_sizes(sizes->node, sizes->path);
   s.sizes_field = sizes->path;
+  s.calls_field = Names{{"blocking"}, "call", false};
+  if (const auto f = src.get("call")) {
+    s.calls_field = names(f->node, f->path);
+    s.calls.clear();
+    for (std::size_t i = 0; i < s.calls_field.values.size(); ++i) {
+      const auto form = parse_enum<collrepro::CallForm>(s.calls_field.values[i]);
+      if (!form)
+        throw config_error(s.calls_field.at(i), "= " + quote(s.calls_field.values[i]) + " is not a call form (use " +
+                                                    enum_choices<collrepro::CallForm>() + ")");
+      if (std::find(s.calls.begin(), s.calls.end(), *form) != s.calls.end())
+        throw config_error(s.calls_field.at(i), "= " + quote(s.calls_field.values[i]) + " is given twice (list each form once)");
+      s.calls.push_back(*form);
+    }
+  }
   s.fields = s.family->parse_sweep(src, s.collective);
   return s;
 }

@@ -18,7 +18,7 @@ bool SweepSource::own(const std::string& key) const {
 }
 
 const std::vector<std::string>& common_sweep_keys() {
-  static const std::vector<std::string> keys = {"collective", "algorithms", "sizes", "placements", "arrival"};
+  static const std::vector<std::string> keys = {"collective", "algorithms", "sizes", "placements", "arrival", "call"};
   return keys;
 }
 

@@ -1,5 +1,5 @@
 // One sweep of an experiment: the keys every family shares (collective, algorithms, sizes,
-// placements, arrival) and the family's own typed keys (FamilySweep), parsed by the family itself.
+// placements, arrival, call) and the family's own typed keys (FamilySweep), parsed by the family itself.
 //
 // A configuration file holds one sweep at its top level, or `settings`: a list of named
 // sweeps, each overriding some keys of the top level (seed 001's settings 1-8 in one file).
@@ -60,6 +60,9 @@ struct Sweep {
   Names placements;
   Arrival arrival;            // how late each rank starts (arrival.hpp); none by default
   std::string arrival_field;  // "arrival.pattern" or "settings[2].arrival.pattern" (messages)
+  // The call forms (contract enum call), in the order given; default: blocking only.
+  std::vector<collrepro::CallForm> calls{collrepro::CallForm::Blocking};
+  Names calls_field;
   std::shared_ptr<const FamilySweep> fields;  // the family's keys
   nlohmann::json overrides;                   // the setting's own keys (for the metadata)
 

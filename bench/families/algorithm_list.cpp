@@ -4,8 +4,8 @@
 //     (relative to the repository) and its documentation page.
 //   --format json: the machine-readable catalogue {"algorithms": [...]}, one entry per
 //     (collective, name) in registry order, with every field the tools derive from it: the CTest
-//     lists (tests/mpi/catalogue/), docs/algorithms/README.md, the analysis defaults
-//     (python/collrepro/catalogue.py).
+//     lists (tests/mpi/catalogue/, one test per offered call form), docs/algorithms/README.md,
+//     the analysis defaults (python/collrepro/catalogue.py).
 #include <ostream>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +37,14 @@ nlohmann::json duplex(const collrepro::Algorithm& a) {
   return half && full ? "both" : half ? "half" : full ? "full" : "none";
 }
 
+// The call forms the algorithm offers (Algorithm::calls(); the library may lack a native one at
+// run time: the plan then skips it with the probe's reason).
+nlohmann::json calls(const collrepro::Algorithm& a) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto form : a.calls()) out.push_back(collrepro::to_string(form));
+  return out;
+}
+
 }  // namespace
 
 void list_algorithms(std::ostream& out, const std::string& format) {
@@ -55,6 +63,7 @@ void list_algorithms(std::ostream& out, const std::string& format) {
                       {"cost", i.cost},
                       {"file", registry.source_file(*a)},
                       {"doc", "docs/algorithms/" + i.name + ".md"},
+                      {"calls", calls(*a)},
                       // Phases are a runner's (known once the call is prepared, under MPI).
                       {"phases", nullptr}});
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "collrepro/mpi.hpp"
+
 namespace collbench {
 
 namespace {
@@ -19,6 +21,8 @@ FamilyRegistration::FamilyRegistration(const FamilyAdapter& family) {
                                    [](const FamilyAdapter* a, const FamilyAdapter* b) { return a->name() < b->name(); });
   list.insert(at, &family);
 }
+
+void RunnerPoint::check_mpi(int rc, const char* what) { collrepro::check(rc, what); }
 
 std::span<const FamilyAdapter* const> family_adapters() { return registered_families(); }
 

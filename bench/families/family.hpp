@@ -9,8 +9,9 @@
 //   - the questions asked of algorithms: supports (given the MPI library's capabilities),
 //     cost and lower bound;
 //   - at run time (FamilySession), the context (communicators, cached per placement), the
-//     buffers and the call arguments, and the validation of a result against the computed
-//     expectation and the family's native algorithm.
+//     buffers and the call arguments in the point's call form (blocking, nonblocking,
+//     persistent: RunnerPoint::build times a persistent init), and the validation of a result
+//     against the computed expectation and the family's native algorithm.
 // The driver, the CSV writer and the metadata see only this interface.
 //
 // Adding a family: in bench/families/<family>_family.cpp, derive its adapter from
@@ -24,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -74,6 +76,8 @@ class PreparedPoint {
   // (nullptr: nowhere).
   virtual std::vector<std::string> phases() const { return {}; }
   virtual void set_phase_clock(collrepro::PhaseClock*) {}
+  // Call persistent: the seconds of the point's one init, max over ranks; NaN for other forms.
+  virtual double init_s() const { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 // A prepared point whose timed call is one collrepro::Runner: run() and the phase marks go to
@@ -92,9 +96,29 @@ class RunnerPoint : public PreparedPoint {
   void set_phase_clock(collrepro::PhaseClock* clock) final {
     if (auto* r = runner()) r->set_phase_clock(clock);
   }
+  double init_s() const final { return init_s_; }
 
  protected:
   virtual collrepro::Runner* runner() const = 0;
+
+  // The point's runner in form `call`, made by `make()` (nullptr on a rank outside the point).
+  // Collective over `world` for a persistent call: after a barrier, the make() of every rank is
+  // timed (MPI_Wtime) and the largest time is the point's init_s, outside the repetitions.
+  template <class Make>
+  std::unique_ptr<collrepro::Runner> build(MPI_Comm world, collrepro::CallForm call, Make make) {
+    if (call != collrepro::CallForm::Persistent) return make();
+    check_mpi(MPI_Barrier(world), "MPI_Barrier (before the persistent init)");
+    const double t0 = MPI_Wtime();
+    std::unique_ptr<collrepro::Runner> runner = make();
+    double mine = MPI_Wtime() - t0;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, world), "MPI_Allreduce (init time)");
+    init_s_ = mine;
+    return runner;
+  }
+
+ private:
+  static void check_mpi(int rc, const char* what);
+  double init_s_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 // What a session needs of the run: the world, where every rank lives, the library's abilities.
@@ -110,8 +134,10 @@ class FamilySession {
  public:
   virtual ~FamilySession() = default;
   // Collective over the world. `salt` varies the data pattern between points.
+  // `call`: a form that algorithm.supports_call() accepted.
   virtual std::unique_ptr<PreparedPoint> prepare(const collrepro::Algorithm& algorithm, const PointShape& shape,
-                                                 const std::string& placement, std::uint64_t salt) = 0;
+                                                 const std::string& placement, std::uint64_t salt,
+                                                 collrepro::CallForm call) = 0;
   // How placements were realized (effective mapping and fallback notes), for the metadata.
   virtual nlohmann::json placement_report() const = 0;
 };

@@ -4,8 +4,10 @@
 // Sweep keys: inter_family.hpp. Shape columns: p, q, ka, kb (the largest block of each
 // group), bytes_a, bytes_b (the sums K_A, K_B), distribution, dist_seed. Validation:
 // check_inter_result() (computed expected data, sentinel outside the blocks, send buffer
-// unchanged) and byte equality with the family's native algorithm (Kind::Native) whenever
-// that supports the shape.
+// unchanged) and byte equality with the family's native algorithm (Kind::Native, blocking)
+// whenever that supports the shape. A nonblocking or persistent call is validated over
+// kStartsValidated starts of the one prepared runner, the send buffer rewritten with another
+// pattern before each, so that a copy cached at init fails.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -105,10 +107,44 @@ class InterPoint final : public RunnerPoint {
  public:
   // pair == nullptr: this rank is not part of the point (idle).
   InterPoint(const InterAlgorithm& algo, const InterShape& shape, const GroupPair* pair, const GroupPair* native_pair,
-             const InterAlgorithm* native, std::uint64_t salt, int world_rank)
-      : algo_(algo), native_(native), pair_(pair), native_pair_(native_pair), salt_(salt), world_rank_(world_rank) {
-    if (!pair_) return;
-    const Shape& s = shape.shape();
+             const InterAlgorithm* native, std::uint64_t salt, int world_rank, collrepro::CallForm call,
+             const RunEnvironment& env)
+      : algo_(algo), native_(native), pair_(pair), native_pair_(native_pair), salt_(salt), world_rank_(world_rank),
+        starts_(call == collrepro::CallForm::Blocking ? 1 : kStartsValidated) {
+    if (pair_) allocate(shape.shape());
+    const collrepro::Capabilities& caps = env.caps;
+    runner_ = build(env.world, call, [&] { return pair_ ? algo_.prepare_call(*pair_, args_, call, caps) : nullptr; });
+  }
+
+
+  std::optional<std::string> validate() override {
+    if (!pair_) return std::nullopt;
+    const int side = pair_->side(), me = pair_->local_rank();
+    std::optional<std::string> error;
+    // Every start runs on every rank (the calls are collective), even after an error.
+    for (int start = 0; start < starts_; ++start) {
+      const std::uint64_t salt = salt_ + static_cast<std::uint64_t>(start) * kStartSalt;
+      if (send_.holds_data()) collrepro::fill_pattern(send_.span(), side, me, salt);
+      ValidationRun v{"world rank " + std::to_string(world_rank_) + " (group " + side_name(side) + " rank " +
+                          std::to_string(me) + ")" + (starts_ > 1 ? ", start " + std::to_string(start + 1) : ""),
+                      &send_, &recv_, {}, [&] { runner_->run(); }, {}, "", collrepro::inter_expected(counts_, displs_, side, salt)};
+      if (native_pair_) v.compare_with(native_, *native_pair_, args_);
+      auto e = validate_run(v);
+      if (!error) error = std::move(e);
+    }
+    if (starts_ > 1 && send_.holds_data()) collrepro::fill_pattern(send_.span(), side, me, salt_);
+    return error;
+  }
+
+ protected:
+  collrepro::Runner* runner() const override { return runner_.get(); }
+
+ private:
+  // Starts of one prepared nonblocking or persistent call in validate(), each on new send data.
+  static constexpr int kStartsValidated = 3;
+  static constexpr std::uint64_t kStartSalt = 0x9e3779b9u;
+
+  void allocate(const Shape& s) {
     const int side = pair_->side(), me = pair_->local_rank();
     const std::size_t mine = s.blocks(side)[static_cast<std::size_t>(me)];
     counts_ = s.blocks(1 - side);
@@ -118,30 +154,15 @@ class InterPoint final : public RunnerPoint {
     recv_ = collrepro::Buffer(std::accumulate(counts_.begin(), counts_.end(), std::size_t{0}));
     if (send_.holds_data()) collrepro::fill_pattern(send_.span(), side, me, salt_);
     args_ = Args{send_.data(), mine, recv_.data(), counts_, displs_};
-    runner_ = algo_.prepare(*pair_, args_);
   }
 
-
-  std::optional<std::string> validate() override {
-    if (!pair_) return std::nullopt;
-    const int side = pair_->side(), me = pair_->local_rank();
-    ValidationRun v{"world rank " + std::to_string(world_rank_) + " (group " + side_name(side) + " rank " +
-                        std::to_string(me) + ")",
-                    &send_, &recv_, {}, [&] { runner_->run(); }, {}, "", collrepro::inter_expected(counts_, displs_, side, salt_)};
-    if (native_pair_) v.compare_with(native_, *native_pair_, args_);
-    return validate_run(v);
-  }
-
- protected:
-  collrepro::Runner* runner() const override { return runner_.get(); }
-
- private:
   const InterAlgorithm& algo_;
   const InterAlgorithm* native_;
   const GroupPair* pair_;
   const GroupPair* native_pair_;
   std::uint64_t salt_;
   int world_rank_;
+  int starts_;
   std::vector<std::size_t> counts_, displs_;
   collrepro::Buffer send_, recv_;
   Args args_;                                   // referenced by runner_: declared before it
@@ -157,7 +178,8 @@ class InterSession final : public FamilySession {
   }
 
   std::unique_ptr<PreparedPoint> prepare(const Algorithm& algorithm, const PointShape& point_shape,
-                                         const std::string& placement, std::uint64_t salt) override {
+                                         const std::string& placement, std::uint64_t salt,
+                                         collrepro::CallForm call) override {
     const auto& algo = as_inter(algorithm);
     const auto& shape = as_inter(point_shape);
     const Context& ctx = context(placement, shape.shape().p, shape.shape().q, shape.mode());
@@ -172,7 +194,7 @@ class InterSession final : public FamilySession {
       }
     }
     return std::make_unique<InterPoint>(algo, shape, ctx.pair ? &*ctx.pair : nullptr, native_pair, native, salt,
-                                        world_rank_);
+                                        world_rank_, call, env_);
   }
 
   nlohmann::json placement_report() const override {

@@ -10,6 +10,7 @@
 // native call's byte for byte.
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 #include "collrepro/buffers.hpp"
 #include "collrepro/intra.hpp"
@@ -152,7 +153,12 @@ class IntraSession final : public FamilySession {
   explicit IntraSession(const RunEnvironment& env) : env_(env), comm_(collrepro::Comm::dup(env.world)) {}
 
   std::unique_ptr<PreparedPoint> prepare(const Algorithm& algorithm, const PointShape& shape, const std::string&,
-                                         std::uint64_t salt) override {
+                                         std::uint64_t salt,
+                                         collrepro::CallForm call) override {
+    // Its algorithms offer the blocking call only (Algorithm::calls()), so the plan gives no other.
+    if (call != collrepro::CallForm::Blocking)
+      throw std::logic_error(algorithm.info().name + ": the " + std::string("intra") + " family has no " +
+                             collrepro::to_string(call) + " call");
     const auto& algo = as_intra(algorithm);
     const intra::IntraAlgorithm* native =
         env_.validation ? native_of<intra::IntraAlgorithm>(algo.info().collective) : nullptr;

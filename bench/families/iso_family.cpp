@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "collrepro/buffers.hpp"
 #include "collrepro/isomorphic.hpp"
@@ -212,7 +213,12 @@ class IsoSession final : public FamilySession {
   }
 
   std::unique_ptr<PreparedPoint> prepare(const Algorithm& algorithm, const PointShape& point_shape, const std::string&,
-                                         std::uint64_t salt) override {
+                                         std::uint64_t salt,
+                                         collrepro::CallForm call) override {
+    // Its algorithms offer the blocking call only (Algorithm::calls()), so the plan gives no other.
+    if (call != collrepro::CallForm::Blocking)
+      throw std::logic_error(algorithm.info().name + ": the " + std::string("isomorphic") + " family has no " +
+                             collrepro::to_string(call) + " call");
     const auto& algo = as_iso(algorithm);
     const auto& shape = as_iso(point_shape).shape();
     const auto key = std::pair(shape.neighborhood.to_string(), shape.dims);

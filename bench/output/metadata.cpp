@@ -147,7 +147,9 @@ nlohmann::json sync_json(const SyncStats& s, const Timing& t) {
 nlohmann::json capabilities_json(const collrepro::Capabilities& c) {
   return {{"intercomm", c.intercomm}, {"dist_graph", c.dist_graph}, {"topo_test", c.topo_test},
           {"dist_graph_labelled", c.dist_graph_labelled}, {"simulated_clock", c.simulated_clock},
-          {"reason", c.reason}, {"how", c.how}};
+          {"inter_nonblocking", c.inter_nonblocking}, {"inter_persistent", c.inter_persistent},
+          {"intra_persistent", c.intra_persistent},
+          {"calls_reason", c.calls_reason}, {"reason", c.reason}, {"how", c.how}};
 }
 
 }  // namespace collbench

@@ -68,6 +68,7 @@ Row identity_row(const std::vector<std::string>& columns, const Identity& id, co
   row.set("sync", to_string(id.sync)).set("clock", to_string(id.clock));
   const Arrival& arrival = id.arrivals.at(c.sweep);
   row.set("arrival", to_string(arrival.pattern)).set("arrival_max_s", csv_number(arrival.max_delay_s));
+  row.set("call", to_string(c.call));
   return row;
 }
 
@@ -107,7 +108,9 @@ std::vector<std::string> phases_lines(const Identity& id, const Candidate& c, in
   return lines;
 }
 
-std::string summary_line(const Identity& id, const Candidate& c, int point, const Summary& s, const Measurement& m) {
+// init_s: the persistent call's init (PreparedPoint::init_s), NaN for the other forms.
+std::string summary_line(const Identity& id, const Candidate& c, int point, const Summary& s, const Measurement& m,
+                         double init_s) {
   Row row = identity_row(summary_columns(), id, c, point);
   row.set("n", std::to_string(s.n)).set("n_invalid", std::to_string(s.n_invalid)).set("n_kept", std::to_string(s.n_kept));
   row.set("k", csv_number(s.k)).set("median", csv_number(s.median)).set("q1", csv_number(s.q1));
@@ -121,6 +124,7 @@ std::string summary_line(const Identity& id, const Candidate& c, int point, cons
   row.set("resynced", m.resynced < 0 ? "" : std::to_string(m.resynced));
   row.set("median_from_last", m.times_from_last.empty() ? csv_number(s.median)
                                                         : csv_number(median_over_kept(m.times, m.valid, s.k, m.times_from_last)));
+  row.set("init_s", csv_optional(init_s));
   return row.line();
 }
 
@@ -140,7 +144,8 @@ std::string format_eta(double s) {
 void progress(std::size_t done, std::size_t todo, const Candidate& c, int point, const Summary& s, double eta,
               const std::string& flag) {
   std::cerr << "[collbench] " << done << "/" << todo << " point " << point << " " << collrepro::to_string(c.collective)
-            << "/" << c.algorithm->info().name << " " << c.placement << " " << c.shape->describe() << " size "
+            << "/" << c.algorithm->info().name << " " << c.placement << " " << c.shape->describe()
+            << (c.call == collrepro::CallForm::Blocking ? "" : " call=" + std::string(collrepro::to_string(c.call))) << " size "
             << format_bytes(c.shape->msg_bytes()) << ": median " << format_seconds(s.median) << " ("
             << s.n_kept << "/" << s.n << " kept, " << s.n_invalid << " invalid), ETA " << format_eta(eta)
             << (flag.empty() ? "" : " ") << flag << std::endl;
@@ -407,7 +412,8 @@ class Sweeper {
     auto& session = sessions_[c.family];
     if (!session) session = c.family->open(env_);
     const std::string utc = utc_now();
-    auto prepared = session->prepare(*c.algorithm, *c.shape, c.placement, 0x5eed0000u + static_cast<std::uint64_t>(point));
+    auto prepared =
+        session->prepare(*c.algorithm, *c.shape, c.placement, 0x5eed0000u + static_cast<std::uint64_t>(point), c.call);
     if (validated(c)) {
       try {
         validate_point(*prepared, c, point);
@@ -424,7 +430,7 @@ class Sweeper {
     if ((interrupted_ = m.interrupted)) return;
     ++done_;
     // Collective, so that a failed write (a full disk) stops every rank at this point with one message.
-    on_root([&] { record(c, point, utc, m); });
+    on_root([&] { record(c, point, utc, m, prepared->init_s()); });
   }
 
   bool validated(const Candidate& c) const {
@@ -433,7 +439,7 @@ class Sweeper {
   }
 
   // Rank 0: the point's rows, the running sync statistics, the progress line.
-  void record(const Candidate& c, int point, const std::string& utc, const Measurement& m) {
+  void record(const Candidate& c, int point, const std::string& utc, const Measurement& m, double init_s) {
     const Summary sum = summarize(m.times, m.valid, s_.config.timing.tukey_k);
     SyncStats& st = ts_.stats;
     st.reps += sum.n;
@@ -444,7 +450,7 @@ class Sweeper {
       st.window_min = st.window_min == 0 ? m.window_s : std::min(st.window_min, m.window_s);
       st.window_max = std::max(st.window_max, m.window_s);
     }
-    s_.files->append(raw_lines(id_, c, point, utc, m), summary_line(id_, c, point, sum, m), phases_lines(id_, c, point, m));
+    s_.files->append(raw_lines(id_, c, point, utc, m), summary_line(id_, c, point, sum, m, init_s), phases_lines(id_, c, point, m));
     if (o_.quiet) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start_).count();
     progress(done_, todo_, c, point, sum, elapsed / static_cast<double>(done_) * static_cast<double>(todo_ - done_),

@@ -51,7 +51,8 @@ void check_placements(const Sweep& sweep, const FamilyAdapter& family) {
 }
 
 std::string shape_text(const Candidate& c) {
-  return c.shape->describe() + " size=" + format_bytes(c.shape->msg_bytes());
+  return c.shape->describe() + " size=" + format_bytes(c.shape->msg_bytes()) +
+         (c.call == collrepro::CallForm::Blocking ? "" : " call=" + std::string(collrepro::to_string(c.call)));
 }
 
 }  // namespace
@@ -75,25 +76,29 @@ Plan make_plan(const Config& config, int nprocs, const collrepro::Capabilities& 
     for (const std::string& placement : sweep.placements.values)
       for (const auto& shape : shapes)
         for (const Algorithm* a : algorithms) {
-          Candidate cand;
-          cand.sweep = si;
-          cand.setting = sweep.name;
-          cand.collective = c;
-          cand.algorithm = a;
-          cand.family = &family;
-          cand.shape = shape;
-          cand.placement = placement;
-          const collrepro::Support s = family.supports(*a, *shape, caps);
-          cand.supported = s.ok;
-          cand.reason = s.reason;
-          if (s.ok) {
-            cand.cost = family.cost(*a, *shape);
-            cand.bound = family.bound(*a, *shape);
-            cand.point = static_cast<int>(plan.points.size());
-            plan.points.push_back(plan.candidates.size());
-            ++supported_count[a];
+          const collrepro::Support shape_ok = family.supports(*a, *shape, caps);
+          for (const collrepro::CallForm call : sweep.calls) {
+            Candidate cand;
+            cand.sweep = si;
+            cand.setting = sweep.name;
+            cand.collective = c;
+            cand.algorithm = a;
+            cand.call = call;
+            cand.family = &family;
+            cand.shape = shape;
+            cand.placement = placement;
+            const collrepro::Support s = shape_ok ? a->supports_call(call, caps) : shape_ok;
+            cand.supported = s.ok;
+            cand.reason = s.reason;
+            if (s.ok) {
+              cand.cost = family.cost(*a, *shape);
+              cand.bound = family.bound(*a, *shape);
+              cand.point = static_cast<int>(plan.points.size());
+              plan.points.push_back(plan.candidates.size());
+              ++supported_count[a];
+            }
+            plan.candidates.push_back(std::move(cand));
           }
-          plan.candidates.push_back(std::move(cand));
         }
     const bool explicit_list = !(sweep.algorithms.values.size() == 1 && sweep.algorithms.values[0] == "all");
     if (explicit_list)
@@ -152,7 +157,7 @@ void print_plan_text(std::ostream& out, const Config& config, const Plan& plan, 
 void print_plan_csv(std::ostream& out, const Plan& plan, std::size_t begin, std::size_t end) {
   // The contract's identity columns that a plan knows, its shape columns, and the verdict.
   std::vector<std::string> columns = {"point", "setting", "family", "collective", "algorithm", "topology", "placement",
-                                      "msg_bytes"};
+                                      "msg_bytes", "call"};
   for (const auto& c : raw_columns())
     if (std::find(columns.begin(), columns.end(), c) == columns.end() && contract()["columns"].contains(c) &&
         std::any_of(family_adapters().begin(), family_adapters().end(), [&](const FamilyAdapter* f) {
@@ -170,6 +175,7 @@ void print_plan_csv(std::ostream& out, const Plan& plan, std::size_t begin, std:
     row.set("family", c.family->name()).set("collective", collrepro::to_string(c.collective));
     row.set("algorithm", c.algorithm->info().name).set("topology", c.algorithm->info().topology);
     row.set("placement", c.placement).set("msg_bytes", std::to_string(c.shape->msg_bytes()));
+    row.set("call", collrepro::to_string(c.call));
     for (const auto& [column, value] : c.shape->columns()) row.set(column, value);
     row.set("supported", c.supported ? "1" : "0").set("reason", c.reason);
     out << row.line();

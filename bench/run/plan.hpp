@@ -3,7 +3,10 @@
 // support the shape (with the algorithm's reason).
 //
 // Order: settings in file order; within a setting placements, then the family's shapes
-// (groups, blocks, distributions, sizes; size fastest), then algorithms in registry order.
+// (groups, blocks, distributions, sizes; size fastest), then algorithms in registry order, then
+// the call forms in the order of the sweep key call (blocking alone by default, so that the ids
+// of a configuration without it are those of before). A form the algorithm does not offer on
+// this library (Algorithm::supports_call) is skipped with its reason, as a shape is.
 // A point's id is its index in this list: stable across launches and slices of the same
 // configuration and process count. `--slice S/T` takes the S-th of T contiguous chunks.
 #pragma once
@@ -27,6 +30,7 @@ struct Candidate {
   std::string setting;
   collrepro::Collective collective{};
   const collrepro::Algorithm* algorithm = nullptr;
+  collrepro::CallForm call = collrepro::CallForm::Blocking;
   const FamilyAdapter* family = nullptr;
   std::shared_ptr<const PointShape> shape;
   std::string placement;

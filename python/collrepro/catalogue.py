@@ -3,7 +3,7 @@
 analysis runs without a build.
 
 The snapshot holds the registry's entries (name, collective, family, kind, topology, duplex,
-source, cost, file, doc) and one colour per algorithm name (kept from the previous snapshot; a
+source, cost, file, doc, calls: the call forms the algorithm offers) and one colour per algorithm name (kept from the previous snapshot; a
 new name gets the first free colour of PALETTE). The analysis takes its defaults from it: the
 kinds (aggregate.DEFAULT_KINDS), the colours (plotting). docs/algorithms/README.md's table is
 generated from it.
@@ -31,7 +31,7 @@ SNAPSHOT = Path(__file__).with_name("catalogue.json")
 DOCS_INDEX = ROOT / "docs" / "algorithms" / "README.md"
 DEFAULT_COLLBENCH = ROOT / "build" / "openmpi" / "bench" / "collbench"
 KIND_ORDER = ("proposed", "baseline", "native")
-FIELDS = ("name", "collective", "family", "kind", "topology", "duplex", "source", "cost", "file", "doc")
+FIELDS = ("name", "collective", "family", "kind", "topology", "duplex", "source", "cost", "file", "doc", "calls")
 # Colours for names the snapshot does not know yet, in the order they are handed out.
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#000080", "#008080", "#800000", "#6a5acd", "#daa520", "#ff1493",

@@ -200,6 +200,18 @@ settings:
   EXPECT_EQ(c.sweeps[1].family_fields<InterSweep>().blocks[0].kb, 0u);
 }
 
+TEST(Config, CallForms) {
+  const std::string min = "experiment: x\ncollective: allgather\nsizes: [1KiB]\n";
+  EXPECT_EQ(parse_config(min, {}).sweeps[0].calls, std::vector<collrepro::CallForm>{collrepro::CallForm::Blocking});
+  const Config c = parse_config(min + "call: [nonblocking, persistent]\n", {});
+  EXPECT_EQ(c.sweeps[0].calls,
+            (std::vector<collrepro::CallForm>{collrepro::CallForm::Nonblocking, collrepro::CallForm::Persistent}));
+  EXPECT_EQ(parse_error(min + "call: [blocking, sometimes]\n"),
+            "config error: call[1] = \"sometimes\" is not a call form (use blocking | nonblocking | persistent)");
+  EXPECT_EQ(parse_error(min + "call: [blocking, blocking]\n"),
+            "config error: call[1] = \"blocking\" is given twice (list each form once)");
+}
+
 TEST(Config, Fingerprint) {
   const auto a = parse_config(kMinimal, {}).fingerprint();
   EXPECT_EQ(a, parse_config(kMinimal, {}).fingerprint());
@@ -279,7 +291,7 @@ TEST(ConfigErrors, MissingFieldsAndSyntax) {
             "config error: settings[0].name is missing (each setting needs a name, e.g. \"setting 1\")");
   EXPECT_EQ(parse_error(std::string(kMinimal) + "settings:\n  - name: a\n    timing: {reps: 3}\n"),
             "config error: settings[0].timing is not a known key (valid keys: collective, algorithms, sizes, placements, "
-            "arrival, pair_mode, groups, blocks, distributions, roots, neighborhoods, dims, name)");
+            "arrival, call, pair_mode, groups, blocks, distributions, roots, neighborhoods, dims, name)");
 }
 
 TEST(ConfigErrors, GroupsThatDoNotFit) {

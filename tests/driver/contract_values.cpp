@@ -36,6 +36,11 @@ int main() {
   every<Resync>(out);
   every<Binding>(out);
   every<ArrivalPattern>(out);
+  // The call forms the algorithms offer (the writer's call column is one of them).
+  std::set<std::string> calls;
+  for (const collrepro::Algorithm* a : collrepro::Registry::global().all())
+    for (const auto form : a->calls()) calls.insert(collrepro::to_string(form));
+  out["call"] = calls;
   every<collrepro::contract::BlockRule>(out);
   for (const auto kind : collrepro::contract::all<Distribution::Kind>()) {
     Distribution d;

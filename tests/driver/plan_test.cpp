@@ -157,6 +157,41 @@ sizes: [64]
 )", {}), 4); }), "config error: roots[0] = 4 is not a rank of 4 processes (use 0..3)");
 }
 
+TEST(Plan, CallFormsAreTheInnermostAxis) {
+  const std::string yaml = R"(
+experiment: p
+collective: allgather
+groups: {ratios: ["1/1"]}
+blocks: ["1:0"]
+sizes: [1KiB, 2KiB]
+algorithms: [halfduplex-fc, root-gathering]
+)";
+  // Without the key: blocking only, the ids of before (one point per algorithm and size).
+  const Plan blocking = make_plan(parse_config(yaml, {}), 4);
+  ASSERT_EQ(blocking.size(), 4u);
+  for (std::size_t i = 0; i < blocking.size(); ++i) EXPECT_EQ(blocking.point(i).call, collrepro::CallForm::Blocking);
+  // With it: per (size, algorithm) the forms in the key's order; root-gathering offers blocking
+  // only, so its other forms are skipped with the reason, as an unsupported shape is.
+  const Plan forms = make_plan(parse_config(yaml + "call: [persistent, blocking, nonblocking]\n", {}), 4);
+  ASSERT_EQ(forms.candidates.size(), 12u);
+  EXPECT_EQ(forms.size(), 8u);
+  using collrepro::CallForm;
+  const std::vector<CallForm> order = {CallForm::Persistent, CallForm::Blocking, CallForm::Nonblocking};
+  for (std::size_t i = 0; i < forms.candidates.size(); ++i) {
+    const Candidate& c = forms.candidates[i];
+    EXPECT_EQ(c.call, order[i % 3]) << i;
+    const bool rooted = c.algorithm->info().name == "root-gathering";
+    EXPECT_EQ(c.supported, !rooted || c.call == CallForm::Blocking) << i;
+    if (!c.supported) EXPECT_EQ(c.reason, "offers no " + std::string(collrepro::to_string(c.call)) +
+                                              " call (its forms: blocking)");
+  }
+  // A sweep that asks only for a form the named algorithm lacks is refused in one line.
+  EXPECT_EQ(collbench::testing::error_of([&] { make_plan(parse_config(yaml + "call: persistent\n", {}), 4); }),
+            "config error: algorithms[1] = \"root-gathering\" supports none of the 2 shapes at 4 processes: offers no "
+            "persistent call (its forms: blocking) (e.g. p=2 q=2 ka=1KiB kb=0B size=1KiB call=persistent) (remove it "
+            "or change groups/blocks/sizes)");
+}
+
 TEST(Plan, Slices) {
   for (std::size_t n : {0u, 1u, 7u, 10u, 101u})
     for (int t : {1, 2, 3, 8}) {

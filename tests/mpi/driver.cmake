@@ -24,7 +24,7 @@ add_executable(collbench_test ${_driver_dir}/test_collbench.cpp)
 target_link_libraries(collbench_test PRIVATE collbench_obj collalgos)
 
 string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_FLAGS}")
-foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_disk phases arrival compressed)
+foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_disk phases arrival compressed callforms)
   set(_name driver.${COLLREPRO_MPI_FLAVOR}.${script})
   add_test(NAME ${_name} COMMAND bash ${_driver_dir}/${script}.sh)
   set_tests_properties(${_name} PROPERTIES

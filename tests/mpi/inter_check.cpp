@@ -3,11 +3,13 @@
 // expected result, over a matrix of shapes that fit the launched process count.
 //
 //   inter_check --collective allgather|allgatherv --algorithm NAME --mode intercomm|intracomm
+//               [--call blocking|nonblocking|persistent]
 //   inter_check --expect name,name,... --collective C       (fails if the registry has others)
 //
 // For every case: send buffers must be unchanged, receive gaps keep the sentinel, the
-// runner is run twice (a prepared runner is reused when timed), and the result equals the
-// native one byte for byte. Unsupported shapes are counted as skipped with their reason;
+// runner is run twice (three times for a nonblocking or persistent call: several starts of one
+// init) with the send buffers rewritten before each run, so that a copy cached at init fails,
+// and the result equals the native blocking one on the same data byte for byte. Unsupported shapes are counted as skipped with their reason;
 // a run where every case is skipped fails, so a test cannot pass by rejecting everything.
 #include <mpi.h>
 
@@ -23,6 +25,7 @@
 #include "check_main.hpp"
 #include "collrepro/buffers.hpp"
 #include "collrepro/intergroup.hpp"
+#include "collrepro/mpi.hpp"
 #include "collrepro/validation.hpp"
 
 using namespace collrepro;
@@ -35,6 +38,7 @@ struct Options {
   Collective collective = Collective::Allgather;
   std::string algorithm;
   PairMode mode = PairMode::Intercomm;
+  CallForm call = CallForm::Blocking;
   std::string expect;
   bool verbose = false;
   bool quick = false;  // a reduced matrix (the MPICH set in CI: MPICH busy-polls when oversubscribed)
@@ -61,6 +65,11 @@ Options parse(int argc, char** argv) {
       const std::string m = next();
       if (m != "intercomm" && m != "intracomm") throw std::invalid_argument("--mode intercomm|intracomm");
       o.mode = m == "intercomm" ? PairMode::Intercomm : PairMode::Intracomm;
+    } else if (a == "--call") {
+      const std::string c = next();
+      const auto form = contract::parse<CallForm>(c);
+      if (!form) throw std::invalid_argument("--call blocking|nonblocking|persistent, got '" + c + "'");
+      o.call = *form;
     } else if (a == "--expect") o.expect = next();
     else if (a == "--verbose") o.verbose = true;
     else if (a == "--quick") o.quick = true;
@@ -82,6 +91,9 @@ std::vector<std::pair<int, int>> group_pairs(int n, bool quick) {
     if (pq.first + pq.second <= n) s.insert(pq);
   return {s.begin(), s.end()};
 }
+
+// Exit code of a form the library lacks (ctest SKIP_RETURN_CODE, tests/mpi/catalogue/intergroup.cmake).
+constexpr int kSkipped = 77;
 
 constexpr std::size_t kLarge = (std::size_t{1} << 20) + 3;  // larger than 1 MiB, odd
 constexpr std::size_t kMedium = (std::size_t{1} << 16) + 7;  // above the libraries' eager limits, odd
@@ -206,7 +218,7 @@ class PairCache {
 
 // Runs the algorithm (twice) and the native reference for one case; returns this rank's verdict.
 Outcome run_case(const inter::InterAlgorithm& algo, const inter::InterAlgorithm& native, const Case& c,
-                 PairCache& pairs, int world_rank, std::uint64_t salt) {
+                 CallForm call, const Capabilities& caps, PairCache& pairs, int world_rank, std::uint64_t salt) {
   const auto& entry = pairs.get(c.shape.p, c.shape.q, salt % 2 != 0);
   const auto& pair = entry.pair;
   const auto& ref_pair = entry.ref;
@@ -220,22 +232,27 @@ Outcome run_case(const inter::InterAlgorithm& algo, const inter::InterAlgorithm&
   layout(counts, c.gapped, displs, total);
 
   Buffer send(my_bytes), recv(total), ref(total);
-  fill_pattern(send.span(), side, me, salt);
-  const std::vector<std::byte> send_copy(send.span().begin(), send.span().end());
-  const auto expected = inter_expected(counts, displs, side, salt);
   Args args{send.data(), my_bytes, recv.data(), counts, displs};
   Args ref_args{send.data(), my_bytes, ref.data(), counts, displs};
 
-  native.prepare(*ref_pair, ref_args)->run();
-  auto runner = algo.prepare(*pair, args);
+  auto runner = algo.prepare_call(*pair, args, call, caps);
   out.ran = true;
-  for (int round = 1; round <= 2 && out.error.empty(); ++round) {
+  // Every run on every rank (the calls are collective), each on new send data.
+  const int runs = call == CallForm::Blocking ? 2 : 3;
+  for (int round = 1; round <= runs; ++round) {
+    const std::uint64_t data_salt = salt + static_cast<std::uint64_t>(round - 1) * 0x9e3779b9u;
+    fill_pattern(send.span(), side, me, data_salt);
+    const std::vector<std::byte> send_copy(send.span().begin(), send.span().end());
+    native.prepare(*ref_pair, ref_args)->run();
     recv.fill(kSentinel);
     runner->run();
-    const std::string who = "run " + std::to_string(round) + ", world rank " + std::to_string(world_rank) +
-                            " (group " + "AB"[side] + " rank " + std::to_string(me) + ")";
+    if (!out.error.empty()) continue;
+    const std::string who = "run " + std::to_string(round) + " (" + to_string(call) + "), world rank " +
+                            std::to_string(world_rank) + " (group " + "AB"[side] + " rank " + std::to_string(me) + ")";
     const Reference reference{ref.span(), native.info().name};
-    out.error = check_result({who, send_copy, send.span(), recv.span(), expected, reference}).value_or("");
+    out.error = check_result({who, send_copy, send.span(), recv.span(), inter_expected(counts, displs, side, data_salt),
+                              reference})
+                    .value_or("");
   }
   return out;
 }
@@ -279,6 +296,15 @@ int run(const Options& o) {
   int passed = 0, failed = 0, skipped = 0;
   std::uint64_t salt = 1;
   PairCache pairs(o.mode, world_size);
+  // A form the algorithm does not offer on this library skips every case with the reason.
+  const Capabilities caps = probe_capabilities(MPI_COMM_WORLD);
+  const Support form = algo.supports_call(o.call, caps);
+  if (!form) {  // the library lacks the form (or it failed the probe): a recorded finding, not a pass
+    if (world_rank == 0)
+      std::cout << to_string(o.collective) << "/" << o.algorithm << " " << to_string(o.call) << ": skipped: " << form.reason
+                << "\n";
+    return kSkipped;
+  }
   for (const Case& c : cases_for(o.collective, world_size, o.quick, o.pairs)) {
     ++salt;
     const Support support = algo.supports(c.shape, o.mode);
@@ -287,7 +313,7 @@ int run(const Options& o) {
       if (o.verbose && world_rank == 0) std::cout << "skip " << c.describe() << ": " << support.reason << "\n";
       continue;
     }
-    Outcome out = run_case(algo, native, c, pairs, world_rank, salt);
+    Outcome out = run_case(algo, native, c, o.call, caps, pairs, world_rank, salt);
     int bad = out.error.empty() ? 0 : 1, any_bad = 0;
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (bad) std::cerr << "FAIL " << o.algorithm << " " << c.describe() << ": " << out.error << std::endl;
@@ -297,7 +323,7 @@ int run(const Options& o) {
   }
   return checker::summarize(world_rank,
                           std::string(to_string(o.collective)) + "/" + o.algorithm + " (" + to_string(o.mode) + ", " +
-                              std::to_string(world_size) + " processes)",
+                              to_string(o.call) + ", " + std::to_string(world_size) + " processes)",
                           skipped, "shapes", "no supported shape at this process count", passed, failed);
 }
 

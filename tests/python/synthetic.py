@@ -98,7 +98,7 @@ def _row_values(pt, ctx, launch, pid, version):
                   mpi_impl=ctx["mpi_impl"], mpi_version=ctx["mpi_version"], nodes=ctx["nodes"],
                   nprocs=ctx["nprocs"], ppn=ctx["ppn"], placement=ctx["placement"],
                   sync="barrier", clock="mpi-wtime", arrival=pt.get("arrival", "none"),
-                  arrival_max_s=pt.get("arrival_max_s", 0.0))
+                  arrival_max_s=pt.get("arrival_max_s", 0.0), call=pt.get("call", "blocking"))
     for column in ("family", "collective", "algorithm", "topology", "msg_bytes"):
         values[column] = pt[column]
     own = C.FAMILIES[pt["family"]]["shape"]
@@ -160,6 +160,8 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
                 row = dict(values, rep=rep, time_s=repr(float(t)), valid=v, time_from_last_s=repr(float(f)))
                 raw_rows.append([row[c] for c in tables["raw"]])
             stats = _stats(times, valid, k, from_last)
+            if pt.get("init_s") is not None:           # a persistent call's init (call: persistent)
+                stats["init_s"] = repr(float(pt["init_s"]))
             cells = {**{c: values[c] for c in identity}, **{c: stats.get(c, "") for c in stat_columns},
                      **{c: "" if pt.get(c) is None else pt[c] for c in coeffs}}
             summary_rows.append([cells[c] for c in tables["summary"]])

@@ -159,9 +159,10 @@ def test_v2_reads_with_empty_tails_and_the_aggregation_recomputes_them(tmp_path,
     err = capsys.readouterr().err.splitlines()
     assert err == [f"note: {d} uses results contract v2; read as v{C.VERSION} "
                    "(p50, p90, p99 absent: left empty, recomputed from the raw rows where present; "
-                   "clock_residual_s, clock_residual_err_s, clock_drift_residual, resynced absent: left empty; "
-                   "arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at "
-                   "once (arrival none, arrival_max_s 0, times from the last arrival = time_s, median))"]
+                   "clock_residual_s, clock_residual_err_s, clock_drift_residual, resynced, init_s absent: left "
+                   "empty; arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at "
+                   "once (arrival none, arrival_max_s 0, times from the last arrival = time_s, median); "
+                   "call absent: every call was blocking)"]
     assert list(rs.summary.columns[:-1]) == C.SUMMARY_COLUMNS
     assert rs.summary[TAILS].isna().all().all()
     agg = aggregate(rs).set_index("point")
@@ -216,9 +217,10 @@ def test_v4_reads_as_simultaneous_arrival_and_migrates(tmp_path, capsys):
     assert read_header(d / "raw-L0.csv") == C.TABLE_COLUMNS_OF[4]["raw"]
     before = loader.load([d])
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"note: {d} uses results contract v4; read as v{C.VERSION} (arrival, arrival_max_s, "
-                   "time_from_last_s, median_from_last absent: every rank started at once (arrival none, "
-                   "arrival_max_s 0, times from the last arrival = time_s, median))"]
+    assert err == [f"note: {d} uses results contract v4; read as v{C.VERSION} (init_s absent: left empty; "
+                   "arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at once "
+                   "(arrival none, arrival_max_s 0, times from the last arrival = time_s, median); call absent: "
+                   "every call was blocking)"]
     for frame in (before.raw, before.summary):
         assert list(frame.columns[:-1]) == C.TABLE_COLUMNS["raw" if "rep" in frame else "summary"]
         assert (frame["arrival"] == "none").all() and (frame["arrival_max_s"] == 0).all()
@@ -236,22 +238,37 @@ def test_v4_reads_as_simultaneous_arrival_and_migrates(tmp_path, capsys):
     pd.testing.assert_frame_equal(after.summary, before.summary)
 
 
-# ---------------------------------------------------------------- version 5 -> 6
+# ---------------------------------------------------------------- version 5 -> 6 -> 7
 
-def test_v5_reads_as_current_and_migrate_bumps_the_metadata(tmp_path, capsys):
-    """Version 6 changed no column: a version 5 directory whose values are all in the sets reads
-    as is (one note), and migrate rewrites only its metadata."""
+def test_v5_reads_as_current_and_migrate_adds_the_call_columns(tmp_path, capsys):
+    """Version 6 changed no column, version 7 added call and init_s: a version 5 directory whose
+    values are all in the sets reads with every call blocking and no init (one note), and
+    migrate writes those columns."""
     d = S.write_result_set(tmp_path / "v5", [S.point("native")], launches=2, reps=4, version=5)
-    raw_before = (d / "raw-L0.csv").read_bytes()
     loaded = loader.load([d])
-    assert "uses results contract v5; read as v6" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines() == [
+        f"note: {d} uses results contract v5; read as v{C.VERSION} (init_s absent: left empty; "
+        "call absent: every call was blocking)"]
     assert list(loaded.summary.columns[:-1]) == C.SUMMARY_COLUMNS
+    assert (loaded.raw["call"] == "blocking").all() and loaded.summary["init_s"].isna().all()
     assert cli.main(["migrate", str(d)]) == 0
-    assert json.loads((d / "meta-L0.json").read_text())["contract_version"] == C.VERSION == 6
-    assert (d / "raw-L0.csv").read_bytes() == raw_before
+    assert json.loads((d / "meta-L0.json").read_text())["contract_version"] == C.VERSION == 7
+    assert read_header(d / "raw-L0.csv") == C.RAW_COLUMNS
     capsys.readouterr()
-    loader.load([d])
+    after = loader.load([d])
     assert capsys.readouterr().err == ""
+    pd.testing.assert_frame_equal(after.raw, loaded.raw)
+    pd.testing.assert_frame_equal(after.summary, loaded.summary)
+
+
+def test_v6_reads_every_call_as_blocking(tmp_path, capsys):
+    """Before version 7 every call was blocking: a version 6 directory reads so, with init_s empty."""
+    d = S.write_result_set(tmp_path / "v6", [S.point("native")], launches=1, reps=3, version=6)
+    assert "call" not in read_header(d / "raw-L0.csv")
+    rs = loader.load([d])
+    assert "read as v7 (init_s absent: left empty; call absent: every call was blocking)" in capsys.readouterr().err
+    assert (rs.summary["call"] == "blocking").all() and rs.summary["init_s"].isna().all()
+    assert (aggregate(rs)["call"] == "blocking").all()
 
 
 def test_v5_value_outside_the_sets_is_refused_in_one_line(tmp_path):

@@ -11,6 +11,13 @@
 // lacks). Everything else is tried: an intercommunicator between the two halves of the world,
 // a distributed graph communicator of one process, and MPI_Topo_test's label on it (a library
 // may return the graph unlabelled; the isomorphic executors then repair the label).
+//
+// The native call forms (contract enum call) are probed the same way, on that
+// intercommunicator: MPI_Iallgather (MPI-3) and the persistent MPI_Allgather_init, where the
+// build found one (collrepro/persistent.hpp: MPI-4, or Open MPI 4.1's MPIX_ extension), each
+// started twice and checked against the expected bytes; and the persistent sub-collectives
+// (Allgather, Allgatherv in place, Bcast) on the world. A missing or failing form is a
+// recorded capability (a skipped point with its reason), never a crash.
 #pragma once
 
 #include <string>
@@ -23,6 +30,13 @@ struct Capabilities {
   bool topo_test = true;         // MPI_Topo_test
   bool simulated_clock = false;  // MPI_Wtime is a simulated clock (every call is an event)
   bool dist_graph_labelled = true;  // MPI_Topo_test says MPI_DIST_GRAPH for a dist graph communicator
+  bool inter_nonblocking = true;  // MPI_Iallgather(v) on an intercommunicator, right result
+  bool inter_persistent = true;   // MPI_Allgather(v)_init (or MPIX_) on an intercommunicator, right result
+  // The persistent Allgather, Allgatherv (in place) and Bcast on an intracommunicator give the
+  // right result at every start (the project's persistent schedules start them on their
+  // sub-communicators; without, they post the nonblocking ones at each start instead).
+  bool intra_persistent = true;
+  std::string calls_reason;       // why a native call form is missing ("" when none is)
   std::string reason;            // why something is missing ("" when nothing is)
   std::string how;               // how each was decided, e.g. "intercomm: probed; ..." (metadata)
 

@@ -66,6 +66,12 @@ class InterAlgorithm : public Algorithm {
   // Collective over both groups: builds plans, communicators and buffers. `args` must
   // outlive the runner; run() may be called many times.
   virtual std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const = 0;
+  // The call in `form`, one that supports_call() accepts: blocking is prepare(); a
+  // nonblocking or persistent form is a StartedRunner, and a persistent one does its init here
+  // (the family times this call as the point's init_s). `caps`: the library's, for a schedule
+  // that works around a library's broken form. The default offers blocking only.
+  virtual std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                               const Capabilities& caps) const;
 
  private:
   AlgorithmInfo info_;

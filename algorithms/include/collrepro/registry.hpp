@@ -9,6 +9,11 @@
 // is designed for, its kind (proposed, baseline, native), its source and its cost formula
 // as text. Each collective family (intergroup.hpp, isomorphic.hpp) adds a typed interface:
 // supports(shape) with a reason, the cost-model prediction, and prepare() -> Runner.
+//
+// The call form (contract enum call) is an axis of every collective: an algorithm lists the
+// forms it offers in calls() (blocking always), a family prepares one form of a call, and the
+// timing loop times Runner::run() whatever the form: a nonblocking or persistent runner is a
+// StartedRunner, whose run() is one start() and its wait().
 #pragma once
 
 #ifdef COLLREPRO_PLAN_ONLY
@@ -20,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collrepro/capabilities.hpp"
 #include "collrepro/contract_enums.hpp"
 #include "collrepro/cost.hpp"
 
@@ -30,9 +36,13 @@ namespace collrepro {
 // to_string lives beside the enums, so that argument-dependent lookup finds it from any namespace.
 using Collective = contract::Collective;
 using Kind = contract::Kind;
+// blocking (MPI_Allgather), nonblocking (MPI_Iallgather + MPI_Wait), persistent
+// (MPI_Allgather_init once, then MPI_Start + MPI_Wait per call): contract enum call.
+using CallForm = contract::CallForm;
 namespace contract {
 const char* to_string(Collective c);
 const char* to_string(Kind k);
+const char* to_string(CallForm f);
 }  // namespace contract
 using contract::to_string;
 // Every collective, in enum order.
@@ -79,10 +89,29 @@ class Runner {
   PhaseClock* phase_clock_ = nullptr;
 };
 
+// A nonblocking or persistent call: start() begins it and returns, wait() completes it (a
+// multi-round schedule progresses there, without a helper thread). A persistent runner did its
+// init (plan, communicators, persistent requests) when it was built; start() only starts. The
+// timing loop sees run() = start() + wait(), the same for every form.
+class StartedRunner : public Runner {
+ public:
+  void run() final {
+    start();
+    wait();
+  }
+  virtual void start() = 0;
+  virtual void wait() = 0;
+};
+
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
   virtual const AlgorithmInfo& info() const = 0;
+  // The call forms this algorithm offers, blocking first (the catalogue lists them).
+  virtual std::vector<CallForm> calls() const { return {CallForm::Blocking}; }
+  // Whether it offers `form` on this library (`caps`: the run-time probe); if not, why. By
+  // default: whether calls() lists it. The native algorithms ask the probe.
+  virtual Support supports_call(CallForm form, const Capabilities& caps) const;
 };
 
 class Registry {

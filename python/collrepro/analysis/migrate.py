@@ -19,6 +19,9 @@ Before version 5 every rank started each repetition at once: the arrival columns
 arrival none, arrival_max_s 0, and the times from the last arrival are the times themselves
 (time_from_last_s = time_s, median_from_last = median).
 
+Before version 7 every call was blocking: call reads as blocking, and init_s (the persistent
+init) stays empty.
+
 Version 6 added no column: it bound placement, collective and mpi_impl to the contract's value
 sets as well. A version 5 file reads as it is when its values are in the sets (the loader checks
 every cell against the current sets, so a value outside them is refused in one line naming the
@@ -155,18 +158,20 @@ def _shape_values(row, meta, guessed):
             "distribution": dist, "dist_seed": 0 if dist == "random" else pd.NA}
 
 
-# Columns an earlier version lacks whose value is known (ARRIVAL_FILLS): from the frame itself.
+# Columns an earlier version lacks whose value is known (ARRIVAL_FILLS, CALL_FILLS): from the
+# frame itself.
 ARRIVAL_FILLS = {
     "arrival": lambda frame: pd.Series("none", index=frame.index, dtype=object),
     "arrival_max_s": lambda frame: pd.Series(0.0, index=frame.index, dtype="float64"),
     "time_from_last_s": lambda frame: frame["time_s"].astype("float64"),
     "median_from_last": lambda frame: frame["median"].astype("float64"),
 }
+CALL_FILLS = {"call": lambda frame: pd.Series("blocking", index=frame.index, dtype=object)}
 
 
 def _added_column(column, frame):
     """A column `frame` (an earlier version's) lacks: its known value, else empty."""
-    fill = ARRIVAL_FILLS.get(column)
+    fill = ARRIVAL_FILLS.get(column) or CALL_FILLS.get(column)
     return fill(frame) if fill is not None else _empty_column(column, frame.index)
 
 
@@ -226,11 +231,13 @@ def notice(directory, guessed, version=1):
         # Tail percentiles come back from the raw rows; what a run measured on its clocks does not.
         recomputed = [c for c in added if re.fullmatch(r"p[0-9]+", c)]
         filled = [c for c in added if c in ARRIVAL_FILLS]
-        empty = [c for c in added if c not in recomputed and c not in filled]
+        called = [c for c in added if c in CALL_FILLS]
+        empty = [c for c in added if c not in recomputed and c not in filled and c not in called]
         parts = ([f"{', '.join(recomputed)} absent: left empty, recomputed from the raw rows where present"]
                  if recomputed else []) + ([f"{', '.join(empty)} absent: left empty"] if empty else []) + \
             ([f"{', '.join(filled)} absent: every rank started at once (arrival none, arrival_max_s 0, "
-              "times from the last arrival = time_s, median)"] if filled else [])
+              "times from the last arrival = time_s, median)"] if filled else []) + \
+            ([f"{', '.join(called)} absent: every call was blocking"] if called else [])
         parts = parts or ["no column added; every value is in the contract's value sets"]
         return [f"note: {directory} uses results contract v{version}; read as v{C.VERSION} ({'; '.join(parts)})"]
     lines = [f"note: {directory} uses results contract v1; read as v{C.VERSION} "

@@ -23,8 +23,9 @@ from .. import catalogue  # noqa: E402
 from .aggregate import DEFAULT_KINDS  # noqa: E402
 from .units import format_bytes, time_unit  # noqa: E402
 
+# call: the call form (blocking, nonblocking, persistent) splits tables and panels as well.
 CONTEXT_COLUMNS = ["experiment", "mpi_impl", "mpi_version", "nodes", "nprocs", "ppn",
-                   "placement", "sync", "clock"]
+                   "placement", "sync", "clock", "call"]
 _PALETTE = [f"C{i}" for i in range(10)]
 # One distinct colour per algorithm, the same in every figure: the catalogue's
 # (python/collrepro/catalogue.json; a new algorithm gets a free colour when it is generated).

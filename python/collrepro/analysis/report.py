@@ -5,7 +5,7 @@ import re
 
 import pandas as pd
 
-from . import arrival, figures, guidelines, inventory, overlay, phases, stats
+from . import arrival, callforms, figures, guidelines, inventory, overlay, phases, stats
 from . import plotting as pl
 from .aggregate import TAIL_COLUMNS, aggregate, shape_label, speedups
 from .models import eq5_limit
@@ -85,7 +85,7 @@ def _speedup_pivot(sub):
 
 def _context(sub):
     return "; ".join(f"{c}={', '.join(map(str, sorted(sub[c].unique())))}"
-                     for c in ("mpi_impl", "mpi_version", "nprocs", "placement"))
+                     for c in ("mpi_impl", "mpi_version", "nprocs", "placement", "call") if c in sub)
 
 
 def _limit_note(sub):
@@ -199,6 +199,7 @@ def build_blocks(rs, outdir):
         pairs = sp[mask]
         if len(pairs):
             blocks += [("p", "Speedups:"), ("table", _speedup_pivot(pairs))]
+    blocks += callforms.blocks(rs, agg, outdir)
     blocks += arrival.blocks(rs, outdir)
     blocks += _guideline_blocks(rs, outdir)
     phase_blocks, phase_figures = _phase_blocks(rs, outdir)

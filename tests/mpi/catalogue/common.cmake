@@ -33,6 +33,32 @@ function(catalogue_algorithms out collective)
   set(${out} ${_names} PARENT_SCOPE)
 endfunction()
 
+# catalogue_calls(<out> <collective> <name>): the call forms the catalogue lists for that algorithm
+# other than blocking (its "calls"), in catalogue order; empty for an entry without the field.
+function(catalogue_calls out collective name)
+  set(_calls)
+  if(NOT _catalogue_text STREQUAL "")
+    math(EXPR _last "${_catalogue_n} - 1")
+    foreach(i RANGE ${_last})
+      string(JSON _c GET "${_catalogue_text}" algorithms ${i} collective)
+      string(JSON _name GET "${_catalogue_text}" algorithms ${i} name)
+      if(_c STREQUAL collective AND _name STREQUAL name)
+        string(JSON _n ERROR_VARIABLE _err LENGTH "${_catalogue_text}" algorithms ${i} calls)
+        if(NOT _err AND _n GREATER 0)
+          math(EXPR _clast "${_n} - 1")
+          foreach(j RANGE ${_clast})
+            string(JSON _call GET "${_catalogue_text}" algorithms ${i} calls ${j})
+            if(NOT _call STREQUAL "blocking")
+              list(APPEND _calls ${_call})
+            endif()
+          endforeach()
+        endif()
+      endif()
+    endforeach()
+  endif()
+  set(${out} ${_calls} PARENT_SCOPE)
+endfunction()
+
 # catalogue_mpi_test(<name> <np> <executable> [args...]): mpi.<flavor>.<name>.np<np>, launched
 # with this build's launcher and the MPI test environment, plus CATALOGUE_EXTRA_ENV where the
 # caller sets it. Sets CATALOGUE_TEST to the test's name.

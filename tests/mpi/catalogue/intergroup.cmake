@@ -1,5 +1,7 @@
 # ctest time: the inter-group MPI tests of every algorithm in the catalogue (see ../intergroup.cmake).
 #   mpi.<flavor>.<collective>.<algorithm>.<mode>.np<N>   inter_check against the native call
+#   mpi.<flavor>.<collective>.<algorithm>.<mode>.<call>.np<N> each nonblocking or persistent form
+#                                                  the catalogue lists (several starts per init)
 #   mpi.<flavor>.<collective>.<algorithm>.ratio-25-7.np<R> the papers' non-divisible ratio and its swap
 # native runs on intercommunicators only (it is the MPI call there).
 foreach(collective allgather allgatherv)
@@ -12,6 +14,13 @@ foreach(collective allgather allgatherv)
         endif()
         catalogue_mpi_test(${collective}.${name}.${mode} ${np} "${INTER_CHECK}"
                            --collective ${collective} --algorithm ${name} --mode ${mode} ${INTER_QUICK})
+        catalogue_calls(_calls ${collective} ${name})
+        foreach(call ${_calls})
+          catalogue_mpi_test(${collective}.${name}.${mode}.${call} ${np} "${INTER_CHECK}"
+                             --collective ${collective} --algorithm ${name} --mode ${mode} --call ${call} ${INTER_QUICK})
+          # 77: this library lacks the form or it failed the capability probe (the reason is printed).
+          set_tests_properties(${CATALOGUE_TEST} PROPERTIES SKIP_RETURN_CODE 77)
+        endforeach()
       endforeach()
     endforeach()
     if(INTER_RATIO_NP)

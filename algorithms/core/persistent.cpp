@@ -1,0 +1,90 @@
+#include "collrepro/persistent.hpp"
+
+#include "collrepro/mpi.hpp"
+
+#if COLLREPRO_HAVE_MPIX_ALLGATHER_INIT && !COLLREPRO_HAVE_MPI_ALLGATHER_INIT
+#include <mpi-ext.h>
+#endif
+
+namespace collrepro {
+
+#if COLLREPRO_HAVE_MPI_ALLGATHER_INIT
+
+const char* persistent_collectives() { return "MPI_Allgather_init"; }
+
+int allgather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                   MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
+  return MPI_Allgather_init(send, send_count, send_type, recv, recv_count, recv_type, comm, MPI_INFO_NULL, request);
+}
+int allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
+                    const int* displs, MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
+  return MPI_Allgatherv_init(send, send_count, send_type, recv, recv_counts, displs, recv_type, comm, MPI_INFO_NULL,
+                             request);
+}
+int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
+  return MPI_Bcast_init(buffer, count, type, root, comm, MPI_INFO_NULL, request);
+}
+
+#elif COLLREPRO_HAVE_MPIX_ALLGATHER_INIT
+
+const char* persistent_collectives() { return "MPIX_Allgather_init (mpi-ext.h)"; }
+
+int allgather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                   MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
+  return MPIX_Allgather_init(send, send_count, send_type, recv, recv_count, recv_type, comm, MPI_INFO_NULL, request);
+}
+int allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
+                    const int* displs, MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
+  return MPIX_Allgatherv_init(send, send_count, send_type, recv, recv_counts, displs, recv_type, comm, MPI_INFO_NULL,
+                              request);
+}
+int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
+  return MPIX_Bcast_init(buffer, count, type, root, comm, MPI_INFO_NULL, request);
+}
+
+#else
+
+const char* persistent_collectives() { return ""; }
+
+int allgather_init(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+int allgatherv_init(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm,
+                    MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+int bcast_init(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*) { return MPI_ERR_OTHER; }
+
+#endif
+
+}  // namespace collrepro
+
+namespace collrepro {
+
+PersistentRequests::~PersistentRequests() {
+  if (active_) MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
+  for (MPI_Request& r : reqs_)
+    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+}
+
+void PersistentRequests::send_init(const void* buf, std::size_t bytes, int dest, int tag, MPI_Comm comm) {
+  check(MPI_Send_init(buf, mpi_count(bytes, "MPI_Send_init count"), MPI_BYTE, dest, tag, comm, add()), "MPI_Send_init");
+}
+
+void PersistentRequests::recv_init(void* buf, std::size_t bytes, int src, int tag, MPI_Comm comm) {
+  check(MPI_Recv_init(buf, mpi_count(bytes, "MPI_Recv_init count"), MPI_BYTE, src, tag, comm, add()), "MPI_Recv_init");
+}
+
+void PersistentRequests::start_all() {
+  if (reqs_.empty()) return;
+  check(MPI_Startall(static_cast<int>(reqs_.size()), reqs_.data()), "MPI_Startall");
+  active_ = true;
+}
+
+void PersistentRequests::wait_all() {
+  if (!active_) return;
+  active_ = false;
+  check(MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+}
+
+}  // namespace collrepro
