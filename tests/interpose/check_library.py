@@ -343,7 +343,7 @@ groups:
   ratios: ["1/1"]
 blocks: ["1:1"]
 sizes: [64KiB, 128KiB, 1MiB]
-timing: {sync: barrier, clock: mpi-wtime, warmup: 5, reps: 200}
+timing: {sync: barrier, clock: mpi-wtime, warmup: 5, reps: 50}
 validation: false
 launches: 3
 """
