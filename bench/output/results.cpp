@@ -216,7 +216,7 @@ ResultFiles::ResultFiles(const fs::path& dir, int launch, std::optional<int> sli
   fs::create_directories(dir, ec);
   if (ec) {
     // The system refused the directory (a file in the way, permission, no space): exit 5, as
-    // every other tool's refused output (the README's exit codes).
+    // every other tool's refused output (docs/exit-codes.md).
     const int err = ec.value();
     const bool path_shape = err == ENOTDIR || err == EEXIST || err == ENAMETOOLONG || err == ELOOP;
     throw io_error("create the output directory", dir.string(), err,

@@ -87,7 +87,7 @@ def usage():
     lines = [f"usage: {PROG} VERB [ARGS...]      ({PROG} VERB --help: the verb's options)", "",
              "verbs:"]
     lines += [f"  {name:<{width}}  {verb.summary}" for name, verb in VERBS.items()]
-    lines += ["", "exit codes (every verb; README, \"Exit codes\"):"]
+    lines += ["", "exit codes (every verb; docs/exit-codes.md):"]
     lines += [f"  {code:>3}  {meaning}" for code, meaning in safeio.EXIT_MEANING.items()]
     return "\n".join(lines) + "\n"
 

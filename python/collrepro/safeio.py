@@ -16,7 +16,7 @@ Input. `read_bounded(path, limit, what)` refuses a file over its size limit befo
 stack, into one `UserError` line that quotes at most a short excerpt.
 
 Errors. `run_cli(prog, main)` runs a command's main function and turns every failure into one
-line on standard error and an exit code from the table below (the README's exit-code table);
+line on standard error and an exit code from the table below (docs/exit-codes.md);
 no traceback reaches a user unless COLLREPRO_DEBUG=1.
 """
 
@@ -29,7 +29,7 @@ import signal
 import sys
 from pathlib import Path
 
-# The exit codes of every collrepro command (README, "Exit codes").
+# The exit codes of every collrepro command (docs/exit-codes.md).
 EXIT_OK = 0
 EXIT_FINDING = 1       # a verdict to act on: a regression, a slower point, a violated guideline
 EXIT_BAD_INPUT = 2     # usage, configuration, a missing, damaged or oversized input: nothing changed

@@ -395,7 +395,7 @@ def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DE
         rc = _analyze(["trend", where, "-o", fresh_dir, "--alpha", repr(level),
                        "--min-launches", str(stats.min_launches(stats.ALPHA))])
         if not _findings("trend", rc, fresh_dir):
-            _say(f"analyze trend of the re-measure failed (exit {rc}, the README's exit codes)")
+            _say(f"analyze trend of the re-measure failed (exit {rc}, docs/exit-codes.md)")
             return rc
         done.append((n, level, _read_table(os.path.join(fresh_dir, "regressions.csv"))))
         if not _unsettled(first, sequential_fresh(first, done)):
@@ -556,14 +556,14 @@ def main(argv=None):
     reports = out.rstrip(os.sep) + "-reports"
     rc = _analyze(["trend", out, "-o", os.path.join(reports, "trend")])
     if not _findings("trend", rc, os.path.join(reports, "trend")):
-        _say(f"analyze trend failed (exit {rc}, the README's exit codes)")
+        _say(f"analyze trend failed (exit {rc}, docs/exit-codes.md)")
         return rc
     rc = remeasure(config, names, np, again, out, reports, looks=looks)
     if rc:
         return rc
     rc = _analyze(["guidelines", out, "-o", os.path.join(reports, "guidelines")])
     if not _findings("guidelines", rc, os.path.join(reports, "guidelines")):
-        _say(f"analyze guidelines failed (exit {rc}, the README's exit codes)")
+        _say(f"analyze guidelines failed (exit {rc}, docs/exit-codes.md)")
         return rc
     rc = _analyze(["dashboard", out, "-o", os.path.join(reports, "dashboard")])
     if rc:

@@ -54,7 +54,7 @@ def interleaved(config, root, names, launches):
     from collrepro import versions
     rc = versions.interleaved(names, 2, launches, root, config)
     if rc != 0:
-        sys.exit(f"injected_slowdown: collrun into {root} failed (exit {rc}, the README's exit codes)")
+        sys.exit(f"injected_slowdown: collrun into {root} failed (exit {rc}, docs/exit-codes.md)")
 
 
 def verdicts(root, base_name):

@@ -5,7 +5,7 @@ else generated from it or checked against it.
   equals what `python3 -m collrepro.catalogue write` makes from a collbench built from the
   current sources (skipped without one, the lookup of test_references.py);
 - docs/algorithms/README.md's table is the one generated from the snapshot;
-- README.md's algorithm tables list exactly the snapshot's (collective, name, kind);
+- docs/algorithms/README.md's family tables list exactly the snapshot's (collective, name, kind);
 - the analysis defaults (aggregate.DEFAULT_KINDS, plotting's colours) are the snapshot's, one
   distinct colour per name; the paper figure groups (figures.py, what each paper plotted) name
   catalogue algorithms of the right collective, topology and kind;
@@ -19,7 +19,7 @@ import pytest
 from collrepro import catalogue
 from collrepro.analysis import figures, plotting
 from collrepro.analysis.aggregate import DEFAULT_KINDS
-from test_references import collbench, readme_algorithms
+from test_references import collbench, documented_algorithms
 
 SNAPSHOT = catalogue.load()
 
@@ -41,14 +41,14 @@ def test_docs_index_table_is_generated_from_the_snapshot():
     assert not missing, f"catalogue algorithms without a documentation page: {missing}"
 
 
-def test_readme_tables_match_the_snapshot():
-    listed = readme_algorithms()
+def test_family_tables_match_the_snapshot():
+    listed = documented_algorithms()
     catalogued = {(e["collective"], e["name"], e["kind"]) for e in SNAPSHOT["algorithms"]}
     missing, extra = sorted(catalogued - listed), sorted(listed - catalogued)
     assert not missing and not extra, (
-        "README.md's algorithm tables and python/collrepro/catalogue.json differ:\n"
-        + "".join(f"  catalogued but not in README.md: {c} {n} ({k})\n" for c, n, k in missing)
-        + "".join(f"  in README.md but not catalogued: {c} {n} ({k})\n" for c, n, k in extra))
+        "docs/algorithms/README.md's family tables and python/collrepro/catalogue.json differ:\n"
+        + "".join(f"  catalogued but not in the tables: {c} {n} ({k})\n" for c, n, k in missing)
+        + "".join(f"  in the tables but not catalogued: {c} {n} ({k})\n" for c, n, k in extra))
 
 
 def test_analysis_defaults_are_the_snapshots():

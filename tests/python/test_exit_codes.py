@@ -1,4 +1,4 @@
-"""Every command against the exit-code table (README, "Exit codes"; python/collrepro/safeio.py):
+"""Every command against the exit-code table (docs/exit-codes.md; python/collrepro/safeio.py):
 
   bad usage (an unknown option or subcommand)          -> 2
   a missing input file                                 -> 2

@@ -20,7 +20,7 @@ def test_summary_is_regenerated_from_the_archive(tmp_path):
     assert text == (REPO / "results/node16/SUMMARY.md").read_text(), \
         "results/node16/SUMMARY.md is stale: PYTHONPATH=python python3 -m collrepro.node16_summary " \
         f"{ARCHIVE} --out results/node16/SUMMARY.md"
-    # What the closing note and the README quote: halfduplex-fc's slow step at 12:4 is allgather-G.
+    # What the closing note and docs/results.md quote: halfduplex-fc's slow step at 12:4 is allgather-G.
     assert "| 12:4, kA:kB=1:0 | 4 MiB | halfduplex-fc |" in text and "allgather-G" in text
 
 

@@ -6,8 +6,8 @@
   notes); papers are cited as "seed NNN" plus the paper's own section numbers, defined in
   docs/papers.md.
 - ``collbench --list-algorithms`` names, for every registered algorithm, its source file and
-  its documentation page: both must exist, and README.md's algorithm tables must list exactly
-  the registered (collective, name, kind) triples.
+  its documentation page: both must exist, and the family tables of docs/algorithms/README.md
+  must list exactly the registered (collective, name, kind) triples.
 
 Run: /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/test_references.py
 """
@@ -251,7 +251,7 @@ def test_listed_source_files_and_doc_pages_exist():
     assert not bad, "\n".join(bad)
 
 
-# ---- README.md's algorithm tables -----------------------------------------------------------
+# ---- the family tables of docs/algorithms/README.md -------------------------------------------
 
 def cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
@@ -263,13 +263,18 @@ def plain(cell: str) -> str:
     return m.group(1) if m else cell.strip()
 
 
-def readme_algorithms() -> set[tuple[str, str, str]]:
-    """(collective, name, kind) of every row of the tables in README.md's Algorithms section.
-    The collective comes from a `collective` column when the table has one, else from the
-    backquoted names in the heading above the table."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"^## Algorithms\n(.*?)(?=^## )", text, flags=re.M | re.S)
-    assert m, "README.md has no '## Algorithms' section"
+FAMILY_TABLES = ROOT / "docs" / "algorithms" / "README.md"
+FAMILY_SECTION = "## The algorithms by family"
+
+
+def documented_algorithms() -> set[tuple[str, str, str]]:
+    """(collective, name, kind) of every row of the tables in docs/algorithms/README.md's section
+    "The algorithms by family" (up to the next level-2 heading). The collective comes from a
+    `collective` column when the table has one, else from the backquoted names in the heading
+    above the table."""
+    text = FAMILY_TABLES.read_text(encoding="utf-8")
+    m = re.search(r"^" + re.escape(FAMILY_SECTION) + r"\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
+    assert m, f"docs/algorithms/README.md has no '{FAMILY_SECTION}' section"
     out: set[tuple[str, str, str]] = set()
     heading: list[str] = []
     lines = m.group(1).splitlines()
@@ -288,7 +293,7 @@ def readme_algorithms() -> set[tuple[str, str, str]]:
                 row = cells(lines[i])
                 name, kind = plain(row[header.index("name")]), row[header.index("kind")].strip()
                 collectives = re.findall(r"`([a-z][a-z-]*)`", row[col]) if col is not None else heading
-                assert collectives, f"README.md: no collective for the row of {name!r}"
+                assert collectives, f"docs/algorithms/README.md: no collective for the row of {name!r}"
                 out.update((c, name, kind) for c in collectives)
                 i += 1
             continue
@@ -296,25 +301,26 @@ def readme_algorithms() -> set[tuple[str, str, str]]:
     return out
 
 
-def test_readme_tables_match_the_registry():
+def test_family_tables_match_the_registry():
     registered = {(r["collective"], r["algorithm"], r["kind"]) for r in registry()}
-    listed = readme_algorithms()
+    listed = documented_algorithms()
     missing = sorted(registered - listed)
     extra = sorted(listed - registered)
     assert not missing and not extra, (
-        "README.md's algorithm tables and the registry differ:\n"
-        + "".join(f"  registered but not in README.md: {c} {n} ({k})\n" for c, n, k in missing)
-        + "".join(f"  in README.md but not registered: {c} {n} ({k})\n" for c, n, k in extra)
+        "docs/algorithms/README.md's family tables and the registry differ:\n"
+        + "".join(f"  registered but not in the tables: {c} {n} ({k})\n" for c, n, k in missing)
+        + "".join(f"  in the tables but not registered: {c} {n} ({k})\n" for c, n, k in extra)
     )
 
 
-def test_every_readme_algorithm_has_a_page_and_a_registration():
-    """Without a build: every name in README.md's tables has docs/algorithms/<name>.md and
-    appears as a string literal in algorithms/, and every page names such an algorithm."""
+def test_every_documented_algorithm_has_a_page_and_a_registration():
+    """Without a build: every name in docs/algorithms/README.md's family tables has
+    docs/algorithms/<name>.md and appears as a string literal in algorithms/, and every page names
+    such an algorithm."""
     sources = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "algorithms").rglob("*.cpp"))
-    names = {n for _, n, _ in readme_algorithms()}
+    names = {n for _, n, _ in documented_algorithms()}
     bad = [f"{n}: no docs/algorithms/{n}.md" for n in sorted(names) if not (ROOT / "docs/algorithms" / f"{n}.md").is_file()]
     bad += [f"{n}: never registered in algorithms/" for n in sorted(names) if f'"{n}"' not in sources]
     pages = {p.stem for p in (ROOT / "docs/algorithms").glob("*.md")} - {"README"}
-    bad += [f"docs/algorithms/{p}.md: not an algorithm of README.md's tables" for p in sorted(pages - names)]
+    bad += [f"docs/algorithms/{p}.md: not an algorithm of the family tables" for p in sorted(pages - names)]
     assert not bad, "\n".join(bad)
