@@ -182,8 +182,9 @@ algorithms: [halfduplex-fc, root-gathering]
     EXPECT_EQ(c.call, order[i % 3]) << i;
     const bool rooted = c.algorithm->info().name == "root-gathering";
     EXPECT_EQ(c.supported, !rooted || c.call == CallForm::Blocking) << i;
-    if (!c.supported) EXPECT_EQ(c.reason, "offers no " + std::string(collrepro::to_string(c.call)) +
-                                              " call (its forms: blocking)");
+    if (!c.supported) {
+      EXPECT_EQ(c.reason, "offers no " + std::string(collrepro::to_string(c.call)) + " call (its forms: blocking)");
+    }
   }
   // A sweep that asks only for a form the named algorithm lacks is refused in one line.
   EXPECT_EQ(collbench::testing::error_of([&] { make_plan(parse_config(yaml + "call: persistent\n", {}), 4); }),
