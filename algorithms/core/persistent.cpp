@@ -8,39 +8,32 @@
 
 namespace collrepro {
 
+// The library's persistent collectives: MPI-4's names, or Open MPI 4.1's MPIX_ ones (one set of
+// wrappers over whichever prefix the configure-time check found).
 #if COLLREPRO_HAVE_MPI_ALLGATHER_INIT
-
+#define COLLREPRO_PERSISTENT(name) MPI_##name
 const char* persistent_collectives() { return "MPI_Allgather_init"; }
-
-int allgather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
-                   MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
-  return MPI_Allgather_init(send, send_count, send_type, recv, recv_count, recv_type, comm, MPI_INFO_NULL, request);
-}
-int allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
-                    const int* displs, MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
-  return MPI_Allgatherv_init(send, send_count, send_type, recv, recv_counts, displs, recv_type, comm, MPI_INFO_NULL,
-                             request);
-}
-int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
-  return MPI_Bcast_init(buffer, count, type, root, comm, MPI_INFO_NULL, request);
-}
-
 #elif COLLREPRO_HAVE_MPIX_ALLGATHER_INIT
-
+#define COLLREPRO_PERSISTENT(name) MPIX_##name
 const char* persistent_collectives() { return "MPIX_Allgather_init (mpi-ext.h)"; }
+#endif
+
+#ifdef COLLREPRO_PERSISTENT
 
 int allgather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
                    MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
-  return MPIX_Allgather_init(send, send_count, send_type, recv, recv_count, recv_type, comm, MPI_INFO_NULL, request);
+  return COLLREPRO_PERSISTENT(Allgather_init)(send, send_count, send_type, recv, recv_count, recv_type, comm,
+                                              MPI_INFO_NULL, request);
 }
 int allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
                     const int* displs, MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
-  return MPIX_Allgatherv_init(send, send_count, send_type, recv, recv_counts, displs, recv_type, comm, MPI_INFO_NULL,
-                              request);
+  return COLLREPRO_PERSISTENT(Allgatherv_init)(send, send_count, send_type, recv, recv_counts, displs, recv_type,
+                                               comm, MPI_INFO_NULL, request);
 }
 int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
-  return MPIX_Bcast_init(buffer, count, type, root, comm, MPI_INFO_NULL, request);
+  return COLLREPRO_PERSISTENT(Bcast_init)(buffer, count, type, root, comm, MPI_INFO_NULL, request);
 }
+#undef COLLREPRO_PERSISTENT
 
 #else
 
