@@ -20,7 +20,9 @@ if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
   # RUN_SERIAL: it measures a link (the fidelity check) and owns the crc- names while it runs.
   set_tests_properties(cluster.up_down PROPERTIES LABELS "cluster;timing" TIMEOUT 900 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
     ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
+  collrepro_test_cores(cluster.up_down 2)
   add_test(NAME cluster.slurm_array COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cluster/slurm_array.sh)
   set_tests_properties(cluster.slurm_array PROPERTIES LABELS "cluster;slurm;timing" TIMEOUT 900 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
     ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
+  collrepro_test_cores(cluster.slurm_array 2)
 endif()

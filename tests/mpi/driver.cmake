@@ -30,6 +30,7 @@ foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_
   set_tests_properties(${_name} PROPERTIES
     LABELS "driver;mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 180
     ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;TEST_COLLBENCH=$<TARGET_FILE:collbench_test>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_NP=${MPIEXEC_NUMPROC_FLAG};MPIEXEC_EXTRA=${_driver_mpiexec_extra};REPO=${PROJECT_SOURCE_DIR};WORK=${CMAKE_CURRENT_BINARY_DIR}/driver-work/${script};NP=4;${COLLREPRO_MPI_TEST_ENV}")
+  collrepro_test_cores(${_name} 4)
 endforeach()
 # clock_sync asserts on timing behaviour (residuals within the claimed precision, a stopped
 # rank's late starts caught rather than timed): it runs with both cores to itself, so that
@@ -49,3 +50,4 @@ target_link_libraries(contract_values PRIVATE collbench_obj collalgos)
 add_test(NAME driver.contract_values
          COMMAND /usr/bin/python3 ${_driver_dir}/check_contract_values.py $<TARGET_FILE:contract_values>)
 set_tests_properties(driver.contract_values PROPERTIES LABELS driver TIMEOUT 60)
+collrepro_test_cores(driver.contract_values 1)

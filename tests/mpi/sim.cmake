@@ -49,3 +49,10 @@ set_tests_properties(sim.node-platform PROPERTIES LABELS "sim" TIMEOUT 1200 COST
 add_test(NAME sim.node-memory
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/node_memory.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.node-memory PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)
+
+# Cores (cmake/TestResources.cmake): sim.smoke, the costliest (ctest starts it first), builds the
+# variant with two compile jobs; a simulation is one process.
+collrepro_test_cores(sim.smoke 2)
+foreach(_sim_test cori-effects fast-path allgather-ring wide node-platform node-memory)
+  collrepro_test_cores(sim.${_sim_test} 1)
+endforeach()

@@ -17,4 +17,6 @@ if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
   # RUN_SERIAL: the test cancels a task while it runs; it must not compete with other MPI tests.
   set_tests_properties(slurm.e2e PROPERTIES LABELS slurm TIMEOUT 900 RUN_SERIAL TRUE
     ENVIRONMENT "${_slurm_env};WORK=${CMAKE_CURRENT_BINARY_DIR}/slurm-work/e2e")
+  collrepro_test_cores(slurm.plan 1)
+  collrepro_test_cores(slurm.e2e 2)
 endif()

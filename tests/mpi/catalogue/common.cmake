@@ -68,5 +68,6 @@ function(catalogue_mpi_test name np exe)
            ${MPIEXEC_PREFLAGS} "${exe}" ${MPIEXEC_POSTFLAGS} ${ARGN})
   set_tests_properties(${_test} PROPERTIES LABELS "mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 900
                        ENVIRONMENT "${COLLREPRO_MPI_TEST_ENV};${CATALOGUE_EXTRA_ENV}")
+  collrepro_test_cores(${_test} ${np})
   set(CATALOGUE_TEST ${_test} PARENT_SCOPE)
 endfunction()
