@@ -76,7 +76,7 @@ void Args::validate(Collective c, std::size_t s) const {
 Support IsoAlgorithm::supports(const Shape& shape, const Capabilities& caps) const {
   if (auto why = shape.invalid()) return Support::no(*why);
   if (shape.rule != BlockRule::Uniform && info().collective != Collective::NeighborAlltoallw)
-    return Support::no(std::string("the block rule ") + to_string(shape.rule) + " needs neighbor-alltoallw");
+    return Support::no(std::string("the block rule ") + std::string(contract::name(shape.rule)) + " needs neighbor-alltoallw");
   return supports_shape(shape, caps);
 }
 

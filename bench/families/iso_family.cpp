@@ -83,9 +83,7 @@ class IsoShape final : public PointShape {
     return {{"neighborhood", configured_},
             {"dims", dims_text(shape_.dims)},
             {"neighbors", std::to_string(shape_.neighborhood.size())},
-            {"block_rule", std::string(collrepro::contract::name(shape_.rule == iso::BlockRule::Uniform
-                                                                     ? collrepro::contract::BlockRule::Uniform
-                                                                     : collrepro::contract::BlockRule::Distance))},
+            {"block_rule", std::string(collrepro::contract::name(shape_.rule))},
             {"block_min", std::to_string(lo)},
             {"block_max", std::to_string(hi)}};
   }
@@ -271,14 +269,15 @@ class IsoFamily final : public TypedFamily<iso::IsoAlgorithm, IsoShape, IsoSessi
     if (const auto f = src.get("dims")) s->dims = names(f->node, f->path);
     for (std::size_t i = 0; i < s->dims.values.size(); ++i)
       if (s->dims.values[i] != "auto") parse_dims(s->dims, i);
-    s->rule_names = Names{{"equal"}, "distributions", false};
+    s->rule_names = Names{{std::string(collrepro::contract::name(iso::BlockRule::Uniform))}, "distributions", false};
     if (const auto f = src.get("distributions"); f && c == Collective::NeighborAlltoallw) s->rule_names = names(f->node, f->path);
     for (std::size_t i = 0; i < s->rule_names.values.size(); ++i) {
       const std::string& r = s->rule_names.values[i];
-      if (r != "equal" && r != "distance")
+      const auto rule = collrepro::contract::parse<iso::BlockRule>(r);
+      if (!rule)
         throw config_error(item(s->rule_names, i), "= " + quote(r) + " is not a block rule of " +
-                                                      std::string(collrepro::to_string(c)) + " (use equal or distance)");
-      s->rules.push_back(r == "distance" ? iso::BlockRule::SeedDistance : iso::BlockRule::Uniform);
+                                                      std::string(collrepro::to_string(c)) + " (use uniform or distance)");
+      s->rules.push_back(*rule);
     }
     return s;
   }
@@ -305,7 +304,7 @@ class IsoFamily final : public TypedFamily<iso::IsoAlgorithm, IsoShape, IsoSessi
                                  std::to_string(kMaxPlanHops) + " (use a smaller neighbourhood or fewer sizes)");
         for (const iso::BlockRule rule : keys.rules)
           for (std::size_t size : sweep.sizes) {
-            iso::Shape s = rule == iso::BlockRule::SeedDistance ? iso::Shape::seed_irregular(n, size, dims)
+            iso::Shape s = rule == iso::BlockRule::Distance ? iso::Shape::seed_irregular(n, size, dims)
                                                             : iso::Shape::regular(reduced, size, dims);
             if (auto why = s.invalid())
               throw config_error(item(keys.neighborhood_names, ni), "= " + quote(keys.neighborhood_names.values[ni]) +

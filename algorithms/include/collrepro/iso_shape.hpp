@@ -8,23 +8,23 @@
 #include <string>
 #include <vector>
 
+#include "collrepro/contract_enums.hpp"
 #include "collrepro/neighborhood.hpp"
 
 namespace collrepro::iso {
 
-// How block sizes follow from Shape::block.
-enum class BlockRule {
-  Uniform,       // every block has m = block bytes (all-to-all, allgather, and all-to-allw)
-  SeedDistance,  // block i has mhat^(d - ||C^i||) bytes, mhat = block: the irregular
-                 // distribution of seed 004 §4 / Fig. 3 (corners small, faces large); defined
-                 // for ||C^i|| <= d only, i.e. r = 1 neighbourhoods (seed 004 §4, Fig. 3)
-};
-const char* to_string(BlockRule r);
+// How block sizes follow from Shape::block: the contract's enum (block_rule; one spelling in the
+// configuration, the CSV and the messages):
+//   Uniform   every block has m = block bytes (all-to-all, allgather, and all-to-allw);
+//   Distance  block i has mhat^(d - ||C^i||) bytes, mhat = block: the irregular distribution of
+//             seed 004 §4 / Fig. 3 (corners small, faces large); defined for ||C^i|| <= d only,
+//             i.e. r = 1 neighbourhoods (seed 004 §4, Fig. 3).
+using BlockRule = contract::BlockRule;
 
 struct Shape {
   Neighborhood neighborhood;
   std::vector<int> dims;  // empty or d entries; a 0 entry is chosen by MPI_Dims_create at run time
-  std::size_t block = 0;  // m (Uniform) or mhat (SeedDistance), bytes
+  std::size_t block = 0;  // m (Uniform) or mhat (Distance), bytes
   BlockRule rule = BlockRule::Uniform;
 
   static Shape regular(Neighborhood n, std::size_t m, std::vector<int> dims = {});

@@ -29,14 +29,13 @@ std::string offset_text(const Offset& c) {
 
 }  // namespace
 
-const char* to_string(BlockRule r) { return r == BlockRule::Uniform ? "uniform" : "seed-distance"; }
 
 Shape Shape::regular(Neighborhood n, std::size_t m, std::vector<int> dims) {
   return {std::move(n), std::move(dims), m, BlockRule::Uniform};
 }
 
 Shape Shape::seed_irregular(Neighborhood n, std::size_t mhat, std::vector<int> dims) {
-  return {std::move(n), std::move(dims), mhat, BlockRule::SeedDistance};
+  return {std::move(n), std::move(dims), mhat, BlockRule::Distance};
 }
 
 std::optional<std::string> Shape::invalid() const {
