@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/distribution.hpp"
-#include "run/plan.hpp"
+#include "families/plan.hpp"
 
 using namespace collbench;
 
