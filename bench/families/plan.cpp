@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "base/errors.hpp"
 #include "config/units.hpp"

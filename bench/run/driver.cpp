@@ -20,7 +20,6 @@
 #include "collrepro/capabilities.hpp"
 #include "collrepro/mpi.hpp"
 #include "output/contract.hpp"
-#include "output/csv.hpp"
 #include "output/plan_listing.hpp"
 #include "output/rows.hpp"
 #include "run/memory_budget.hpp"
