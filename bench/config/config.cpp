@@ -9,8 +9,7 @@
 #include <set>
 
 #include "config/config_yaml.hpp"
-#include "run/errors.hpp"
-#include "families/family.hpp"
+#include "base/errors.hpp"
 #include "config/units.hpp"
 
 namespace collbench {
@@ -36,7 +35,7 @@ const std::vector<std::string>& timing_keys() {
 const std::vector<std::string>& all_sweep_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k = common_sweep_keys();
-    for (const FamilyAdapter* f : family_adapters())
+    for (const SweepFamily* f : sweep_families())
       for (const auto& key : f->sweep_keys())
         if (!contains(k, key)) k.push_back(key);
     return k;
@@ -148,7 +147,7 @@ void apply_override(YAML::Node root, const std::string& assignment) {
 std::string collective_list() {
   std::string out;
   for (collrepro::Collective c : collrepro::all_collectives())
-    if (family_of(c)) out += (out.empty() ? "" : " | ") + std::string(collrepro::to_string(c));
+    if (sweep_family_of(c)) out += (out.empty() ? "" : " | ") + std::string(collrepro::to_string(c));
   return out;
 }
 
@@ -162,7 +161,7 @@ Sweep read_sweep(const SweepSource& src, const std::string& name) {
   s.collective_field = collective->path;
   const std::string text = as_string(collective->node, collective->path);
   for (collrepro::Collective c : collrepro::all_collectives())
-    if (text == collrepro::to_string(c)) s.collective = c, s.family = family_of(c);
+    if (text == collrepro::to_string(c)) s.collective = c, s.family = sweep_family_of(c);
   if (!s.family) throw config_error(collective->path, "= " + quote(text) + " is not one of " + collective_list());
   s.algorithms = Names{{"all"}, "algorithms", false};
   if (const auto f = src.get("algorithms")) s.algorithms = names(f->node, f->path);

@@ -3,8 +3,8 @@
 //
 // The file has global fields (experiment, timing, validation, launches, binding) and sweep
 // fields: the common ones (collective, algorithms, sizes, placements, arrival; sweep.hpp) and those of
-// the collective's family (groups, blocks, neighborhoods, ...: parsed by the family adapter,
-// family.hpp). Optionally `settings`: named sweeps overriding some sweep fields of the top level.
+// the collective's family (groups, blocks, neighborhoods, ...: parsed by the family,
+// SweepFamily in sweep.hpp). Optionally `settings`: named sweeps overriding some sweep fields of the top level.
 //
 // Parsing is pure (no MPI) and deterministic, so every rank parses the same text to the
 // same Config. Errors are ConfigError("config error: <field> <problem> (<fix>)").

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/enums.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 namespace collbench {
 

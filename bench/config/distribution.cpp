@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "config/config_yaml.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 namespace collbench {
 

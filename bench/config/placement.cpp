@@ -9,7 +9,7 @@
 
 #include "collrepro/contract_enums.hpp"
 #include "collrepro/group_pair.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 namespace collbench {
 

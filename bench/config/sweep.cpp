@@ -1,6 +1,32 @@
 #include "config/sweep.hpp"
 
+#include <algorithm>
+
 namespace collbench {
+
+namespace {
+
+std::vector<const SweepFamily*>& registered_families() {
+  static std::vector<const SweepFamily*> list;
+  return list;
+}
+
+}  // namespace
+
+std::span<const SweepFamily* const> sweep_families() { return registered_families(); }
+
+const SweepFamily* sweep_family_of(collrepro::Collective c) {
+  for (const SweepFamily* f : sweep_families())
+    if (f->handles(c)) return f;
+  return nullptr;
+}
+
+void add_sweep_family(const SweepFamily& family) {
+  auto& list = registered_families();
+  const auto at = std::lower_bound(list.begin(), list.end(), &family,
+                                   [](const SweepFamily* a, const SweepFamily* b) { return a->name() < b->name(); });
+  list.insert(at, &family);
+}
 
 SweepSource::SweepSource(YAML::Node top, YAML::Node setting, std::string prefix)
     : top_(std::move(top)), setting_(std::move(setting)), prefix_(std::move(prefix)) {}

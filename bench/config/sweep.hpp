@@ -12,18 +12,17 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "timing/arrival.hpp"
 #include "collrepro/registry.hpp"
+#include "config/arrival.hpp"
 #include "config/config_yaml.hpp"
 
 namespace collbench {
-
-class FamilyAdapter;
 
 class SweepSource {
  public:
@@ -48,17 +47,41 @@ class FamilySweep {
   virtual ~FamilySweep() = default;
 };
 
+// What the configuration reads through a family: its name, the collectives it handles, and its
+// own sweep keys with their parser. The family's adapter derives from it (FamilyAdapter,
+// families/family.hpp), whose registration adds it here too, so that the configuration finds a
+// collective's family without including the adapters.
+class SweepFamily {
+ public:
+  virtual ~SweepFamily() = default;
+  virtual std::string name() const = 0;  // "inter-group": the CSV family column
+  virtual bool handles(collrepro::Collective c) const = 0;
+  // The sweep keys this family reads besides the common ones, and those that collective c uses
+  // (others given explicitly are an error).
+  virtual std::vector<std::string> sweep_keys() const = 0;
+  virtual std::vector<std::string> sweep_keys(collrepro::Collective c) const = 0;
+  // Pure: reads this family's keys of one sweep; throws ConfigError naming the field.
+  virtual std::shared_ptr<const FamilySweep> parse_sweep(const SweepSource& source, collrepro::Collective c) const = 0;
+};
+
+// Every registered family, ordered by name (filled before main() by FamilyRegistration,
+// immutable afterwards), and the family of collective c (nullptr: none).
+std::span<const SweepFamily* const> sweep_families();
+const SweepFamily* sweep_family_of(collrepro::Collective c);
+// Adds a family in name order (FamilyRegistration, families/family.hpp).
+void add_sweep_family(const SweepFamily& family);
+
 struct Sweep {
   std::string name;          // setting name; empty for the unnamed top-level sweep
   std::string field_prefix;  // "" or "settings[2]."
   collrepro::Collective collective{};
   std::string collective_field;
-  const FamilyAdapter* family = nullptr;
+  const SweepFamily* family = nullptr;  // the collective's (its adapter: family_of(collective))
   Names algorithms;          // {"all"} or names
   std::vector<std::size_t> sizes;
   std::string sizes_field;
   Names placements;
-  Arrival arrival;            // how late each rank starts (arrival.hpp); none by default
+  Arrival arrival;            // how late each rank starts (timing/arrival.hpp); none by default
   std::string arrival_field;  // "arrival.pattern" or "settings[2].arrival.pattern" (messages)
   // The call forms (contract enum call), in the order given; default: blocking only.
   std::vector<collrepro::CallForm> calls{collrepro::CallForm::Blocking};

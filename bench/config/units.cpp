@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 namespace collbench {
 

@@ -20,6 +20,7 @@ FamilyRegistration::FamilyRegistration(const FamilyAdapter& family) {
   const auto at = std::lower_bound(list.begin(), list.end(), &family,
                                    [](const FamilyAdapter* a, const FamilyAdapter* b) { return a->name() < b->name(); });
   list.insert(at, &family);
+  add_sweep_family(family);
 }
 
 void RunnerPoint::check_mpi(int rc, const char* what) { collrepro::check(rc, what); }

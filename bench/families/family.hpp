@@ -39,6 +39,7 @@
 #include "collrepro/registry.hpp"
 #include "config/placement.hpp"
 #include "config/sweep.hpp"
+#include "timing/prepared_point.hpp"
 
 namespace collbench {
 
@@ -56,28 +57,6 @@ class PointShape {
   virtual ShapeValues columns() const = 0;
   // For messages and progress lines: "p=4 q=4 ka=64KiB kb=64KiB".
   virtual std::string describe() const = 0;
-};
-
-// A point ready to be timed: context, buffers and the algorithm's runner, all set up.
-class PreparedPoint {
- public:
-  virtual ~PreparedPoint() = default;
-  // The timed call. Every rank of the world calls it; ranks outside the point return at once.
-  virtual void run() = 0;
-  // Whether this rank takes part in the point (false: an idle rank, e.g. beyond groups.sizes).
-  // The measurement gives arrival delays to the point's ranks only and leaves the others out
-  // of its reductions (timing/measure.hpp).
-  virtual bool in_point() const = 0;
-  // Runs the call once and checks this rank's result; nullopt when correct, else a message
-  // naming this rank and the first wrong byte. Collective like run().
-  virtual std::optional<std::string> validate() = 0;
-  // Per-phase timing: the phases this rank's call marks (collrepro::Runner::phases(); empty on
-  // a rank outside the point or for a call that is one phase), and where run() sends the marks
-  // (nullptr: nowhere).
-  virtual std::vector<std::string> phases() const { return {}; }
-  virtual void set_phase_clock(collrepro::PhaseClock*) {}
-  // Call persistent: the seconds of the point's one init, max over ranks; NaN for other forms.
-  virtual double init_s() const { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 // A prepared point whose timed call is one collrepro::Runner: run() and the phase marks go to
@@ -142,18 +121,10 @@ class FamilySession {
   virtual nlohmann::json placement_report() const = 0;
 };
 
-class FamilyAdapter {
+// A family as the driver sees it: what the configuration reads through it (SweepFamily: its
+// name, collectives and sweep keys, config/sweep.hpp) and everything else.
+class FamilyAdapter : public SweepFamily {
  public:
-  virtual ~FamilyAdapter() = default;
-  virtual std::string name() const = 0;  // "inter-group": the CSV family column
-  virtual bool handles(collrepro::Collective c) const = 0;
-
-  // Configuration. The sweep keys this family reads besides the common ones (sweep.hpp), and
-  // those that collective c uses (others given explicitly are an error).
-  virtual std::vector<std::string> sweep_keys() const = 0;
-  virtual std::vector<std::string> sweep_keys(collrepro::Collective c) const = 0;
-  // Pure: reads this family's keys of one sweep; throws ConfigError naming the field.
-  virtual std::shared_ptr<const FamilySweep> parse_sweep(const SweepSource& source, collrepro::Collective c) const = 0;
   virtual std::vector<std::string> placements() const = 0;
 
   // The CSV shape columns this family fills, in contract order.
@@ -176,7 +147,8 @@ std::span<const FamilyAdapter* const> family_adapters();
 // The family of collective c, or nullptr.
 const FamilyAdapter* family_of(collrepro::Collective c);
 
-// Adds a family at static-initialisation time; use COLLBENCH_REGISTER_FAMILY(Type) once, in the
+// Adds a family at static-initialisation time, to this list and to the configuration's
+// (sweep_families(), config/sweep.hpp); use COLLBENCH_REGISTER_FAMILY(Type) once, in the
 // family's own source file, as algorithms use COLLREPRO_REGISTER.
 struct FamilyRegistration {
   explicit FamilyRegistration(const FamilyAdapter& family);

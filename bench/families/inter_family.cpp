@@ -17,7 +17,7 @@
 #include "collrepro/buffers.hpp"
 #include "collrepro/group_pair.hpp"
 #include "collrepro/intergroup.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 #include "config/config_yaml.hpp"
 #include "families/family.hpp"
 #include "families/inter_family.hpp"

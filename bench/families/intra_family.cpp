@@ -17,7 +17,7 @@
 #include "collrepro/mpi.hpp"
 #include "config/config_yaml.hpp"
 #include "config/distribution.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 #include "families/family.hpp"
 #include "config/units.hpp"
 #include "families/validate.hpp"

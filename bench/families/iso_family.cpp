@@ -19,7 +19,7 @@
 
 #include "collrepro/buffers.hpp"
 #include "collrepro/isomorphic.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 #include "config/config_yaml.hpp"
 #include "families/family.hpp"
 #include "config/units.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 namespace collbench {
 

@@ -10,7 +10,7 @@
 
 #include "collrepro/capabilities.hpp"
 #include "config/config.hpp"
-#include "run/plan.hpp"
+#include "families/plan.hpp"
 #include "timing/clock.hpp"
 #include "timing/clock_sync.hpp"
 

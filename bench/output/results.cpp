@@ -10,7 +10,7 @@
 #include "output/contract.hpp"
 #include "output/csv.hpp"
 #include "output/file_codecs.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 #include "output/fileio.hpp"
 
 namespace collbench {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 namespace collbench {
 

@@ -4,14 +4,13 @@
 #pragma once
 
 #include "run/cli.hpp"
-#include "run/interrupt.hpp"
+#include "base/interrupt.hpp"
 
 namespace collbench {
 
 int run_driver(const Options& options, InterruptWatch& watch);
 
-// Without MPI: the registered algorithms (--list-algorithms) and a config value (--get).
-void list_algorithms(std::ostream& out, const std::string& format = "text");  // text|csv|json
+// Without MPI: the text of a configuration file (--get reads it too).
 std::string read_file(const std::string& path);  // throws ConfigError
 
 }  // namespace collbench

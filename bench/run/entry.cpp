@@ -16,9 +16,10 @@
 #include "collrepro/mpi.hpp"
 #include "config/config.hpp"
 #include "run/driver.hpp"
-#include "run/errors.hpp"
-#include "run/interrupt.hpp"
-#include "run/plan.hpp"
+#include "output/algorithm_list.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "families/plan.hpp"
 #include "config/units.hpp"
 #include "run/world.hpp"
 

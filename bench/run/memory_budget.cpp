@@ -8,8 +8,8 @@
 
 #include "collrepro/mpi.hpp"
 #include "config/units.hpp"
-#include "run/errors.hpp"
-#include "run/plan.hpp"
+#include "base/errors.hpp"
+#include "families/plan.hpp"
 
 namespace collbench {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 namespace collbench {
 

@@ -19,22 +19,9 @@
 #include <span>
 #include <vector>
 
-#include "config/enums.hpp"
+#include "config/arrival.hpp"
 
 namespace collbench {
-
-using ArrivalPattern = collrepro::contract::ArrivalPattern;  // enums.arrival (config/enums.hpp)
-
-// The largest max_delay a configuration may ask for (seconds).
-inline constexpr double kMaxArrivalDelay = 1.0;
-
-struct Arrival {
-  ArrivalPattern pattern = ArrivalPattern::None;
-  double max_delay_s = 0;  // 0 for none
-  std::uint64_t seed = 0;  // random only
-
-  bool skewed() const { return pattern != ArrivalPattern::None; }
-};
 
 // Seconds the point's rank `rank` of `size` starts repetition `rep` after the agreed start; in
 // [0, max_delay_s].

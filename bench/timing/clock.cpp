@@ -8,7 +8,7 @@
 #include <string>
 
 #include "collrepro/mpi.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

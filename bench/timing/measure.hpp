@@ -43,8 +43,8 @@
 
 #include "timing/arrival.hpp"
 #include "config/config.hpp"
-#include "families/family.hpp"
-#include "run/interrupt.hpp"
+#include "timing/prepared_point.hpp"
+#include "base/interrupt.hpp"
 #include "timing/clock.hpp"
 #include "timing/clock_sync.hpp"
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "collrepro/registry.hpp"
-#include "families/family.hpp"
+#include "timing/prepared_point.hpp"
 
 namespace collbench {
 

@@ -3,9 +3,9 @@
 
 #include "config/config.hpp"
 #include "error_of.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 #include "families/inter_family.hpp"
-#include "run/plan.hpp"
+#include "families/plan.hpp"
 #include "config/units.hpp"
 
 using namespace collbench;

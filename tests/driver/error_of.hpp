@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 namespace collbench::testing {
 

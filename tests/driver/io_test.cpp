@@ -20,7 +20,7 @@
 #include "output/csv.hpp"
 #include "run/driver.hpp"
 #include "error_of.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 #include "output/fileio.hpp"
 #include "output/results.hpp"
 

@@ -13,9 +13,9 @@
 #include "output/csv.hpp"
 #include "config/distribution.hpp"
 #include "error_of.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 #include "config/placement.hpp"
-#include "run/plan.hpp"
+#include "families/plan.hpp"
 #include "output/results.hpp"
 #include "output/run_info.hpp"
 

@@ -10,7 +10,7 @@
 #include "config/config.hpp"
 #include "run/memory_budget.hpp"
 #include "error_of.hpp"
-#include "run/plan.hpp"
+#include "families/plan.hpp"
 #include "config/units.hpp"
 
 using namespace collbench;

@@ -36,8 +36,8 @@
 
 #include "collrepro/neighborhood.hpp"
 #include "config/config.hpp"
-#include "run/errors.hpp"
-#include "run/plan.hpp"
+#include "base/errors.hpp"
+#include "families/plan.hpp"
 #include "rules.hpp"
 #include "config/units.hpp"
 

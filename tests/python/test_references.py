@@ -207,7 +207,7 @@ def test_relative_markdown_links_exist():
 
 def newest_source_mtime() -> float:
     paths = [p for p in (ROOT / "algorithms").rglob("*") if p.suffix in {".cpp", ".hpp"}]
-    paths.append(ROOT / "bench" / "families" / "algorithm_list.cpp")
+    paths.append(ROOT / "bench" / "output" / "algorithm_list.cpp")
     return max(p.stat().st_mtime for p in paths if p.exists())
 
 

@@ -1,13 +1,9 @@
-#include "run/plan.hpp"
+#include "families/plan.hpp"
 
 #include <algorithm>
 #include <map>
-#include <ostream>
-#include <set>
 
-#include "output/contract.hpp"
-#include "output/csv.hpp"
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 #include "config/units.hpp"
 
 namespace collbench {
@@ -50,11 +46,6 @@ void check_placements(const Sweep& sweep, const FamilyAdapter& family) {
     }
 }
 
-std::string shape_text(const Candidate& c) {
-  return c.shape->describe() + " size=" + format_bytes(c.shape->msg_bytes()) +
-         (c.call == collrepro::CallForm::Blocking ? "" : " call=" + std::string(collrepro::to_string(c.call)));
-}
-
 }  // namespace
 
 std::vector<std::vector<int>> Plan::points_per_sweep(std::size_t sweeps) const {
@@ -68,7 +59,7 @@ Plan make_plan(const Config& config, int nprocs, const collrepro::Capabilities& 
   for (std::size_t si = 0; si < config.sweeps.size(); ++si) {
     const Sweep& sweep = config.sweeps[si];
     const Collective c = sweep.collective;
-    const FamilyAdapter& family = *sweep.family;
+    const FamilyAdapter& family = *family_of(c);
     check_placements(sweep, family);
     const auto algorithms = select_algorithms(sweep, family, c);
     const auto shapes = family.shapes(sweep, nprocs);
@@ -122,64 +113,17 @@ Plan make_plan(const Config& config, int nprocs, const collrepro::Capabilities& 
   return plan;
 }
 
+std::string shape_text(const Candidate& c) {
+  return c.shape->describe() + " size=" + format_bytes(c.shape->msg_bytes()) +
+         (c.call == collrepro::CallForm::Blocking ? "" : " call=" + std::string(collrepro::to_string(c.call)));
+}
+
+
 std::pair<std::size_t, std::size_t> slice_range(std::size_t n, int s, int t) {
   const auto S = static_cast<std::size_t>(s), T = static_cast<std::size_t>(t);
   const std::size_t base = n / T, extra = n % T;
   const std::size_t begin = S * base + std::min(S, extra);
   return {begin, begin + base + (S < extra ? 1 : 0)};
-}
-
-void print_plan_text(std::ostream& out, const Config& config, const Plan& plan, int nprocs, std::size_t begin,
-                     std::size_t end) {
-  out << "experiment " << config.experiment << " at " << nprocs << " processes: " << plan.size() << " points";
-  if (begin != 0 || end != plan.size()) out << " (this slice: points " << begin << ".." << (end == 0 ? 0 : end - 1) << ")";
-  out << ", " << plan.candidates.size() - plan.size() << " combinations skipped\n";
-  out << "timing: sync " << to_string(config.timing.sync) << ", clock " << to_string(config.timing.clock) << ", " << config.timing.warmup
-      << " warm-up + " << config.timing.reps << " repetitions per point, Tukey k=" << config.timing.tukey_k
-      << ", validation "
-      << (!config.validation ? std::string("off")
-          : config.validation_max_bytes ? "on up to " + format_bytes(*config.validation_max_bytes) : std::string("on"))
-      << "\n";
-  std::size_t last_sweep = static_cast<std::size_t>(-1);
-  for (const Candidate& c : plan.candidates) {
-    const bool in_slice = c.point >= 0 && static_cast<std::size_t>(c.point) >= begin && static_cast<std::size_t>(c.point) < end;
-    if (c.point >= 0 && !in_slice) continue;
-    if (c.sweep != last_sweep && !c.setting.empty()) out << "setting \"" << c.setting << "\":\n";
-    last_sweep = c.sweep;
-    const std::string id = c.point >= 0 ? std::to_string(c.point) : "-";
-    out << "  " << std::string(id.size() < 5 ? 5 - id.size() : 0, ' ') << id << "  " << collrepro::to_string(c.collective)
-        << "/" << c.algorithm->info().name << "  " << c.placement << "  " << shape_text(c);
-    if (!c.supported) out << "  SKIPPED: " << c.reason;
-    out << "\n";
-  }
-}
-
-void print_plan_csv(std::ostream& out, const Plan& plan, std::size_t begin, std::size_t end) {
-  // The contract's identity columns that a plan knows, its shape columns, and the verdict.
-  std::vector<std::string> columns = {"point", "setting", "family", "collective", "algorithm", "topology", "placement",
-                                      "msg_bytes", "call"};
-  for (const auto& c : raw_columns())
-    if (std::find(columns.begin(), columns.end(), c) == columns.end() && contract()["columns"].contains(c) &&
-        std::any_of(family_adapters().begin(), family_adapters().end(), [&](const FamilyAdapter* f) {
-          const auto cols = f->shape_columns();
-          return std::find(cols.begin(), cols.end(), c) != cols.end();
-        }))
-      columns.push_back(c);
-  columns.push_back("supported");
-  columns.push_back("reason");
-  out << csv_line(columns);
-  for (const Candidate& c : plan.candidates) {
-    if (c.point >= 0 && (static_cast<std::size_t>(c.point) < begin || static_cast<std::size_t>(c.point) >= end)) continue;
-    Row row(columns);
-    row.set("point", c.point >= 0 ? std::to_string(c.point) : "").set("setting", c.setting);
-    row.set("family", c.family->name()).set("collective", collrepro::to_string(c.collective));
-    row.set("algorithm", c.algorithm->info().name).set("topology", c.algorithm->info().topology);
-    row.set("placement", c.placement).set("msg_bytes", std::to_string(c.shape->msg_bytes()));
-    row.set("call", collrepro::to_string(c.call));
-    for (const auto& [column, value] : c.shape->columns()) row.set(column, value);
-    row.set("supported", c.supported ? "1" : "0").set("reason", c.reason);
-    out << row.line();
-  }
 }
 
 }  // namespace collbench

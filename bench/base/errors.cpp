@@ -1,4 +1,4 @@
-#include "run/errors.hpp"
+#include "base/errors.hpp"
 
 #include <cerrno>
 #include <cstdio>

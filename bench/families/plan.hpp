@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstddef>
-#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,9 +55,8 @@ Plan make_plan(const Config& config, int nprocs, const collrepro::Capabilities& 
 // [begin, end) of chunk `s` (0-based) of `t` contiguous chunks of n points.
 std::pair<std::size_t, std::size_t> slice_range(std::size_t n, int s, int t);
 
-// Dry-run listings.
-void print_plan_text(std::ostream& out, const Config& config, const Plan& plan, int nprocs, std::size_t begin,
-                     std::size_t end);
-void print_plan_csv(std::ostream& out, const Plan& plan, std::size_t begin, std::size_t end);
+// "p=4 q=4 ka=64KiB kb=64KiB size=64KiB" (and " call=persistent" for a form other than
+// blocking): a candidate in messages and in the dry-run listing (output/plan_listing.hpp).
+std::string shape_text(const Candidate& c);
 
 }  // namespace collbench
