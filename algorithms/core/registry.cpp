@@ -27,6 +27,7 @@ Collective collective_from_string(const std::string& s) {
 const char* contract::to_string(Kind k) { return name(k).data(); }
 
 const char* contract::to_string(CallForm f) { return name(f).data(); }
+const char* contract::to_string(Topology t) { return name(t).data(); }
 
 Support Algorithm::supports_call(CallForm form, const Capabilities&) const {
   const auto offered = calls();

@@ -87,7 +87,7 @@ class TwoStepAllgather final : public Runner {
 class EuroMpiTwoStep final : public InterAlgorithm {
  public:
   EuroMpiTwoStep()
-      : InterAlgorithm({"eurompi-twostep", Collective::Allgather, "fully-connected", Kind::Baseline,
+      : InterAlgorithm({"eurompi-twostep", Collective::Allgather, Topology::FullyConnected, Kind::Baseline,
                         "EuroMPI'18 Algorithm 2 (two-step), per seed 001 §4 and Fig. 4",
                         "(ceil(p/q) + log g + log(q + e + 1)) t_s + (M + k_B) t_w"}) {}
 

@@ -58,7 +58,7 @@ class SegmentedAllgather final : public Runner {
 class FullDuplexAllgather final : public InterAlgorithm {
  public:
   FullDuplexAllgather()
-      : InterAlgorithm({"fullduplex-allgather", Collective::Allgather, "fully-connected", Kind::Proposed,
+      : InterAlgorithm({"fullduplex-allgather", Collective::Allgather, Topology::FullyConnected, Kind::Proposed,
                         "seed 001 §4, Algorithm 1 (message segmentation)",
                         "(ceil(p/q) + log p) t_s + (M + k_B) t_w, M = max(p k_A, q k_B)"}) {}
 

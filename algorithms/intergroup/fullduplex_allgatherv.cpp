@@ -117,7 +117,7 @@ const char* cost_of(Variant v) {
 class FullDuplexAllgatherv : public InterAlgorithm {
  public:
   FullDuplexAllgatherv(std::string name, Variant variant)
-      : InterAlgorithm({std::move(name), Collective::Allgatherv, "fully-connected", Kind::Proposed, source_of(variant),
+      : InterAlgorithm({std::move(name), Collective::Allgatherv, Topology::FullyConnected, Kind::Proposed, source_of(variant),
                         cost_of(variant)}),
         variant_(variant) {}
 

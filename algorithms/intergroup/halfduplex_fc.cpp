@@ -247,7 +247,7 @@ class HalfDuplexFcStarted final : public StartedRunner {
 class HalfDuplexFcAlgorithm final : public InterAlgorithm {
  public:
   HalfDuplexFcAlgorithm()
-      : InterAlgorithm({"halfduplex-fc", Collective::Allgather, "fully-connected", Kind::Proposed,
+      : InterAlgorithm({"halfduplex-fc", Collective::Allgather, Topology::FullyConnected, Kind::Proposed,
                         "seed 000 §III (p = q, p > q, p < q; p < q with q mod p != 0 extended)",
                         "p >= q: (1 + log p) t_s + p k t_w; p < q: (log p + 2 log(q/p + 1)) t_s + (p + 1) k t_w"}) {}
 

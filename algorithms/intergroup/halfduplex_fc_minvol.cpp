@@ -106,7 +106,7 @@ class HalfDuplexFcMinvol final : public Runner {
 class HalfDuplexFcMinvolAlgorithm final : public InterAlgorithm {
  public:
   HalfDuplexFcMinvolAlgorithm()
-      : InterAlgorithm({"halfduplex-fc-minvol", Collective::Allgather, "fully-connected", Kind::Proposed,
+      : InterAlgorithm({"halfduplex-fc-minvol", Collective::Allgather, Topology::FullyConnected, Kind::Proposed,
                         "collrepro variant of seed 000 §III: volume-minimal",
                         "(ceil(p/q) + log q) t_s + q ceil(p/q) k t_w; q p k bytes in all"}) {}
 

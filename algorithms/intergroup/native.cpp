@@ -124,7 +124,7 @@ class NativePersistent final : public StartedRunner {
 class Native : public InterAlgorithm {
  public:
   explicit Native(Collective c)
-      : InterAlgorithm({"native", c, "fully-connected", Kind::Native, "MPI-3.1 §5, intercommunicator " +
+      : InterAlgorithm({"native", c, Topology::FullyConnected, Kind::Native, "MPI-3.1 §5, intercommunicator " +
                             std::string(c == Collective::Allgather ? "MPI_Allgather" : "MPI_Allgatherv"),
                         "library-defined; modelled as seed 001 Eq. (2)"}) {}
 

@@ -113,7 +113,7 @@ class RootGathering final : public Runner {
 class RootGatheringAlgorithm : public InterAlgorithm {
  public:
   explicit RootGatheringAlgorithm(Collective c)
-      : InterAlgorithm({"root-gathering", c, "fully-connected", Kind::Baseline,
+      : InterAlgorithm({"root-gathering", c, Topology::FullyConnected, Kind::Baseline,
                         "seed 000 §III-A/§V and seed 001 §3.1: local gather, root exchange, local broadcast (emulated)",
                         "(3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3 max(K_A, K_B)) t_w"}) {}
 

@@ -76,7 +76,7 @@ template <Collective C>
 class Bruck final : public IntraAlgorithm {
  public:
   Bruck()
-      : IntraAlgorithm({"bruck", C, "fully-connected", Kind::Baseline,
+      : IntraAlgorithm({"bruck", C, Topology::FullyConnected, Kind::Baseline,
                         "Bruck et al., IEEE TPDS 8(11) 1997, one-port concatenation; performance-guideline mock-up",
                         "ceil(log2 n) alpha + (K - k) beta (equal blocks)"}) {}
   Cost cost(const Shape& s) const override {

@@ -45,7 +45,7 @@ class GatherBcastRunner final : public Runner {
 class GatherBcast : public IntraAlgorithm {
  public:
   explicit GatherBcast(Collective c)
-      : IntraAlgorithm({"gather-bcast", c, "fully-connected", Kind::Baseline,
+      : IntraAlgorithm({"gather-bcast", c, Topology::FullyConnected, Kind::Baseline,
                         "performance-guideline mock-up: MPI_Gather(v) to rank 0, then MPI_Bcast of the result",
                         "2 ceil(log2 n) alpha + (K - k_0 + ceil(log2 n) K) beta"}) {}
   Cost cost(const Shape& s) const override {

@@ -65,7 +65,7 @@ const char* call_name(Collective c) {
 class Native : public IntraAlgorithm {
  public:
   explicit Native(Collective c)
-      : IntraAlgorithm({"native", c, "fully-connected", Kind::Native, std::string("MPI-3.1, ") + call_name(c),
+      : IntraAlgorithm({"native", c, Topology::FullyConnected, Kind::Native, std::string("MPI-3.1, ") + call_name(c),
                         "library-defined; modelled as the textbook tree/doubling algorithm"}) {}
   Cost cost(const Shape& s) const override {
     const double root_block = static_cast<double>(s.blocks[static_cast<std::size_t>(s.root)]);

@@ -102,7 +102,7 @@ class SegmentedRingRunner final : public Runner {
 class SegmentedRing final : public IntraAlgorithm {
  public:
   SegmentedRing()
-      : IntraAlgorithm({"segmented-ring", Collective::IntraAllgatherv, "fully-connected", Kind::Proposed,
+      : IntraAlgorithm({"segmented-ring", Collective::IntraAllgatherv, Topology::FullyConnected, Kind::Proposed,
                         "collrepro: ring Allgatherv with blocks cut into segments of at most "
                         "max(ceil(max k / (n - 1)), 16 KiB) bytes, pipelined block by block",
                         "(max_j ceil(k_j / S) + n - 2) alpha + sum over steps of the largest message beta"}) {}

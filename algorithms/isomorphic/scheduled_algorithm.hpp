@@ -81,7 +81,7 @@ bool register_iso(const char* file, const char* name, Kind kind, const PerCollec
                        One{Collective::NeighborAllgather, source.allgather, cost.allgather, allgather},
                        One{Collective::NeighborAlltoallw, source.alltoallw, cost.alltoallw, alltoall}})
     Registry::global().add(
-        std::make_unique<Algo>(AlgorithmInfo{name, o.collective, "torus", kind, o.source, o.cost}, o.build), file);
+        std::make_unique<Algo>(AlgorithmInfo{name, o.collective, Topology::Torus, kind, o.source, o.cost}, o.build), file);
   return true;
 }
 

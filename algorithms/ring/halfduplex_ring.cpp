@@ -26,7 +26,7 @@ namespace {
 class HalfDuplexRing final : public InterAlgorithm {
  public:
   HalfDuplexRing()
-      : InterAlgorithm({"halfduplex-ring", Collective::Allgather, "ring", Kind::Proposed,
+      : InterAlgorithm({"halfduplex-ring", Collective::Allgather, Topology::Ring, Kind::Proposed,
                         "seed 000 §IV, Algorithms 1 and 3 (corrected) and the derived p > q schedule",
                         "(p + q/2)(t_s + k t_w); odd p or q: rounded up to even"}) {}
 

@@ -21,7 +21,7 @@ namespace {
 class RingAllgather final : public InterAlgorithm {
  public:
   RingAllgather()
-      : InterAlgorithm({"ring-allgather", Collective::Allgather, "ring", Kind::Baseline,
+      : InterAlgorithm({"ring-allgather", Collective::Allgather, Topology::Ring, Kind::Baseline,
                         "seed 000 §IV-D, Table II: intra-group ring Allgather over both groups with dummy blocks",
                         "(p + q - 1)(t_s + k t_w)"}) {}
 

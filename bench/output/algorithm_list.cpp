@@ -50,7 +50,7 @@ void list_algorithms(std::ostream& out, const std::string& format) {
                       {"collective", collrepro::to_string(i.collective)},
                       {"family", family_name(i.collective)},
                       {"kind", collrepro::to_string(i.kind)},
-                      {"topology", i.topology},
+                      {"topology", collrepro::to_string(i.topology)},
                       {"duplex", duplex(*a)},
                       {"source", i.source},
                       {"cost", i.cost},
@@ -66,7 +66,7 @@ void list_algorithms(std::ostream& out, const std::string& format) {
   out << csv_line({"collective", "algorithm", "topology", "kind", "family", "source", "file", "doc"});
   for (const auto* a : registry.all()) {
     const auto& i = a->info();
-    out << csv_line({collrepro::to_string(i.collective), i.name, i.topology, collrepro::to_string(i.kind),
+    out << csv_line({collrepro::to_string(i.collective), i.name, collrepro::to_string(i.topology), collrepro::to_string(i.kind),
                      family_name(i.collective), i.source, registry.source_file(*a), "docs/algorithms/" + i.name + ".md"});
   }
 }

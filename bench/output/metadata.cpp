@@ -32,7 +32,7 @@ nlohmann::json algorithms_json(const Plan& plan) {
     seen.push_back(c.algorithm);
     const auto& i = c.algorithm->info();
     out.push_back({{"name", i.name}, {"collective", collrepro::to_string(i.collective)}, {"family", c.family->name()},
-                   {"topology", i.topology},
+                   {"topology", collrepro::to_string(i.topology)},
                    {"kind", collrepro::to_string(i.kind)}, {"source", i.source}, {"cost", i.cost}});
   }
   return out;

@@ -10,7 +10,7 @@ namespace collbench {
 void set_candidate(Row& row, const Candidate& c) {
   const auto& info = c.algorithm->info();
   row.set("placement", c.placement).set("family", c.family->name()).set("collective", collrepro::to_string(c.collective));
-  row.set("algorithm", info.name).set("topology", info.topology).set("msg_bytes", std::to_string(c.shape->msg_bytes()));
+  row.set("algorithm", info.name).set("topology", collrepro::to_string(info.topology)).set("msg_bytes", std::to_string(c.shape->msg_bytes()));
   for (const auto& [column, value] : c.shape->columns()) row.set(column, value);
   row.set("call", collrepro::to_string(c.call));
 }

@@ -57,7 +57,7 @@ int main() {
   for (const collrepro::Collective c : collrepro::all_collectives()) collectives.insert(collrepro::to_string(c));
   for (const collrepro::Algorithm* a : collrepro::Registry::global().all()) {
     collectives.insert(collrepro::to_string(a->info().collective));
-    topologies.insert(a->info().topology);
+    topologies.insert(collrepro::to_string(a->info().topology));
     kinds.insert(collrepro::to_string(a->info().kind));
   }
   out["collective"] = collectives;

@@ -42,7 +42,7 @@ class NativeThenRunner final : public Runner {
 class NativeThen : public inter::InterAlgorithm {
  public:
   NativeThen(const std::string& name, NativeThenRunner::After after)
-      : InterAlgorithm({name, Collective::Allgather, "fully-connected", Kind::Proposed,
+      : InterAlgorithm({name, Collective::Allgather, Topology::FullyConnected, Kind::Proposed,
                         "tests/driver: a test-only algorithm", "none"}),
         after_(std::move(after)) {}
   Support supports(const inter::Shape& s, PairMode mode) const override {

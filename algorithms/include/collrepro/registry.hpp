@@ -39,10 +39,12 @@ using Kind = contract::Kind;
 // blocking (MPI_Allgather), nonblocking (MPI_Iallgather + MPI_Wait), persistent
 // (MPI_Allgather_init once, then MPI_Start + MPI_Wait per call): contract enum call.
 using CallForm = contract::CallForm;
+using contract::Topology;
 namespace contract {
 const char* to_string(Collective c);
 const char* to_string(Kind k);
 const char* to_string(CallForm f);
+const char* to_string(Topology t);
 }  // namespace contract
 using contract::to_string;
 // Every collective, in enum order.
@@ -52,7 +54,7 @@ Collective collective_from_string(const std::string& s);  // throws std::invalid
 struct AlgorithmInfo {
   std::string name;        // kebab-case, stable: a CSV key
   Collective collective;
-  std::string topology;    // "fully-connected", "ring", "torus"
+  Topology topology;       // what it is designed for: the contract's enum (fully-connected, ring, torus)
   Kind kind;
   std::string source;      // paper, section, algorithm number
   std::string cost;        // cost formula in the paper's model, as text
