@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import safeio
+from .mpienv import RUN_AS_ROOT
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = Path(__file__).with_name("catalogue.json")
@@ -68,7 +69,6 @@ def colours(snapshot=None):
 
 def listing(collbench):
     """The registry of a collbench binary: its --list-algorithms --format json entries."""
-    from collrepro.launch import RUN_AS_ROOT
     env = {**os.environ, **RUN_AS_ROOT}
     try:
         run = subprocess.run([str(collbench), "--list-algorithms", "--format", "json"], capture_output=True,

@@ -45,10 +45,10 @@ class Verb:
 ANALYSIS = ("numpy", "pandas", "scipy", "matplotlib", "yaml")
 
 VERBS = {
-    "run": Verb("collrepro.launch", "collrun", "collrun",
+    "run": Verb("collrepro.launch.collrun", "collrun", "collrun",
                 "an experiment as L separate launches into one results directory (resumable)",
                 "bench/collrun", ("yaml",)),
-    "sweep": Verb("collrepro.launch", "sweep", "sweep",
+    "sweep": Verb("collrepro.launch.collrun", "sweep", "sweep",
                   "one collbench launch with this machine's launcher and MPI environment", "", ("yaml",)),
     "slurm": Verb("collrepro.slurm.cli", "main", "collslurm",
                   "Slurm job arrays: plan, submit, status, collect, resubmit", "slurm/collslurm", ("yaml",)),
@@ -74,6 +74,10 @@ VERBS = {
                     "an emulated multi-node cluster on this machine: up, status, run, down (root)", ""),
     "compact": Verb("collrepro.compact", "main", "compact",
                     "store finished result directories gzip-compressed, in place (--check: dry run)", ""),
+    "contract": Verb("collrepro.contract_files", "main", "contract",
+                     "the files generated from the results contract: CONTRACT.md (markdown), golden vectors", ""),
+    "env": Verb("collrepro.mpienv", "main", "env",
+                "the MPI environment of the tests and launches: shell exports, or the tests' CMake file", ""),
 }
 
 DEBIAN_PACKAGES = {"numpy": "python3-numpy", "pandas": "python3-pandas", "scipy": "python3-scipy",

@@ -12,7 +12,7 @@ names them and the count each needs:
                              line says so
 
 The process count is the largest n <= cores that fits at least one ratio (all of n when the
-experiment names no ratios, every core). Pure, unit tested in tests/python/test_job_size.py; launch.py
+experiment names no ratios, every core). Pure, unit tested in tests/python/test_job_size.py; launch/runs.py
 asks collbench for the experiment's effective groups.ratios and passes the kept ones on with
 --set.
 """

@@ -65,7 +65,9 @@ import xml.parsers.expat
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
-from collrepro.launch import Forwarder, Launcher, checkout_only, installed_program
+from collrepro.launch.launcher import Forwarder, Launcher
+from collrepro.mpienv import installed_program
+from collrepro.paths import checkout_only
 from collrepro.safeio import EnvironmentProblem, UserError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

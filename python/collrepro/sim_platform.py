@@ -43,6 +43,8 @@ import time
 from . import safeio
 from .cliargs import ArgumentParser
 from .cori_platform import simgrid_prolog
+from .launch.launcher import Launcher
+from .mpienv import installed_program
 from .safeio import EnvironmentProblem, UserError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -240,7 +242,6 @@ def copy_bandwidth(procs, seconds=1.0):
 
 def measure_pingpong(build_dir):
     """A 2-rank collbench launch (Open MPI) of one small point; its metadata's ping-pong."""
-    from .launch import Launcher, installed_program
     exe = os.path.join(build_dir, "bench", "collbench")
     mpirun = installed_program("openmpi")
     for need in (exe, mpirun):

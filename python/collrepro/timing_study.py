@@ -32,12 +32,14 @@ import subprocess
 import sys
 import time
 
-from . import compact, launch, safeio
+from . import compact, paths, safeio
+from .launch import collrun, runs
+from .launch.launcher import exit_code
 from . import sim as sim_module
 from .cliargs import ArgumentParser
 from .safeio import UserError
 
-REPO = launch.REPO
+REPO = paths.REPO
 CONFIG = os.path.join(REPO, "configs", "timing", "sync-methods.yaml")
 METHODS = {
     "barrier": ["timing.sync=barrier"],
@@ -72,14 +74,14 @@ def _run_block(opts, method, np_):
     argv = ["--mpi", opts.mpi, "--np", str(np_), "--launches", str(opts.launches), "--out", out]
     if opts.build_dir:
         argv += ["--build-dir", opts.build_dir]
-    return launch.collrun(argv + [CONFIG, "--", "--quiet"] + _sets(method))
+    return collrun.collrun(argv + [CONFIG, "--", "--quiet"] + _sets(method))
 
 
 def _clock_check(opts, kind, np_):
     path = os.path.join(opts.out, "residual", f"{kind}-np{np_}.json")
     if os.path.exists(path):
         return 0
-    run = launch.collbench_run(opts.mpi, np_, opts.build_dir)
+    run = runs.collbench_run(opts.mpi, np_, opts.build_dir)
     cmd = run.launcher.command(np_, [run.exe, CONFIG, "--quiet", "--set", f"timing.clock_sync={kind}",
                                      "--clock-check", str(opts.later)])
     line, rc = _json_line(cmd, run.env)
@@ -93,7 +95,7 @@ def _clock_check(opts, kind, np_):
 def _json_line(cmd, env=None):
     """The one JSON line a --clock-check run prints, or None; and the exit code."""
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
-    rc = launch.exit_code(proc.returncode)
+    rc = exit_code(proc.returncode)
     lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
     if rc != 0 or len(lines) != 1:
         return None, rc
@@ -391,7 +393,7 @@ def _list(text, kind, allowed=None):
 def _check_installation(opts):
     """Before any MPI work: the --mpi library or installation is known and collbench is built for
     it (UserError naming the installations known, exit 2; EnvironmentProblem, exit 5)."""
-    launch.collbench_run(opts.mpi, max(opts.nps), opts.build_dir)
+    runs.collbench_run(opts.mpi, max(opts.nps), opts.build_dir)
 
 
 def main(argv=None):

@@ -30,7 +30,8 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from collrepro import launch, safeio
+from collrepro import paths, safeio
+from collrepro.launch import collrun, runs
 from collrepro.cliargs import ArgumentParser
 from collrepro.installations import cli as installations_cli
 from collrepro.installations import registry
@@ -88,7 +89,7 @@ def _parser():
 def _count(text, option, allow_zero=False):
     if allow_zero and str(text).strip() == "0":
         return 0
-    return launch.positive_number(str(text).strip(), option)
+    return runs.positive_number(str(text).strip(), option)
 
 
 def _analyze(argv):
@@ -120,7 +121,7 @@ def interleaved(names, np, launches, out, config, sets=(), dry_run=False):
     if dry_run:
         _say("would run: collrun " + " ".join(argv))
         return 0
-    return safeio.run_cli("collrun", launch.collrun, argv)
+    return safeio.run_cli("collrun", collrun.collrun, argv)
 
 
 # ------------------------------------------------------------------ re-measure on trip
@@ -479,14 +480,14 @@ def _unbuilt(names):
 
 def _calibrate(a):
     from collrepro import calibration
-    configs = sorted(glob.glob(os.path.join(launch.REPO, "configs", "versions", "calibration-*.yaml")))
+    configs = sorted(glob.glob(os.path.join(paths.REPO, "configs", "versions", "calibration-*.yaml")))
     if a.config:
         configs = [a.config]
     if not configs:
         raise safeio.UserError("no configs/versions/calibration-*.yaml found")
     names = _names(a.installations) if a.installations else calibration.installation_names(a.base)
     np = _count(a.np or "2", "--np")
-    root = a.out or os.path.join(launch.output_root(), "versions", "calibration")
+    root = a.out or os.path.join(paths.output_root(), "versions", "calibration")
     plan = []
     for config in configs:
         data = safeio.load_yaml_file(config, CONFIG_LIMIT, "the calibration config")
@@ -524,7 +525,7 @@ def main(argv=None):
         raise safeio.UserError(f"config not found: {a.config} (give a YAML experiment, e.g. {DEFAULT_CONFIG})")
     if a.calibrate:
         return _calibrate(a)
-    config = a.config or os.path.join(launch.REPO, DEFAULT_CONFIG)
+    config = a.config or os.path.join(paths.REPO, DEFAULT_CONFIG)
     if not os.path.isfile(config):
         raise safeio.UserError(f"config not found: {config} (give a YAML experiment, e.g. {DEFAULT_CONFIG})")
     launches = _count(a.launches or os.environ.get("COLLREPRO_LAUNCHES", "5"), "--launches")
@@ -544,7 +545,7 @@ def main(argv=None):
         if rc:
             return rc
     name = os.path.splitext(os.path.basename(config))[0]
-    out = a.out or os.path.join(launch.output_root(), "versions", name)
+    out = a.out or os.path.join(paths.output_root(), "versions", name)
     _say(f"running {config} on {','.join(names)} into {out} ({launches} launches each, interleaved)")
     rc = interleaved(names, np, launches, out, config, dry_run=a.dry_run)
     if rc or a.dry_run:

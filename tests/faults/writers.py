@@ -253,7 +253,7 @@ class SlurmState(Writer):
 
     def _env(self, ctx):
         import os
-        from collrepro.launch import ci_environment
+        from collrepro.mpienv import ci_environment
         return {"PATH": f"{ctx['bin']}:{os.environ.get('PATH', '/usr/bin:/bin')}", "SLURM_CONF": str(ctx["conf"]),
                 **ci_environment()}
 

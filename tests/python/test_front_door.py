@@ -1,10 +1,10 @@
 """The front door (`python3 -m collrepro VERB`, ./collrepro-py) and the MPI launch environment
-defined once (python/collrepro/launch.py):
+defined once (python/collrepro/mpienv.py):
 
 - every verb answers --help with exit 0 and its usage; an unknown verb, no verb, or a module a
   verb needs that is missing is one line `collrepro: ...` and the table's code;
 - every command of the checkout that runs a Python tool is the one-line wrapper of one verb;
-- `python3 -m collrepro.launch --env` and `--cmake` give exactly the launch module's settings,
+- `collrepro-py env` and `env --cmake` give exactly the mpienv module's settings,
   and no other source file restates them. About 5 s.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import frontdoor, launch
+from collrepro import frontdoor, mpienv
 
 REPO = Path(__file__).resolve().parents[2]
 FRONT = REPO / "collrepro-py"
@@ -102,24 +102,24 @@ def test_the_tool_commands_are_one_line_wrappers_of_a_verb():
 
 def test_shell_exports_give_the_launch_environment_and_keep_the_callers_values():
     script = ('export OMPI_MCA_topo=keep; unset MPIR_CVAR_POLLS_BEFORE_YIELD; '
-              f'eval "$(PYTHONPATH={REPO}/python {sys.executable} -m collrepro.launch --env)"; env')
+              f'eval "$(PYTHONPATH={REPO}/python {sys.executable} -m collrepro env)"; env')
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True, timeout=60).stdout
     env = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
-    for key, value in launch.ci_environment().items():
+    for key, value in mpienv.ci_environment().items():
         assert env.get(key) == ("keep" if key == "OMPI_MCA_topo" else value), key
-    assert launch.RUN_AS_ROOT.items() <= launch.ci_environment().items()
+    assert mpienv.RUN_AS_ROOT.items() <= mpienv.ci_environment().items()
 
 
 def test_the_cmake_file_holds_the_same_settings(tmp_path):
     out = tmp_path / "mpi_launch.cmake"
-    subprocess.run([sys.executable, "-m", "collrepro.launch", "--cmake", out, "--mpi", "openmpi"],
+    subprocess.run([sys.executable, "-m", "collrepro", "env", "--cmake", out, "--mpi", "openmpi"],
                    cwd=REPO / "python", check=True, timeout=60)
     sets = dict(re.findall(r'^set\((\w+) "([^"]*)"\)$', out.read_text(), re.M))
-    assert sets["COLLREPRO_MPI_TEST_ENV"].split(";") == [f"{k}={v}" for k, v in sorted(launch.ci_environment().items())]
-    assert sets["COLLREPRO_MPI_LAUNCH_FLAGS"].split(";") == launch.TEST_LAUNCH_FLAGS["openmpi"]
+    assert sets["COLLREPRO_MPI_TEST_ENV"].split(";") == [f"{k}={v}" for k, v in sorted(mpienv.ci_environment().items())]
+    assert sets["COLLREPRO_MPI_LAUNCH_FLAGS"].split(";") == mpienv.TEST_LAUNCH_FLAGS["openmpi"]
 
 
-# Spellings of the MPI launch settings; outside launch.py only prose (Markdown, comments) and
+# Spellings of the MPI launch settings; outside mpienv.py only prose (Markdown, comments) and
 # committed results may carry them.
 SETTINGS = re.compile(r"ALLOW_RUN_AS_ROOT|rmaps_base_oversubscribe|yield_when_idle|POLLS_BEFORE_YIELD|\^treematch"
                       r"|[\"']--oversubscribe[\"']")
@@ -129,6 +129,6 @@ def test_the_launch_settings_are_written_in_one_source_file():
     listed = subprocess.run(["git", "grep", "-n", "-I", "-E", SETTINGS.pattern, "--", ".", ":!*.md", ":!results"],
                             cwd=REPO, capture_output=True, text=True, timeout=60).stdout
     code = [row for row in listed.splitlines()
-            if not row.startswith(("python/collrepro/launch.py:", "tests/python/test_front_door.py:"))
+            if not row.startswith(("python/collrepro/mpienv.py:", "tests/python/test_front_door.py:"))
             and not row.split(":", 2)[2].lstrip().startswith(("#", "//", "*"))]
-    assert not code, "launch settings restated outside python/collrepro/launch.py:\n" + "\n".join(code)
+    assert not code, "launch settings restated outside python/collrepro/mpienv.py:\n" + "\n".join(code)

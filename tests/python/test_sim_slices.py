@@ -8,7 +8,7 @@ import time
 import pytest
 
 from collrepro import sim, sim_paper
-from collrepro.launch import Forwarder
+from collrepro.launch.launcher import Forwarder
 from collrepro.safeio import UserError
 
 

@@ -228,7 +228,7 @@ def test_bad_usage_is_one_line_and_exit_2(dirs, argv, prog, needle):
 
 
 def test_more_bad_usage_in_process(dirs, capsys):
-    from collrepro.launch import collrun
+    from collrepro.launch.collrun import collrun
     from collrepro.slurm.cli import main as collslurm_main
 
     for prog, main, argv, needle in [

@@ -1,7 +1,7 @@
 """One array task of a collslurm submission, run by its batch script (slurm/array.sbatch.in).
 
 The task id picks the launch and slice; collbench then runs under the launcher through
-collrepro.launch, which also passes on the signals Slurm sends (scancel, the time limit,
+collrepro.launch.launcher, which also passes on the signals Slurm sends (scancel, the time limit,
 --signal=B:USR1@...) as SIGTERM: collbench stops after the current repetition, keeps every
 finished point and exits 143, and a resubmission resumes. The task records its state in
 tasks/task-<t>.job-<id>.json: "running", then "done", "interrupted" or "failed" with the
@@ -17,7 +17,8 @@ from pathlib import Path
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
-from collrepro.launch import Forwarder, Launcher, mpi_environment
+from collrepro.launch.launcher import Forwarder, Launcher
+from collrepro.mpienv import mpi_environment
 from collrepro.slurm.plan import launch_slice_of
 from collrepro.slurm.state import utc_now, write_json
 
