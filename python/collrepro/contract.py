@@ -80,7 +80,7 @@ FILE_RE = re.compile(CONTRACT["files"]["pattern"])
 TMP_SUFFIX = CONTRACT["files"]["temporary_suffix"]
 FILE_KINDS = CONTRACT["files"]["kinds"]
 # Any kind may be stored compressed: <name><COMPRESSED_SUFFIX> holds exactly the bytes of <name>
-# (collrepro.compact reads and writes both forms).
+# (collrepro.resultfiles reads and writes both forms).
 COMPRESSED_SUFFIX = CONTRACT["files"]["compressed"]["suffix"]
 # The phases table (timing.phases): its own file kind, joined to raw on (experiment, launch,
 # point, rep).

@@ -28,9 +28,6 @@ by `cores` processes at once for the copy bandwidth. Exit codes: 0 written, 2 ba
 ping-pong, too few sizes, bad option), 5 collbench or mpirun missing for a measurement.
 """
 
-import glob
-import gzip
-import json
 import math
 import multiprocessing
 import os
@@ -40,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from . import safeio
+from . import resultfiles, safeio
 from .cliargs import ArgumentParser
 from .cori_platform import simgrid_prolog
 from .launch.launcher import Launcher
@@ -55,24 +52,18 @@ COPIES_PER_MESSAGE = 2  # shared-memory MPI without a single-copy mechanism: int
 # ---------------------------------------------------------------- the measurements, from result directories
 
 def _metas(dirs):
+    """Every launch's metadata file (either form) in the result directories at or under dirs."""
     files = []
     for d in dirs:
         if not os.path.isdir(d):
             raise UserError(f"{d}: not a directory of collbench results (want meta-L*.json files under it)")
-        for pattern in ("meta-L*.json", "meta-L*.json.gz"):
-            files += glob.glob(os.path.join(d, "**", pattern), recursive=True)
+        for where in resultfiles.result_dirs([d]):
+            files += [path for path, _, _ in resultfiles.result_files(where, ["meta"])["meta"]]
     return sorted(files)
 
 
 def _load_meta(path):
-    if path.endswith(".gz"):
-        raw = safeio.read_bounded(path, META_LIMIT, "a launch's metadata", binary=True)
-        try:
-            text = gzip.decompress(raw).decode()
-        except (OSError, EOFError, UnicodeDecodeError) as err:
-            raise UserError(f"{path}: not a readable gzip file ({err}); remove it or give another directory") from None
-        return safeio.parse_json(text, path)
-    return safeio.load_json_file(path, META_LIMIT, "a launch's metadata")
+    return safeio.parse_json(resultfiles.read_text(path, META_LIMIT, "a launch's metadata"), path)
 
 
 def measurements(dirs, mpi=None):

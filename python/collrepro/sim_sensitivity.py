@@ -19,8 +19,6 @@ sweep run one at a time; `./collrepro-py compact OUT/runs/*` compresses finished
 """
 
 import csv
-import glob
-import gzip
 import io
 import math
 import os
@@ -28,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from collrepro import node_memory_platform, safeio
+from collrepro import node_memory_platform, resultfiles, safeio
 from collrepro.analysis.paper_values import SEED000_FIG4
 from collrepro.cliargs import ArgumentParser
 from collrepro.cori_platform import NEUTRAL, effects_xml
@@ -46,6 +44,7 @@ UNITS = {"nic": "GB/s", "msg": "us", "global": "share", "lat": "us", "mem": "GB/
 # Seed 000 Fig. 4, FC speedup at 4 MB, keyed by (np, p, q) (one home: python/collrepro/analysis/paper_values.py).
 PAPER = {(n, p, q): v for (topology, n, p, q), v in SEED000_FIG4.items() if topology == "fully-connected"}
 WALL_FILE = "wall_s.txt"  # each run's wall time, so that sweeps run side by side lose none
+SUMMARY_LIMIT = 64 * safeio.MIB  # a simulation's summary CSV: one size, a few algorithms
 COLUMNS = ["effect", "parameter", "value", "unit", "np", "ppn", "order", "p", "q", "root_gathering_s",
            "halfduplex_fc_s", "speedup", "paper_speedup", "wall_s"]
 
@@ -103,12 +102,12 @@ def run_name(effect, value, np_, ppn, ratio):
 
 def medians(run_dir):
     """{algorithm: median seconds} at 4 MiB from a finished run, or None."""
-    paths = glob.glob(os.path.join(run_dir, "summary-L0*.csv")) + glob.glob(os.path.join(run_dir, "summary-L0*.csv.gz"))
+    paths = [path for path, launch, _ in resultfiles.result_files(run_dir, ["summary"])["summary"] if launch == 0]
     if not paths:
         return None
     out = {}
-    for path in paths:  # a finished run may have been compressed (collrepro-py compact)
-        with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as fh:
+    for path in paths:  # either form: a finished run may have been compressed (collrepro-py compact)
+        with resultfiles.text_stream(path, SUMMARY_LIMIT, "a simulation's summary CSV") as fh:
             for r in csv.DictReader(fh):
                 if int(r["msg_bytes"]) == 4 << 20 and r["median"]:
                     out[r["algorithm"]] = float(r["median"])

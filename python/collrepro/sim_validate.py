@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import safeio
+from . import resultfiles, safeio
 from .cliargs import ArgumentParser
 from .safeio import UserError
 
@@ -74,7 +74,7 @@ LOG_LINES = 20  # of simrun's and SimGrid's output kept beside each simulation
 
 
 def _has_sims(d):
-    return bool(list(Path(d).glob("*/*/summary-L*.csv")) or list(Path(d).glob("*/*/summary-L*.csv.gz")))
+    return any(resultfiles.result_files(s, ["summary"])["summary"] for s in Path(d).glob("*/*") if s.is_dir())
 
 
 def real_dirs(real):
@@ -82,7 +82,8 @@ def real_dirs(real):
     real = Path(real)
     if not real.is_dir():
         raise UserError(f"{real}: not a directory of <experiment>/<mpi>/ real runs")
-    found = {(e, m): real / e / m for e in EXPERIMENTS for m in SELECTOR if list((real / e / m).glob("meta-L*.json*"))}
+    found = {(e, m): real / e / m for e in EXPERIMENTS for m in SELECTOR
+             if resultfiles.result_files(real / e / m, ["meta"])["meta"]}
     if not found:
         raise UserError(f"{real}: none of {', '.join(EXPERIMENTS)} found as <experiment>/<mpi>/meta-L*.json")
     return found
@@ -234,7 +235,7 @@ def build(real, sims=OUT / "sims"):
     parts, missing = [], []
     for (exp, mpi), rdir in sorted(real_dirs(real).items()):
         sdir = Path(sims) / exp / mpi
-        if not (list(sdir.glob("summary-L*.csv")) or list(sdir.glob("summary-L*.csv.gz"))):
+        if not resultfiles.result_files(sdir, ["summary"])["summary"]:
             missing.append(f"{exp}/{mpi}")
             continue
         parts.append(compare(medians(rdir), medians(sdir), exp, mpi))

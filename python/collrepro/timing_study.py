@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 
-from . import compact, paths, safeio
+from . import paths, resultfiles, safeio
 from .launch import collrun, runs
 from .launch.launcher import exit_code
 from . import sim as sim_module
@@ -171,7 +171,7 @@ def _reading(path):
 
 
 def _read_json(path):
-    record = safeio.parse_json(compact.read_text(path, JSON_LIMIT, "a timing-study record"), path)
+    record = safeio.parse_json(resultfiles.read_text(path, JSON_LIMIT, "a timing-study record"), path)
     if not isinstance(record, dict):
         raise UserError(f"{path}: not a JSON object; {REDO}")
     return record
@@ -190,7 +190,7 @@ def launches_under_half(n, invalid):
 
 
 def _block_rows(directory, method, np_, notes):
-    if not compact.result_files(directory, ["summary"])["summary"]:   # plain or .gz
+    if not resultfiles.result_files(directory, ["summary"])["summary"]:   # plain or .gz
         return []
     from .analysis import loader   # the contract's reader: checked columns, values, integrity
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import compact
+from collrepro import resultfiles
 from collrepro import contract as C
 from collrepro.analysis import loader
 from collrepro.analysis.errors import InputError
@@ -25,7 +25,7 @@ def committed_dirs():
         names = subprocess.run(["git", "ls-files", "results"], cwd=REPO, check=True, capture_output=True,
                                text=True).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):        # an export without .git: what is there
-        return compact.result_dirs([RESULTS])
+        return resultfiles.result_dirs([RESULTS])
     return sorted({REPO / Path(n).parent for n in names if C.parse_file_name(Path(n).name)})
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import compact, safeio, sim_sensitivity
+from collrepro import resultfiles, safeio, sim_sensitivity
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = REPO / "python"
@@ -21,6 +21,14 @@ def module(name, *argv, pythonpath=(), cwd=None):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([*map(str, pythonpath), str(PYTHON)])}
     env.pop("COLLREPRO_DEBUG", None)
     return subprocess.run([sys.executable, "-m", f"collrepro.{name}", *map(str, argv)], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=cwd)
+
+
+def door(*words, pythonpath=(), cwd=None):
+    """`python3 -m collrepro WORDS` (./collrepro-py WORDS), as a user starts a verb."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*map(str, pythonpath), str(PYTHON)])}
+    env.pop("COLLREPRO_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "collrepro", *map(str, words)], capture_output=True,
                           text=True, timeout=120, env=env, cwd=cwd)
 
 
@@ -55,12 +63,12 @@ def test_sim_sensitivity_names_shapes_not_nodes(tmp_path):
 
 def test_compact_keeps_a_small_file_whose_gzip_is_larger(tmp_path):
     (tmp_path / "summary-L0.csv").write_text("a\n")
-    r = module("compact", tmp_path)
+    r = door("compact", tmp_path)
     assert r.returncode == 0, r.stderr
     assert not (tmp_path / "summary-L0.csv").exists()
     packed = tmp_path / "summary-L0.csv.gz"
     assert packed.stat().st_size > 2 and gzip.decompress(packed.read_bytes()) == b"a\n"
-    assert compact.read_bytes(packed, 1024, "a result file") == b"a\n"
+    assert resultfiles.read_bytes(packed, 1024, "a result file") == b"a\n"
 
 
 def test_node_memory_platform_needs_the_directory_to_exist(tmp_path):

@@ -8,7 +8,7 @@ import csv
 import hashlib
 from pathlib import Path
 
-from .. import compact
+from .. import resultfiles
 from .. import contract as C
 from .. import safeio
 from . import schema
@@ -22,7 +22,7 @@ def data_files(directory):
     """{'raw'|'summary'|'meta'|'phases': [(path, launch, slice)]}, each file plain or
     compressed; temporary files skipped; a file in both forms refused (InputError)."""
     try:
-        return compact.result_files(directory)
+        return resultfiles.result_files(directory)
     except safeio.UserError as err:
         raise InputError(str(err)) from None
 
@@ -30,7 +30,7 @@ def data_files(directory):
 def _find(directory, name):
     """The path of result file `name` in either form, or None."""
     try:
-        return compact.find(directory, name)
+        return resultfiles.find(directory, name)
     except safeio.UserError as err:
         raise InputError(str(err)) from None
 
@@ -38,7 +38,7 @@ def _find(directory, name):
 def read_data(path, what="a result CSV"):
     """The plain bytes of a result CSV in either form (size capped; one line when damaged)."""
     try:
-        return compact.read_bytes(path, schema.MAX_CSV_BYTES, what)
+        return resultfiles.read_bytes(path, schema.MAX_CSV_BYTES, what)
     except safeio.UserError as err:
         raise InputError(str(err)) from None
 

@@ -1,5 +1,5 @@
 """Load result directories (raw-*.csv, summary-*.csv, meta-*.json; each file plain or
-compressed, raw-L0.csv.gz: collrepro.compact).
+compressed, raw-L0.csv.gz: collrepro.resultfiles).
 
 Directories of an earlier contract version are migrated to the current version in memory
 (migrate.py), with one note per directory on stderr.

@@ -28,8 +28,6 @@ every cell against the current sets, so a value outside them is refused in one l
 file, the line, the column and the value); `migrate` then only rewrites the metadata's version.
 """
 
-import gzip
-import io
 import re
 import json
 from math import comb
@@ -38,7 +36,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import contract as C
-from .. import safeio
+from .. import resultfiles, safeio
 from ..distributions import distribute, nominal_sizes
 from .integrity import data_files, file_integrity, read_meta, verify_integrity
 from . import schema
@@ -257,18 +255,6 @@ SAFEIO_TEMPORARY = re.compile(r"\.(?P<target>.+)(?:" + re.escape(safeio.TMP_TAG)
                               + re.escape(safeio.OLD_TAG) + r")[0-9]+")
 
 
-def _write_atomically(path, write):
-    """Replace `path` whole (safeio.atomic_file: temporary sibling, fsync, rename), in the
-    same form: a compressed file (raw-L0.csv.gz) is rewritten compressed."""
-    if not C.is_compressed(Path(path).name):
-        with safeio.atomic_file(path, "w", newline="") as f:
-            write(f)
-        return
-    with safeio.atomic_file(path, "wb") as f, gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0) as z, \
-            io.TextIOWrapper(z, encoding="utf-8", newline="") as text:
-        write(text)
-
-
 def _refuse_unfinished(directory):
     for path in sorted(directory.iterdir()):
         found = SAFEIO_TEMPORARY.fullmatch(path.name)
@@ -317,7 +303,7 @@ def migrate_dir(directory):
                 guessed |= unsure
     written = []
     for path, current in converted:
-        _write_atomically(path, lambda f, t=current: t.to_csv(f, index=False, lineterminator="\n"))
+        resultfiles.write_atomically(path, lambda f, t=current: t.to_csv(f, index=False, lineterminator="\n"))
         written.append(path)
     for meta in metas:
         version = schema.meta_version(meta)
@@ -328,7 +314,7 @@ def migrate_dir(directory):
         clean["contract_version"] = C.VERSION
         if version >= 2 and "integrity" in clean:
             clean["integrity"] = _integrity(directory, meta)
-        _write_atomically(path, lambda f, m=clean: f.write(
+        resultfiles.write_atomically(path, lambda f, m=clean: f.write(
             json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False) + "\n"))
         written.append(path)
     return written, notice(directory, guessed)[1:]

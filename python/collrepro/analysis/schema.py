@@ -12,7 +12,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from .. import compact
+from .. import resultfiles
 from .. import contract as C
 from .. import safeio
 from .errors import InputError  # noqa: F401  (re-exported: schema.InputError)
@@ -80,7 +80,7 @@ def detect_versions(path, header, kind):
 
 def _check_structure(path, kind, data):
     """Header of a known version, every row complete, file ends with a newline; -> versions.
-    `data`: the file's plain bytes (either form: collrepro.compact)."""
+    `data`: the file's plain bytes (either form: collrepro.resultfiles)."""
     if not data:
         raise InputError(f"{path}: empty file (no header row)")
     if not data.endswith(b"\n"):
@@ -97,7 +97,7 @@ def _check_structure(path, kind, data):
 
 
 def read_header(path):
-    with compact.text_stream(path, MAX_CSV_BYTES, "a result CSV") as f:
+    with resultfiles.text_stream(path, MAX_CSV_BYTES, "a result CSV") as f:
         return [h.strip() for h in next(csv.reader(f), [])]
 
 
@@ -109,7 +109,7 @@ def check_csv_size(path, what="a result CSV"):
 def read_meta_json(path):
     """A meta-*.json file's JSON value: size capped (MAX_META_BYTES), nesting bounded, UTF-8;
     every problem one line naming the file and the fix."""
-    text = compact.read_text(path, MAX_META_BYTES, "a result metadata file")
+    text = resultfiles.read_text(path, MAX_META_BYTES, "a result metadata file")
     try:
         return safeio.parse_json(text, path)
     except safeio.UserError as err:
@@ -215,7 +215,7 @@ def read_csv_checked(path, kind, launch):
     """Read a raw or summary CSV strictly; -> (typed frame, the contract versions whose layout
     the file has, newest first)."""
     try:
-        data = compact.read_bytes(path, MAX_CSV_BYTES, f"a {kind} CSV")
+        data = resultfiles.read_bytes(path, MAX_CSV_BYTES, f"a {kind} CSV")
     except safeio.UserError as err:
         raise InputError(str(err)) from None
     try:
