@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import debian_source
+from collrepro.installations import debian as debian_source
 from collrepro.installations import build as builder
 from collrepro.installations import recipes, registry, sourcetree
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro import versions
+from collrepro.versions import run as versions
 from collrepro.analysis import cli, compare, stats
 from collrepro.analysis import verdicts as V
 

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import safeio, sim, sim_paper
-from collrepro import timing_study as ts
+from collrepro import safeio
+from collrepro.sim import paper as sim_paper
+from collrepro.sim import run as sim
+from collrepro.studies import timing as ts
 from collrepro.installations import cli as collmpi_cli
 from collrepro.installations import registry
 from collrepro.slurm import state

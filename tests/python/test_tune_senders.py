@@ -5,7 +5,7 @@ one orientation, or two that agree, give the same rules as before senders= exist
 import json
 
 import synthetic as S
-from collrepro import tune
+from collrepro.analysis import tune
 from collrepro.analysis import stats
 
 NEED = stats.min_launches(0.05)

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import synthetic as S
-from collrepro import tune
+from collrepro.analysis import tune
 from collrepro.analysis import stats
 
 REPO = Path(__file__).resolve().parents[2]

@@ -113,7 +113,7 @@ def _run(argv, env, a, b):
 
 def measure(state_dir, cluster_json, collbench):
     """Run the ping-pong between the first two nodes; the verdict and the series."""
-    from collrepro.sim_platform import measurements
+    from collrepro.sim.platform import measurements
     if not os.path.exists(collbench):
         raise EnvironmentProblem(f"{collbench} not found: build collbench (cmake --build --preset openmpi "
                                  "--target collbench) or give --collbench")

@@ -2,7 +2,7 @@
 
 `build(recipe)` does, for `openmpi@5.0.7` say:
 
-1. fetch the Debian source package of the release's suite (`collrepro.debian_source`: apt
+1. fetch the Debian source package of the release's suite (`installations/debian.py`: apt
    checks the files against the suite's signed index, dpkg-source checks the .dsc checksums)
    and unpack its upstream tarball (the pristine release, without Debian's packaging patches)
    into a work directory `<cache>/mpi/.build-<name>/`;
@@ -32,7 +32,8 @@ import subprocess
 import sys
 import time
 
-from .. import debian_source, safeio
+from collrepro import safeio
+from collrepro.installations import debian as debian_source
 from ..mpienv import RUN_AS_ROOT
 from ..safeio import EnvironmentProblem, UserError
 from . import probe, sourcetree

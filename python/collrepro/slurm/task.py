@@ -26,7 +26,7 @@ FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2)
 
 
 def _parser():
-    p = ArgumentParser(prog="collrepro.slurm.task", description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(prog="collslurm task", description=__doc__.split("\n\n")[0])
     p.add_argument("--results", required=True, help="the submission's results directory")
     p.add_argument("--collbench", required=True)
     p.add_argument("--config", required=True, help="the config without its slurm: section")
@@ -112,6 +112,3 @@ def main(argv=None):
     _say(f"task {task}: {state} (exit {rc}{after})")
     return rc
 
-
-if __name__ == "__main__":
-    safeio.main_exit("collslurm task", main)

@@ -1,14 +1,14 @@
 """sim_validate: the simulation checked point by point against a real node (results/sim/validation).
 
-    python3 -m collrepro.sim_validate platforms REAL_DIR            # configs/platforms/node16-<mpi>.xml
-    python3 -m collrepro.sim_validate run REAL_DIR [--only EXP] [--alternative] [--copy-bw GBPS]
+    collrepro-py sim validate platforms REAL_DIR            # configs/platforms/node16-<mpi>.xml
+    collrepro-py sim validate run REAL_DIR [--only EXP] [--alternative] [--copy-bw GBPS]
                                                                     # the simulations, one per experiment and library
-    python3 -m collrepro.sim_validate report REAL_DIR               # points.csv, summary.csv, README.md, the figure
-    python3 -m collrepro.sim_validate all REAL_DIR                  # platforms, run, run --alternative, report
+    collrepro-py sim validate report REAL_DIR               # points.csv, summary.csv, README.md, the figure
+    collrepro-py sim validate all REAL_DIR                  # platforms, run, run --alternative, report
 
 REAL_DIR holds real runs as <experiment>/<mpi>/ result directories (one rank per core on one
 node, each launch's ping-pong in its metadata). `platforms` derives one platform per MPI library
-from that library's ping-pongs (python/collrepro/sim_platform.py); `run` simulates every
+from that library's ping-pongs (python/collrepro/sim/platform.py); `run` simulates every
 experiment of EXPERIMENTS that REAL_DIR holds, with the library's platform and SimGrid's
 collective selector for that library (ompi for Open MPI, mpich for MPICH), through
 bench/sim/simrun, into results/sim/validation/sims/<experiment>/<mpi>/; `report` compares.
@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import resultfiles, safeio
-from .cliargs import ArgumentParser
-from .safeio import UserError
+from collrepro import paths, resultfiles, safeio
+from collrepro.cliargs import ArgumentParser
+from collrepro.safeio import UserError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(paths.REPO)
 OUT = REPO / "results" / "sim" / "validation"
 PLATFORMS = REPO / "configs" / "platforms"
 SELECTOR = {"openmpi": "ompi", "mpich": "mpich"}
@@ -102,7 +102,7 @@ def copybw_dir(out, gbps):
 def make_platforms(real, out=OUT):
     """One platform per library from the ping-pongs of its validated experiments' launches, and
     the alternative (the other duplex choice) beside the alternative simulations."""
-    from . import sim_platform
+    from collrepro.sim import platform as sim_platform
     dirs = real_dirs(real)
     for mpi in sorted({m for _, m in dirs}):
         mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
@@ -116,7 +116,7 @@ def make_platforms(real, out=OUT):
 def copybw_platforms(real, out, gbps):
     """The chosen platforms with a shared-memory limit of `gbps` (all cores copying at once),
     beside their simulations: a sensitivity study of the one thing the real runs do not measure."""
-    from . import sim_platform
+    from collrepro.sim import platform as sim_platform
     dirs = real_dirs(real)
     for mpi in sorted({m for _, m in dirs}):
         mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
@@ -165,8 +165,8 @@ def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=No
 def medians(directory):
     """Per point (collective, shape, msg_bytes, algorithm): the median over launches of the
     per-launch Tukey medians, and the launches behind it."""
-    from .analysis import aggregate as A
-    from .analysis import loader
+    from collrepro.analysis import aggregate as A
+    from collrepro.analysis import loader
     per = A.per_launch(loader.load([Path(directory)]))
     per = per[per["median"].notna()]
     per = per.assign(shape=[A.shape_label(r) for _, r in per.iterrows()],
@@ -240,7 +240,7 @@ def build(real, sims=OUT / "sims"):
             continue
         parts.append(compare(medians(rdir), medians(sdir), exp, mpi))
     if not parts:
-        raise UserError(f"{sims}: no simulation found; run `python3 -m collrepro.sim_validate run REAL_DIR` first")
+        raise UserError(f"{sims}: no simulation found; run `collrepro-py sim validate run REAL_DIR` first")
     return pd.concat(parts, ignore_index=True), missing
 
 
@@ -251,7 +251,7 @@ def _fmt(x, digits=1):
 
 
 def _md(frame):
-    from .analysis.tables import markdown_table
+    from collrepro.analysis.tables import markdown_table
     return markdown_table(frame)
 
 
@@ -289,7 +289,7 @@ def figure(points, path):
 
 def _by(points, keys):
     """Median signed error and median |error| per group: where the simulation is off, and which way."""
-    from .analysis.units import format_bytes
+    from collrepro.analysis.units import format_bytes
     g = points.groupby(["experiment", "library"] + keys, sort=True)["error_pct"]
     out = pd.DataFrame({"points": g.size(), "median error %": g.median().round(1),
                         "median abs. error %": g.apply(lambda e: e.abs().median()).round(1)}).reset_index()
@@ -301,7 +301,7 @@ def _by(points, keys):
 def pingpong_check(real, sims):
     """The ping-pong the platforms were made from against the one each library's simulations
     measured on them (collbench measures it at every launch's start, simulated or not)."""
-    from . import sim_platform
+    from collrepro.sim import platform as sim_platform
     rows = []
     dirs = real_dirs(real)
     for mpi in sorted({m for _, m in dirs}):
@@ -326,7 +326,7 @@ def _verdict(row):
 
 def _ranking_failures(points):
     """Every shape whose ranking the simulation does not keep: the real and the simulated order."""
-    from .analysis.units import format_bytes
+    from collrepro.analysis.units import format_bytes
     rows = []
     for (e, m, c, sh, b), g in points[points["ranking_preserved"] == False].groupby(  # noqa: E712
             ["experiment", "library", "collective", "shape", "msg_bytes"]):
@@ -365,11 +365,11 @@ def _misses(points, alternative, copybw=None):
     out += ["- **The node's shared memory bandwidth.** The real runs hold no copy-bandwidth measurement, so "
             "the platforms let every core copy at its ping-pong bandwidth at once. Where many ranks move "
             "megabytes at the same time the node is slower than that: a negative error that grows with the "
-            "size means the simulation is missing a shared limit (`python3 -m collrepro.sim_platform "
+            "size means the simulation is missing a shared limit (`collrepro-py sim platform "
             "--copy-bw GBPS` adds it once measured, e.g. by the command's own measurement on the node):", "",
             _md(pd.DataFrame(rows)), ""]
     if copybw:
-        from .analysis.units import format_bytes
+        from collrepro.analysis.units import format_bytes
         table = points.groupby(["experiment", "library", "msg_bytes"])["error_pct"].median().rename("no shared limit")
         cols = [table]
         for gbps, pts in sorted(copybw.items()):
@@ -431,7 +431,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
     out = [
         "# results/sim/validation: the simulation against a real node",
         "",
-        "Generated by `python3 -m collrepro.sim_validate report REAL_DIR` (python/collrepro/sim_validate.py)",
+        "Generated by `collrepro-py sim validate report REAL_DIR` (python/collrepro/sim/validate.py)",
         "from the simulations in `sims/` and a set of real-node runs (16-core node, one rank per core,",
         "Open MPI 4.1.4 and MPICH 4.0.2, every rank bound to its own core, 2-3 launches per point; the",
         "directory is given on the command line and is not part of the repository). Do not edit.",
@@ -439,15 +439,15 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         "## How it was made",
         "",
         "```",
-        "python3 -m collrepro.sim_validate platforms REAL_DIR   # configs/platforms/node16-{openmpi,mpich}.xml",
-        "python3 -m collrepro.sim_validate run REAL_DIR         # sims/<experiment>/<mpi>/ through bench/sim/simrun",
-        "python3 -m collrepro.sim_validate run REAL_DIR --alternative     # sims-alternative/: the other duplex choice",
-        "python3 -m collrepro.sim_validate run REAL_DIR --copy-bw 32 --copy-bw 64 --only quick-np8 \\",
+        "collrepro-py sim validate platforms REAL_DIR   # configs/platforms/node16-{openmpi,mpich}.xml",
+        "collrepro-py sim validate run REAL_DIR         # sims/<experiment>/<mpi>/ through bench/sim/simrun",
+        "collrepro-py sim validate run REAL_DIR --alternative     # sims-alternative/: the other duplex choice",
+        "collrepro-py sim validate run REAL_DIR --copy-bw 32 --copy-bw 64 --only quick-np8 \\",
         "    --only seed000-3sizes-np16 --only seed001-np14             # sims-copybw-*/: a shared-memory limit",
-        "python3 -m collrepro.sim_validate report REAL_DIR      # points.csv, summary.csv, this README, sim_vs_real.png",
+        "collrepro-py sim validate report REAL_DIR      # points.csv, summary.csv, this README, sim_vs_real.png",
         "```",
         "",
-        "- **The platform** (`python3 -m collrepro.sim_platform`, documented in `bench/sim/README.md`): one host",
+        "- **The platform** (`collrepro-py sim platform`, documented in `bench/sim/README.md`): one host",
         "  per core; each core's link is the library's ping-pong (median over the launches of the",
         "  experiments below, four sizes), a piecewise latency/bandwidth model (SimGrid's SMPI network",
         "  model with one factor per size range) that returns every measured size; Open MPI's cores send",
@@ -535,7 +535,7 @@ def write_report(real, out=OUT):
 # ---------------------------------------------------------------- the command
 
 def _parser():
-    ap = ArgumentParser(prog="sim-validate", description=__doc__.split("\n")[0])
+    ap = ArgumentParser(prog="sim validate", description=__doc__.split("\n")[0])
     ap.add_argument("action", choices=["platforms", "run", "report", "all"])
     ap.add_argument("real", help="directory of <experiment>/<mpi>/ real runs")
     ap.add_argument("--only", action="append", choices=sorted(EXPERIMENTS), help="run only this experiment")
@@ -566,6 +566,3 @@ def main(argv=None):
         write_report(a.real, out)
     return rc
 
-
-if __name__ == "__main__":
-    safeio.main_exit("sim-validate", main)

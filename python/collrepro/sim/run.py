@@ -49,7 +49,7 @@ platform, the SimGrid version and the network model.
                no spaces or quotes (smpirun passes program arguments unquoted)
 The SimGrid configuration (network model, collective selector, ...) is fixed below and
 recorded in the metadata; a platform file's own <config> settings (calibrated platforms,
-python/collrepro/sim_platform.py) replace the defaults of the same names. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 incomplete,
+python/collrepro/sim/platform.py) replace the defaults of the same names. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 incomplete,
 5 I/O), or simrun's own: 2 a bad option or platform file (checked before anything else), 5 the
 smpi build or smpirun missing, 130/143 interrupted.
 """
@@ -63,14 +63,14 @@ import time
 import xml.etree.ElementTree as ET
 import xml.parsers.expat
 
-from collrepro import safeio
+from collrepro import paths, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.launch.launcher import Forwarder, Launcher
 from collrepro.mpienv import installed_program
 from collrepro.paths import checkout_only
 from collrepro.safeio import EnvironmentProblem, UserError
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = paths.REPO
 
 # The simulation model (recorded in every launch's metadata by collbench itself):
 #   CM02: max-min bandwidth sharing with per-link latency, no TCP factors: the alpha-beta,
@@ -212,7 +212,7 @@ def _dragonfly_layout(platform, cluster):
 
 def _layout_property(platform, root):
     """(groups, chassis, routers, nodes) from a <prop id="collrepro/layout"> (generated platforms,
-    python/collrepro/cori_platform.py), or None."""
+    python/collrepro/sim/cori.py), or None."""
     for prop in root.iter("prop"):
         if prop.get("id") == "collrepro/layout":
             text = prop.get("value") or ""
@@ -246,7 +246,7 @@ def cluster_of(platform):
     if ranges[0][0] != 0 or any(b[0] != a[1] + 1 for a, b in zip(ranges, ranges[1:])):
         raise UserError(f"{platform}: the clusters' radicals must number the hosts 0, 1, ... without gaps")
     hosts = ranges[-1][1] + 1
-    if hosts_are_cores(root):  # python/collrepro/node_memory_platform.py: a <cluster> per node
+    if hosts_are_cores(root):  # python/collrepro/sim/node_memory.py: a <cluster> per node
         if len({hi - lo for lo, hi in ranges}) != 1:
             raise UserError(f"{platform}: a platform whose hosts are cores needs nodes of equal size")
         return hosts, CORES_AS_HOSTS, len(clusters), hosts // len(clusters), None
@@ -585,6 +585,3 @@ def main(argv=None):
     finally:
         os.unlink(hostfile)
 
-
-if __name__ == "__main__":
-    safeio.main_exit("simrun", main)

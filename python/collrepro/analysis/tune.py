@@ -40,14 +40,14 @@ from collections import defaultdict
 
 import numpy as np
 
-from . import safeio
-from .analysis import stats
-from .analysis import verdicts as V
-from .analysis.aggregate import algorithm_kinds
-from .analysis.cli import Parser
-from .analysis.compare import launch_medians
-from .analysis.loader import load
-from .analysis.schema import InputError
+from collrepro import safeio
+from collrepro.analysis import stats
+from collrepro.analysis import verdicts as V
+from collrepro.analysis.aggregate import algorithm_kinds
+from collrepro.analysis.cli import Parser
+from collrepro.analysis.compare import launch_medians
+from collrepro.analysis.loader import load
+from collrepro.analysis.schema import InputError
 
 NATIVE = "native"
 PROG = "colltune"
@@ -281,6 +281,3 @@ def _leaves(node):
         else:
             yield from _leaves(child)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,7 +9,7 @@ simrun (contiguous placement), then the paper's figures into its figures/ direct
 interrupted run continues where it stopped when started again (collbench skips the points
 already on disk). --platform: cori-memory (default: Cori's nodes, whose processes share the
 node's memory and NIC, on a contention-free network; made for the run's shape by
-python/collrepro/node_memory_platform.py), flat-crossbar (the papers' contention-free model),
+python/collrepro/sim/node_memory.py), flat-crossbar (the papers' contention-free model),
 cori-effects (Cori's dragonfly with a shared NIC, per-message costs and scaled global links),
 dragonfly-adaptive (that topology without them: indistinguishable from the crossbar at the
 papers' shapes) or cori-dragonfly (SimGrid's minimal routing, the congested case). cori-memory
@@ -23,11 +23,13 @@ import sys
 import tempfile
 import time
 
-from collrepro import node_memory_platform, safeio, sim
+from collrepro import paths, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import UserError
+from collrepro.sim import node_memory
+from collrepro.sim import run as simrun  # the command this one drives
 
-REPO = sim.REPO
+REPO = paths.REPO
 RUNS = os.path.join(REPO, "configs", "paper", "sim-runs.yaml")
 PLATFORMS = ("flat-crossbar", "cori-memory", "cori-effects", "dragonfly-adaptive", "cori-dragonfly")
 REQUIRED = {"config", "np", "ppn", "fold", "figure"}
@@ -56,11 +58,11 @@ def load_runs(path=RUNS):
 
 def platform_path(platform, run, build_dir):
     """(platform file, ppn to give simrun). cori-memory is made for the run's shape (its hosts are
-    cores: one rank per host) into BUILD_DIR/platforms/ by python/collrepro/node_memory_platform.py;
+    cores: one rank per host) into BUILD_DIR/platforms/ by python/collrepro/sim/node_memory.py;
     the others are the committed configs/platforms/<name>.xml."""
     if platform != "cori-memory":
         return os.path.join(REPO, "configs", "platforms", platform + ".xml"), run["ppn"]
-    nodes, cores = node_memory_platform.node_shape(run["np"], run["ppn"])
+    nodes, cores = node_memory.node_shape(run["np"], run["ppn"])
     return os.path.join(build_dir, "platforms", f"cori-memory-{nodes}x{cores}.xml"), 1
 
 
@@ -68,7 +70,7 @@ def write_generated_platform(platform, run, build_dir):
     """Write cori-memory's file for the run's shape (the generator is deterministic)."""
     path, _ = platform_path(platform, run, build_dir)
     if platform == "cori-memory":
-        node_memory_platform.write_for_job(path, run["np"], run["ppn"], node_memory_platform.CORI_MEM_GBPS)
+        node_memory.write_for_job(path, run["np"], run["ppn"], node_memory.CORI_MEM_GBPS)
     return path
 
 
@@ -96,20 +98,20 @@ def figures(run, out):
 
 def offer_hugepages():
     """As root, set huge pages up for folding (bench/sim/hugepages) unless they are there."""
-    if os.geteuid() == 0 and sim.hugepage_mount()[0] is None:
+    if os.geteuid() == 0 and simrun.hugepage_mount()[0] is None:
         subprocess.call([os.path.join(REPO, "bench", "sim", "hugepages")])
 
 
 def run_one(name, run, a):
     """Simulate one run (or with --dry-run print its command), then draw its figures."""
     argv, out = simrun_argv(name, run, a.platform, a.build_dir, a.jobs)
-    print(f"paper: {name} on {a.platform}: {run.get('what', '')} -> {sim.shown_path(out)}", file=sys.stderr)
+    print(f"paper: {name} on {a.platform}: {run.get('what', '')} -> {simrun.shown_path(out)}", file=sys.stderr)
     if a.dry_run:
         return dry_run(run, a, argv)
     write_generated_platform(a.platform, run, a.build_dir)
     offer_hugepages()
     t0 = time.time()
-    rc = sim.main(argv)
+    rc = simrun.main(argv)
     print(f"paper: {name} on {a.platform}: simulation finished with code {rc} after {time.time() - t0:.0f} s of wall time",
           file=sys.stderr)
     return rc if rc != 0 else figures(run, out)
@@ -119,12 +121,12 @@ def dry_run(run, a, argv):
     """--dry-run writes nothing: simrun checks a generated platform in a temporary directory,
     removed afterwards, in place of the file a run would write."""
     if a.platform != "cori-memory":
-        return sim.main(["--dry-run"] + argv)
+        return simrun.main(["--dry-run"] + argv)
     path, _ = platform_path(a.platform, run, a.build_dir)
     with tempfile.TemporaryDirectory(prefix="collrepro-paper-") as tmp:
         copy = write_generated_platform(a.platform, run, tmp)
-        print(f"paper: dry run: {sim.shown_path(path)} is not written; simrun checks a temporary copy", file=sys.stderr)
-        return sim.main(["--dry-run"] + [copy if x == path else x for x in argv])
+        print(f"paper: dry run: {simrun.shown_path(path)} is not written; simrun checks a temporary copy", file=sys.stderr)
+        return simrun.main(["--dry-run"] + [copy if x == path else x for x in argv])
 
 
 def main(argv=None):
@@ -155,6 +157,3 @@ def main(argv=None):
             return rc
     return 0
 
-
-if __name__ == "__main__":
-    safeio.main_exit("paper", main)

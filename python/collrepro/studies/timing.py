@@ -32,12 +32,12 @@ import subprocess
 import sys
 import time
 
-from . import paths, resultfiles, safeio
-from .launch import collrun, runs
-from .launch.launcher import exit_code
-from . import sim as sim_module
-from .cliargs import ArgumentParser
-from .safeio import UserError
+from collrepro import paths, resultfiles, safeio
+from collrepro.launch import collrun, runs
+from collrepro.launch.launcher import exit_code
+from collrepro.sim import run as sim_module
+from collrepro.cliargs import ArgumentParser
+from collrepro.safeio import UserError
 
 REPO = paths.REPO
 CONFIG = os.path.join(REPO, "configs", "timing", "sync-methods.yaml")
@@ -192,7 +192,7 @@ def launches_under_half(n, invalid):
 def _block_rows(directory, method, np_, notes):
     if not resultfiles.result_files(directory, ["summary"])["summary"]:   # plain or .gz
         return []
-    from .analysis import loader   # the contract's reader: checked columns, values, integrity
+    from collrepro.analysis import loader   # the contract's reader: checked columns, values, integrity
 
     results = loader.load_summaries(directory, notes)
     s = results.summary
@@ -439,6 +439,3 @@ def main(argv=None):
     _check_installation(opts)
     return run(opts)
 
-
-if __name__ == "__main__":
-    safeio.main_exit("timing-study", main)

@@ -18,7 +18,7 @@ How:
 - the unpacked tree is moved into place only when complete (`<name>-<version>/` plus a
   `.complete` stamp), so an interrupted fetch is never mistaken for a source tree.
 
-`python3 -m collrepro.debian_source PACKAGE SUITE` prints the unpacked directory.
+`collrepro-py mpi debian-source PACKAGE SUITE` prints the unpacked directory.
 """
 
 import glob
@@ -30,6 +30,7 @@ import sys
 from dataclasses import dataclass
 
 from collrepro import safeio
+from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import EnvironmentProblem
 
 
@@ -202,13 +203,11 @@ def publish(work, dest):
 
 
 def main(argv=None):
-    """Raises UserError (usage, exit 2) or SourceError (exit 5): run it through safeio.run_cli."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        raise safeio.UserError("usage: python3 -m collrepro.debian_source PACKAGE SUITE")
-    print(fetch(argv[0], argv[1]))
+    """collrepro-py mpi debian-source PACKAGE SUITE: prints the unpacked directory. Raises UserError
+    (usage, exit 2) or SourceError (exit 5): run it through safeio.run_cli."""
+    ap = ArgumentParser(prog="mpi debian-source", description=__doc__.split("\n\n")[0])
+    ap.add_argument("package", help="the Debian source package (openmpi, mpich)")
+    ap.add_argument("suite", help="the Debian suite whose version to fetch (bookworm, trixie, ...)")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    print(fetch(args.package, args.suite))
     return 0
-
-
-if __name__ == "__main__":
-    safeio.main_exit("debian_source", main)

@@ -1,10 +1,10 @@
 """Sensitivity of seed 000's FC speedup to each effect of the Cori model (issue 28).
 
-  PYTHONPATH=python python3 -m collrepro.sim_sensitivity [--effects nic,msg,global,lat,mem]
+  ./collrepro-py sim sensitivity [--effects nic,msg,global,lat,mem]
       [--shapes 256x1,1024x8] [--ratios 1/1,1/3,3/1] [--values nic=16,8,4,2] [-o results/sim/sensitivity]
       [--warmup 0] [--dry-run]
 
-For each effect of python/collrepro/cori_platform.py (--effects) and each value of its parameter,
+For each effect of python/collrepro/sim/cori.py (--effects) and each value of its parameter,
 with the other effects neutral (the value at which each vanishes: dragonfly-adaptive), simulates
 root-gathering and halfduplex-fc at 4 MiB (configs/paper/seed000-fc-sim.yaml: half-duplex
 inter-group Allgather, group A sends) at each shape and p:q, and writes OUT/sensitivity.csv and
@@ -26,13 +26,14 @@ import subprocess
 import sys
 import time
 
-from collrepro import node_memory_platform, resultfiles, safeio
+from collrepro import paths, resultfiles, safeio
+from collrepro.sim import node_memory
 from collrepro.analysis.paper_values import SEED000_FIG4
 from collrepro.cliargs import ArgumentParser
-from collrepro.cori_platform import NEUTRAL, effects_xml
+from collrepro.sim.cori import NEUTRAL, effects_xml
 from collrepro.safeio import UserError
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir))
+REPO = paths.REPO
 CONFIG = os.path.join(REPO, "configs", "paper", "seed000-fc-sim.yaml")
 SIMRUN = os.path.join(REPO, "bench", "sim", "simrun")
 
@@ -62,9 +63,9 @@ def parse_shape(text):
 def check_memory_shape(text, np_, ppn):
     """--effects mem builds a node-memory platform per shape: its bounds, said of --shapes (the
     generator's own message names its options --nodes and --cores)."""
-    nodes, cores = node_memory_platform.node_shape(np_, ppn)
+    nodes, cores = node_memory.node_shape(np_, ppn)
     try:
-        node_memory_platform.check(nodes, cores, 0.0, node_memory_platform.NIC_GBPS, node_memory_platform.CORE_GBPS)
+        node_memory.check(nodes, cores, 0.0, node_memory.NIC_GBPS, node_memory.CORE_GBPS)
     except UserError as err:
         bound = str(err).split(": ", 1)[1]
         raise UserError(f"--shapes {text!r} with --effects mem: {nodes} nodes x {cores} processes, outside the "
@@ -119,7 +120,7 @@ def simulate(run_dir, platform, np_, ppn, order, ratio, warmup, dry_run):
     cmd = [SIMRUN, "--platform", platform, "--np", str(np_), "--ppn", str(ppn), "--order", order,
            "--fold", "8MiB", "--out", run_dir, CONFIG, "--", "--quiet", "--set", "sizes=[4MiB]",
            "--set", f"groups.ratios=[{ratio}]", "--set", f"timing.warmup={warmup}", "--set", "validation=false"]
-    print("sim_sensitivity: " + " ".join(cmd), file=sys.stderr)
+    print("sim sensitivity: " + " ".join(cmd), file=sys.stderr)
     if dry_run:
         return None
     t0 = time.time()
@@ -142,7 +143,7 @@ def recorded_wall(run_dir):
 
 
 def main(argv=None):
-    ap = ArgumentParser(prog="sim_sensitivity", description=__doc__.split("\n")[0])
+    ap = ArgumentParser(prog="sim sensitivity", description=__doc__.split("\n")[0])
     ap.add_argument("--effects", default="nic,msg,global,lat,mem")
     ap.add_argument("--shapes", default="256x1,1024x8")
     ap.add_argument("--ratios", default="1/1,1/3,3/1")
@@ -199,7 +200,7 @@ def main(argv=None):
                     made += 1
                     write_tables(a.output, list(done.values()))
     if not a.dry_run:
-        print(f"sim_sensitivity: wrote {table} ({made} rows from this sweep, {len(done)} in all)", file=sys.stderr)
+        print(f"sim sensitivity: wrote {table} ({made} rows from this sweep, {len(done)} in all)", file=sys.stderr)
     return 0
 
 
@@ -207,9 +208,9 @@ def memory_platform(out, mem_gbps, np_, ppn, dry_run):
     """The node-memory crossbar for one shape (np_ / ppn nodes of ppn cores), written into
     OUT/platforms/ (not committed: up to 11 MB at 256 nodes; written each time, so a file from an
     older generator is never reused)."""
-    nodes, cores = node_memory_platform.node_shape(np_, ppn)
+    nodes, cores = node_memory.node_shape(np_, ppn)
     path = os.path.join(out, "platforms", f"node-mem-{mem_gbps:g}-{nodes}x{cores}.xml")
-    return path if dry_run else node_memory_platform.write_for_job(path, np_, ppn, mem_gbps)
+    return path if dry_run else node_memory.write_for_job(path, np_, ppn, mem_gbps)
 
 
 def key_of(effect, value, np_, p):
@@ -291,6 +292,3 @@ def summary_lines(rows):
         out.append(f"| {effect} | {value:g} {unit} | {order} | {cells[0]} | {cells[1]} | {sep} | {err} | {worst} | {len(errs)} |")
     return out
 
-
-if __name__ == "__main__":
-    safeio.main_exit("sim_sensitivity", main)

@@ -14,10 +14,10 @@ settled at a look (a change, or `same`) keeps that look's verdict, and the next 
 while some point is unsettled. Then analyze guidelines and dashboard. A re-run resumes: finished
 launches and points are kept.
 
---calibrate runs the calibration of the method instead (collrepro.calibration): every
+--calibrate runs the calibration of the method instead (calibration.py): every
 configs/versions/calibration-*.yaml at one rank per core on the base installation, its A/A copy
-and its injected slowdowns, into results/local/versions/calibration/; `python3 -m
-collrepro.calibration DIR -o results/versions/calibration` analyses it.
+and its injected slowdowns, into results/local/versions/calibration/; `collrepro-py versions
+calibration DIR -o results/versions/calibration` analyses it.
 """
 
 import contextlib
@@ -429,7 +429,7 @@ def _names(option):
 def _declare(names, dry_run):
     """The derived installations of the calibration, declared where missing (collmpi derive):
     `<base>+aa` an A/A copy, `<base>+slowN` the base with calibration.delay_rule_for(N)."""
-    from collrepro import calibration
+    from collrepro.versions import calibration
     for name in names:
         setting = calibration.setting_of(name)
         if setting is None:
@@ -479,7 +479,7 @@ def _unbuilt(names):
 
 
 def _calibrate(a):
-    from collrepro import calibration
+    from collrepro.versions import calibration
     configs = sorted(glob.glob(os.path.join(paths.REPO, "configs", "versions", "calibration-*.yaml")))
     if a.config:
         configs = [a.config]
@@ -512,7 +512,7 @@ def _calibrate(a):
         rc = interleaved(names, np, launches, out, config, dry_run=a.dry_run)
         if rc:
             return rc
-    _say(f"{'dry run: ' if a.dry_run else ''}analyse with: PYTHONPATH=python python3 -m collrepro.calibration "
+    _say(f"{'dry run: ' if a.dry_run else ''}analyse with: ./collrepro-py versions calibration "
          f"{root} -o results/versions/calibration")
     return 0
 
