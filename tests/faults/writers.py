@@ -19,10 +19,10 @@ sys.path.insert(0, str(REPO / "python"))
 
 ANALYZE = REPO / "analysis" / "analyze"
 ANALYSIS_MODULES = ["numpy", "pandas", "scipy.stats", "matplotlib", "matplotlib.pyplot", "yaml",
-                    "collrepro.safeio", "collrepro.analysis.cli", "collrepro.analysis.loader",
-                    "collrepro.analysis.aggregate", "collrepro.analysis.figures", "collrepro.analysis.overlay",
-                    "collrepro.analysis.report", "collrepro.analysis.inventory", "collrepro.analysis.trend",
-                    "collrepro.analysis.guidelines", "collrepro.analysis.stats"]
+                    "collrepro.safeio", "collrepro.analysis.cli", "collrepro.analysis.loading.loader",
+                    "collrepro.analysis.frames.aggregate", "collrepro.analysis.figures.figures", "collrepro.analysis.figures.overlay",
+                    "collrepro.analysis.report", "collrepro.analysis.loading.inventory", "collrepro.analysis.verdicts.trend",
+                    "collrepro.analysis.verdicts.guidelines", "collrepro.analysis.verdicts.stats"]
 
 
 class Writer:
@@ -104,7 +104,7 @@ def shared_inputs(setup):
 class Trend(Writer):
     name = "analyze trend"
     prog = "analyze"
-    preload = ANALYSIS_MODULES + ["collrepro.analysis.comparability"]
+    preload = ANALYSIS_MODULES + ["collrepro.analysis.verdicts.comparability"]
     expect = (0, 1, 4)
 
     def prepare(self, inputs, setup):
@@ -123,8 +123,8 @@ class Guidelines(Trend):
 
 class Dashboard(Trend):
     name = "analyze dashboard"
-    preload = Trend.preload + ["plotly", "plotly.offline", "collrepro.analysis.dashboard",
-                               "collrepro.analysis.dashboard_html", "collrepro.analysis.dashboard_figures"]
+    preload = Trend.preload + ["plotly", "plotly.offline", "collrepro.analysis.dashboard.page",
+                               "collrepro.analysis.dashboard.html", "collrepro.analysis.dashboard.figures"]
     tmpfs_mib = 160   # about 8 MiB a site (plotly.min.js), several of them during the cells
     expect = (0, 4)
 

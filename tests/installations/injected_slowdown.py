@@ -60,7 +60,7 @@ def interleaved(config, root, names, launches):
 
 def verdicts(root, base_name):
     from collrepro.versions import calibration
-    from collrepro.analysis import inventory
+    from collrepro.analysis.loading import inventory
     entries = inventory.load_tree([root])
     base = next(e for e in entries if e.installation.name == base_name)
     other = next(e for e in entries if e is not base)

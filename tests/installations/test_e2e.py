@@ -21,7 +21,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from collrepro.analysis import stats, verdicts as V  # noqa: E402
+from collrepro.analysis.verdicts import stats  # noqa: E402
+from collrepro.analysis.verdicts import verdicts as V  # noqa: E402
 from collrepro.installations import build as builder  # noqa: E402
 from collrepro.installations import collbench, registry  # noqa: E402
 from collrepro.mpienv import ci_environment  # noqa: E402

@@ -20,7 +20,8 @@ import pytest
 
 import synthetic as S
 from collrepro import safeio
-from collrepro.analysis import cli, schema
+from collrepro.analysis import cli
+from collrepro.analysis.loading import schema
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = dict(os.environ, PYTHONPATH=str(REPO / "python"), MPLBACKEND="Agg")

@@ -17,8 +17,9 @@ Run: /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/test_catalog
 import pytest
 
 from collrepro import catalogue
-from collrepro.analysis import figures, plotting
-from collrepro.analysis.aggregate import DEFAULT_KINDS
+from collrepro.analysis.figures import plotting
+from collrepro.analysis.figures import figures
+from collrepro.analysis.frames.aggregate import DEFAULT_KINDS
 from test_references import collbench, documented_algorithms
 
 SNAPSHOT = catalogue.load()

@@ -12,8 +12,8 @@ import pytest
 
 from collrepro import resultfiles
 from collrepro import contract as C
-from collrepro.analysis import loader
-from collrepro.analysis.errors import InputError
+from collrepro.analysis.loading import loader
+from collrepro.analysis.loading.errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "results"
@@ -59,7 +59,7 @@ def test_committed_raw_files_are_compressed():
 def walked_committed_dirs():
     """What the tree walk of `analyze trend/dashboard results/` finds, less what git ignores:
     results/local/, where `./collrepro run` writes, is a user's scratch, not committed results."""
-    from collrepro.analysis import inventory
+    from collrepro.analysis.loading import inventory
     walked = inventory.result_dirs([RESULTS])
     try:
         ignored = subprocess.run(["git", "check-ignore", "--stdin"], cwd=REPO, capture_output=True, text=True,
@@ -81,7 +81,7 @@ def test_the_tree_walk_finds_every_compressed_directory():
 def test_the_tree_walk_check_holds_after_a_run():
     """`./collrepro run` then `./collrepro test`: the run's results/local/ scratch is no
     committed directory (a result directory made there must not break the check above)."""
-    from collrepro.analysis import inventory
+    from collrepro.analysis.loading import inventory
     local = RESULTS / "local"
     made_local = not local.exists()
     local.mkdir(parents=True, exist_ok=True)

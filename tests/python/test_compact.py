@@ -14,8 +14,9 @@ import pytest
 import synthetic as S
 from collrepro import compact, resultfiles
 from collrepro import contract as C
-from collrepro.analysis import loader, migrate
-from collrepro.analysis.errors import InputError
+from collrepro.analysis.loading import loader
+from collrepro.analysis.loading import migrate
+from collrepro.analysis.loading.errors import InputError
 from test_integrity import add_integrity
 
 REPO = Path(__file__).resolve().parents[2]

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from collrepro.analysis import tune
-from collrepro.analysis import stats
+from collrepro.analysis.verdicts import stats
 
 KINDS = {"native": "native", "mpi-neighbor": "native", "fast": "proposed", "faster": "proposed", "slow": "baseline"}
 NEED = stats.min_launches(0.05)

@@ -6,7 +6,7 @@ import json
 
 import synthetic as S
 from collrepro.analysis import tune
-from collrepro.analysis import stats
+from collrepro.analysis.verdicts import stats
 
 NEED = stats.min_launches(0.05)
 SIZES = (65536, 1 << 20)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import synthetic as S
 from collrepro.analysis import tune
-from collrepro.analysis import stats
+from collrepro.analysis.verdicts import stats
 
 REPO = Path(__file__).resolve().parents[2]
 NEED = stats.min_launches(0.05)

@@ -7,7 +7,7 @@ import yaml
 
 from collrepro import safeio
 from collrepro.versions import run as versions
-from collrepro.analysis import stats
+from collrepro.analysis.verdicts import stats
 
 SEED000 = {
     "experiment": "versions-seed000", "collective": "allgather",

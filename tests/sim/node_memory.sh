@@ -9,7 +9,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 begin_sim_test sim.node-memory "$@"
-mem=$(PYTHONPATH=python /usr/bin/python3 -c 'from collrepro import node_memory_platform as m; print(m.CORI_MEM_GBPS)')
+mem=$(PYTHONPATH=python /usr/bin/python3 -c 'from collrepro.sim import node_memory as m; print(m.CORI_MEM_GBPS)')
 for shape in 4x8 32x1; do
   PYTHONPATH=python /usr/bin/python3 -m collrepro sim node-memory --nodes "${shape%x*}" --cores "${shape#*x}" \
     --mem-gbps "$mem" -o "$out/cori-memory-$shape.xml"

@@ -7,7 +7,7 @@ sizes, whether one direction is empty and, for a half-duplex call, which group s
 isomorphic: the neighbourhood) and every message
 size, the per-launch medians (the analysis loader, Tukey-filtered as everywhere) of each
 algorithm are compared with the native call's (the fastest native kind measured there) under
-the verdict method of docs/verdicts.md (collrepro.analysis.stats: Yuen's trimmed t on the log per-launch
+the verdict method of docs/verdicts.md (collrepro.analysis.verdicts.stats: Yuen's trimmed t on the log per-launch
 medians, Benjamini-Hochberg over every comparison of the sweep, the exact Hodges-Lehmann
 interval). An algorithm qualifies when its verdict is an `improvement`: q < alpha and the whole
 interval of its ratio to the native call below 1 / (1 + threshold), the threshold being
@@ -41,13 +41,13 @@ from collections import defaultdict
 import numpy as np
 
 from collrepro import safeio
-from collrepro.analysis import stats
-from collrepro.analysis import verdicts as V
-from collrepro.analysis.aggregate import algorithm_kinds
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.verdicts import verdicts as V
+from collrepro.analysis.frames.aggregate import algorithm_kinds
 from collrepro.analysis.cli import Parser
-from collrepro.analysis.compare import launch_medians
-from collrepro.analysis.loader import load
-from collrepro.analysis.schema import InputError
+from collrepro.analysis.verdicts.compare import launch_medians
+from collrepro.analysis.loading.loader import load
+from collrepro.analysis.loading.schema import InputError
 
 NATIVE = "native"
 PROG = "colltune"

@@ -97,7 +97,7 @@ def measurements(dirs, mpi=None):
 
 def alpha_beta(series):
     """(latency s, bandwidth B/s) of the relative least-squares fit t = alpha + bytes/bw."""
-    from collrepro.analysis.models import fit_pingpong
+    from collrepro.analysis.figures.models import fit_pingpong
     alpha, beta, _ = fit_pingpong(series, "relative")
     if not (beta > 0 and math.isfinite(beta)):
         raise UserError("the ping-pong gives no positive bandwidth (times do not grow with size)")

@@ -28,7 +28,7 @@ import time
 
 from collrepro import paths, resultfiles, safeio
 from collrepro.sim import node_memory
-from collrepro.analysis.paper_values import SEED000_FIG4
+from collrepro.analysis.figures.paper_values import SEED000_FIG4
 from collrepro.cliargs import ArgumentParser
 from collrepro.sim.cori import NEUTRAL, effects_xml
 from collrepro.safeio import UserError
@@ -42,7 +42,7 @@ EFFECTS = {"nic": "nic_gbps", "msg": "msg_us", "global": "global_fraction", "lat
 VALUES = {"nic": [16.0, 12.0, 8.0, 6.0, 4.0, 2.0], "msg": [0.0, 1.0, 4.0, 16.0], "global": [1.0, 0.5, 0.25, 0.1],
           "lat": [0.0, 4.0, 32.0], "mem": [0.0, 68.0, 34.0, 24.0, 16.0]}
 UNITS = {"nic": "GB/s", "msg": "us", "global": "share", "lat": "us", "mem": "GB/s"}
-# Seed 000 Fig. 4, FC speedup at 4 MB, keyed by (np, p, q) (one home: python/collrepro/analysis/paper_values.py).
+# Seed 000 Fig. 4, FC speedup at 4 MB, keyed by (np, p, q) (one home: python/collrepro/analysis/figures/paper_values.py).
 PAPER = {(n, p, q): v for (topology, n, p, q), v in SEED000_FIG4.items() if topology == "fully-connected"}
 WALL_FILE = "wall_s.txt"  # each run's wall time, so that sweeps run side by side lose none
 SUMMARY_LIMIT = 64 * safeio.MIB  # a simulation's summary CSV: one size, a few algorithms

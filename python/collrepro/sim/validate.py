@@ -165,8 +165,8 @@ def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=No
 def medians(directory):
     """Per point (collective, shape, msg_bytes, algorithm): the median over launches of the
     per-launch Tukey medians, and the launches behind it."""
-    from collrepro.analysis import aggregate as A
-    from collrepro.analysis import loader
+    from collrepro.analysis.frames import aggregate as A
+    from collrepro.analysis.loading import loader
     per = A.per_launch(loader.load([Path(directory)]))
     per = per[per["median"].notna()]
     per = per.assign(shape=[A.shape_label(r) for _, r in per.iterrows()],
@@ -251,7 +251,7 @@ def _fmt(x, digits=1):
 
 
 def _md(frame):
-    from collrepro.analysis.tables import markdown_table
+    from collrepro.analysis.frames.tables import markdown_table
     return markdown_table(frame)
 
 
@@ -289,7 +289,7 @@ def figure(points, path):
 
 def _by(points, keys):
     """Median signed error and median |error| per group: where the simulation is off, and which way."""
-    from collrepro.analysis.units import format_bytes
+    from collrepro.analysis.frames.units import format_bytes
     g = points.groupby(["experiment", "library"] + keys, sort=True)["error_pct"]
     out = pd.DataFrame({"points": g.size(), "median error %": g.median().round(1),
                         "median abs. error %": g.apply(lambda e: e.abs().median()).round(1)}).reset_index()
@@ -326,7 +326,7 @@ def _verdict(row):
 
 def _ranking_failures(points):
     """Every shape whose ranking the simulation does not keep: the real and the simulated order."""
-    from collrepro.analysis.units import format_bytes
+    from collrepro.analysis.frames.units import format_bytes
     rows = []
     for (e, m, c, sh, b), g in points[points["ranking_preserved"] == False].groupby(  # noqa: E712
             ["experiment", "library", "collective", "shape", "msg_bytes"]):
@@ -369,7 +369,7 @@ def _misses(points, alternative, copybw=None):
             "--copy-bw GBPS` adds it once measured, e.g. by the command's own measurement on the node):", "",
             _md(pd.DataFrame(rows)), ""]
     if copybw:
-        from collrepro.analysis.units import format_bytes
+        from collrepro.analysis.frames.units import format_bytes
         table = points.groupby(["experiment", "library", "msg_bytes"])["error_pct"].median().rename("no shared limit")
         cols = [table]
         for gbps, pts in sorted(copybw.items()):

@@ -23,11 +23,11 @@ from pathlib import Path
 import pandas as pd
 
 from collrepro import safeio
-from collrepro.analysis import aggregate as A
-from collrepro.analysis import loader
-from collrepro.analysis import phases as P
-from collrepro.analysis.tables import markdown_table
-from collrepro.analysis.units import format_bytes
+from collrepro.analysis.frames import aggregate as A
+from collrepro.analysis.loading import loader
+from collrepro.analysis.figures import phases as P
+from collrepro.analysis.frames.tables import markdown_table
+from collrepro.analysis.frames.units import format_bytes
 
 def _keys(per):
     """Shape and size, plus the arrival pattern where the data has several."""

@@ -192,7 +192,7 @@ def launches_under_half(n, invalid):
 def _block_rows(directory, method, np_, notes):
     if not resultfiles.result_files(directory, ["summary"])["summary"]:   # plain or .gz
         return []
-    from collrepro.analysis import loader   # the contract's reader: checked columns, values, integrity
+    from collrepro.analysis.loading import loader   # the contract's reader: checked columns, values, integrity
 
     results = loader.load_summaries(directory, notes)
     s = results.summary

@@ -43,7 +43,7 @@ DEFAULT_LOOKS = 2          # the re-measure's rounds in this many looks (each of
 LOOK_LEAST = 4             # rounds: the least a look's verdicts need (stats.min_launches at 0.05)
 CONFIG_LIMIT = safeio.MIB
 # The trend table's words for a change: the verdict labels of
-# python/collrepro/analysis/verdicts.py, and the older slower / faster of a table without them.
+# python/collrepro/analysis/verdicts/verdicts.py, and the older slower / faster of a table without them.
 CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower", "faster")
 # The columns that name one point apart from its index (a subset config numbers points anew).
 KEY_SKIP = ("point",)
@@ -173,7 +173,7 @@ def point_key(row, columns):
 
 
 def _key_columns(*tables):
-    from collrepro.analysis.aggregate import MATCH_KEY
+    from collrepro.analysis.frames.aggregate import MATCH_KEY
     # before / after: a trend table with one row per consecutive pair of installations
     cols = ["library", "before", "after"] + [c for c in MATCH_KEY if c not in KEY_SKIP]
     return [c for c in cols if all(c in t.columns for t in tables)]
@@ -276,7 +276,7 @@ def merge_verdicts(first, fresh):
 
 def _read_table(path):
     import pandas as pd
-    from collrepro.analysis.errors import InputError
+    from collrepro.analysis.loading.errors import InputError
     safeio.check_size(path, 256 * safeio.MIB, "a trend table")
     try:
         return pd.read_csv(path, dtype={"verdict": str, "reason": str})
@@ -296,7 +296,7 @@ def sequential_fresh(first, looks):
     that settled it (stats.settled), else of the last look; looks: [(rounds, alpha, trend table)]
     in order. Adds look, rounds_used, look_alpha and stopped (why measuring it stopped)."""
     import pandas as pd
-    from collrepro.analysis import stats
+    from collrepro.analysis.verdicts import stats
     cols = _key_columns(first, *[t for _, _, t in looks])
     chosen = {}
     for k, (rounds, level, table) in enumerate(looks, 1):
@@ -312,7 +312,7 @@ def sequential_fresh(first, looks):
 
 def _unsettled(first, table):
     """Whether a tripped point of `first` is not yet settled (or not yet measured) in `table`."""
-    from collrepro.analysis import stats
+    from collrepro.analysis.verdicts import stats
     cols = _key_columns(first, table)
     verdicts = {point_key(r, cols): r.get("verdict") for r in table.to_dict("records")}
     return any(not stats.settled(verdicts.get(point_key(r, cols)))
@@ -345,7 +345,7 @@ def _write_remeasure_report(reports, first, table, counts, launches, subset_path
              "`verdicts.csv` is the trend table with these verdicts in place (first_verdict, remeasured, held).",
              ""]
     if len(trip):
-        from collrepro.analysis.tables import markdown_table
+        from collrepro.analysis.frames.tables import markdown_table
         lines += [markdown_table(trip, cols), ""]
     safeio.write_text(os.path.join(reports, "remeasure.md"), "\n".join(lines))
     safeio.write_csv(os.path.join(reports, "verdicts.csv"), table, index=False)
@@ -354,7 +354,7 @@ def _write_remeasure_report(reports, first, table, counts, launches, subset_path
 def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DEFAULT_LOOKS):
     """Re-measure the tripped points of <reports>/trend/regressions.csv in `looks` sequential
     looks (look_rounds, stats.spending_levels); 0 or the failing step's exit code."""
-    from collrepro.analysis import stats
+    from collrepro.analysis.verdicts import stats
     first = _read_table(os.path.join(reports, "trend", "regressions.csv"))
     trip = tripped_rows(first)
     if launches == 0 or len(trip) == 0:

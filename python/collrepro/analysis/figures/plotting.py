@@ -19,9 +19,9 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .. import catalogue  # noqa: E402
-from .aggregate import DEFAULT_KINDS  # noqa: E402
-from .units import format_bytes, time_unit  # noqa: E402
+from collrepro import catalogue  # noqa: E402
+from collrepro.analysis.frames.aggregate import DEFAULT_KINDS  # noqa: E402
+from collrepro.analysis.frames.units import format_bytes, time_unit  # noqa: E402
 
 # call: the call form (blocking, nonblocking, persistent) splits tables and panels as well.
 CONTEXT_COLUMNS = ["experiment", "mpi_impl", "mpi_version", "nodes", "nprocs", "ppn",

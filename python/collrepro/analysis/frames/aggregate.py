@@ -14,9 +14,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from .. import catalogue
-from ..contract import SUMMARY_MEASUREMENT_COLUMNS
-from .schema import IDENTITY_COLUMNS, InputError
+from collrepro import catalogue
+from collrepro.contract import SUMMARY_MEASUREMENT_COLUMNS
+from collrepro.analysis.loading.schema import IDENTITY_COLUMNS, InputError
 
 DEFAULT_K = 3.0
 LAUNCH_KEY = ["source", "launch", "point"]

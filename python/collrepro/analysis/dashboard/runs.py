@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import plotting as pl
+from collrepro.analysis.figures import plotting as pl
 
 
 @dataclass

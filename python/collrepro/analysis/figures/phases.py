@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import contract as C
-from . import plotting as pl
-from .aggregate import shape_label
-from .errors import InputError
-from .loader import data_files, read_data
-from .units import format_bytes
+from collrepro import contract as C
+from collrepro.analysis.figures import plotting as pl
+from collrepro.analysis.frames.aggregate import shape_label
+from collrepro.analysis.loading.errors import InputError
+from collrepro.analysis.loading.loader import data_files, read_data
+from collrepro.analysis.frames.units import format_bytes
 
 # The columns of raw that identify a point's shape and context (joined onto the phase rows).
 _CONTEXT = ["mpi_impl", "mpi_version", "nprocs", "placement", "family", "collective", "sync", "clock"]

@@ -9,14 +9,14 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from . import comparability
-from . import plotting as pl
-from . import stats
-from . import verdicts as V
-from .aggregate import MATCH_KEY, add_settings, shape_label, sortable
-from .compare import launch_medians
-from .schema import InputError
-from .tables import markdown_table
+from collrepro.analysis.verdicts import comparability
+from collrepro.analysis.figures import plotting as pl
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.verdicts import verdicts as V
+from collrepro.analysis.frames.aggregate import MATCH_KEY, add_settings, shape_label, sortable
+from collrepro.analysis.verdicts.compare import launch_medians
+from collrepro.analysis.loading.schema import InputError
+from collrepro.analysis.frames.tables import markdown_table
 
 VERDICTS = V.LABELS
 POINT_COLUMNS = ["experiment", "library", "setting", "shape", "algorithm", "msg_bytes"]

@@ -3,10 +3,10 @@
 import numpy as np
 import pandas as pd
 
-from . import plotting as pl
-from .models import fit_alpha_beta, fit_pingpong
-from ..contract import SHAPE_COLUMNS
-from .schema import InputError
+from collrepro.analysis.figures import plotting as pl
+from collrepro.analysis.figures.models import fit_alpha_beta, fit_pingpong
+from collrepro.contract import SHAPE_COLUMNS
+from collrepro.analysis.loading.schema import InputError
 
 # One fit per machine/library context: the alpha-beta parameters of a network.
 FIT_GROUP = ["mpi_impl", "mpi_version", "nodes", "nprocs", "ppn", "placement"]

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import comparability
-from . import stats
-from . import verdicts as V
-from .aggregate import MATCH_KEY, add_settings, shape_label, sortable
-from .compare import launch_medians
-from .errors import InputError
-from .tables import markdown_table
+from collrepro.analysis.verdicts import comparability
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.verdicts import verdicts as V
+from collrepro.analysis.frames.aggregate import MATCH_KEY, add_settings, shape_label, sortable
+from collrepro.analysis.verdicts.compare import launch_medians
+from collrepro.analysis.loading.errors import InputError
+from collrepro.analysis.frames.tables import markdown_table
 
 
 # The rules: the collectives (a row's `collective` column) each guideline covers, the mock-up

@@ -35,12 +35,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import contract as C
-from .. import resultfiles, safeio
-from ..distributions import distribute, nominal_sizes
-from .integrity import data_files, file_integrity, read_meta, verify_integrity
-from . import schema
-from .errors import InputError
+from collrepro import contract as C
+from collrepro import resultfiles, safeio
+from collrepro.distributions import distribute, nominal_sizes
+from collrepro.analysis.loading.integrity import data_files, file_integrity, read_meta, verify_integrity
+from collrepro.analysis.loading import schema
+from collrepro.analysis.loading.errors import InputError
 
 DEFAULTS = {"distributions": ["equal"], "blocks": ["1:1"]}
 

@@ -12,10 +12,10 @@ import io
 import numpy as np
 import pandas as pd
 
-from .. import resultfiles
-from .. import contract as C
-from .. import safeio
-from .errors import InputError  # noqa: F401  (re-exported: schema.InputError)
+from collrepro import resultfiles
+from collrepro import contract as C
+from collrepro import safeio
+from collrepro.analysis.loading.errors import InputError  # noqa: F401  (re-exported: schema.InputError)
 
 # Size caps, checked before a file is read (one line naming the file when over). Generous: a raw
 # CSV of a long sweep reaches hundreds of MB, a launch's metadata (with its config and pingpong

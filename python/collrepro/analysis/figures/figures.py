@@ -11,11 +11,11 @@ import math
 
 import pandas as pd
 
-from . import paper_values as pv
-from . import plotting as pl
-from .aggregate import speedup_series
-from .models import eq5_limit
-from .schema import InputError
+from collrepro.analysis.figures import paper_values as pv
+from collrepro.analysis.figures import plotting as pl
+from collrepro.analysis.frames.aggregate import speedup_series
+from collrepro.analysis.figures.models import eq5_limit
+from collrepro.analysis.loading.schema import InputError
 
 SEED000 = {"fully-connected": ["halfduplex-fc", "root-gathering", "native"],
            "ring": ["halfduplex-ring", "ring-allgather"]}

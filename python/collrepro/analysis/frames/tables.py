@@ -3,7 +3,7 @@
 import html
 import math
 
-from .units import format_bytes, time_unit
+from collrepro.analysis.frames.units import format_bytes, time_unit
 
 
 def fmt_time(seconds):

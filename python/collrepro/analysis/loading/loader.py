@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import contract as C
-from . import migrate, schema
-from .integrity import (UNVERIFIED, _points_of, data_files, file_integrity, read_data,  # noqa: F401
+from collrepro import contract as C
+from collrepro.analysis.loading import migrate
+from collrepro.analysis.loading import schema
+from collrepro.analysis.loading.integrity import (UNVERIFIED, _points_of, data_files, file_integrity, read_data,  # noqa: F401
                         read_meta, verify_integrity)
-from .schema import InputError
+from collrepro.analysis.loading.schema import InputError
 
 # Points with fewer repetitions or launches than their metadata promises, over every load of
 # this process (the CLI exits with EXIT_INCOMPLETE when there are any).

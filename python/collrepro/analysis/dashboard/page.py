@@ -1,6 +1,6 @@
 """dashboard DIR... -o OUT: a static HTML site over result directories.
 
-index.html lists the runs (dashboard_runs: the result directories of one experiment measured
+index.html lists the runs (runs.py: the result directories of one experiment measured
 together, e.g. the 2- and the 4-process runs of one configuration) and the installations; a run
 page (exp-<experiment>.html, or exp-<experiment>--<run>.html when an experiment has several runs)
 shows one run: its installations with their process count, placement and oversubscription (each
@@ -24,16 +24,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import dashboard_figures as figs
-from . import dashboard_html as H
-from . import dashboard_runs as R
-from . import guidelines, stats, trend
-from . import plotting as pl
-from . import verdicts as V
-from .. import safeio
-from .aggregate import MATCH_KEY, add_settings, aggregate, per_launch, shape_label
-from .units import format_bytes
-from .errors import InputError
+from collrepro.analysis.dashboard import figures as figs
+from collrepro.analysis.dashboard import html as H
+from collrepro.analysis.dashboard import runs as R
+from collrepro.analysis.verdicts import guidelines
+from collrepro.analysis.verdicts import trend
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.figures import plotting as pl
+from collrepro.analysis.verdicts import verdicts as V
+from collrepro import safeio
+from collrepro.analysis.frames.aggregate import MATCH_KEY, add_settings, aggregate, per_launch, shape_label
+from collrepro.analysis.frames.units import format_bytes
+from collrepro.analysis.loading.errors import InputError
 
 OWNER = "analyze dashboard"
 LEGACY_MARKER = ".collrepro-dashboard"   # what dashboards built before safeio carried

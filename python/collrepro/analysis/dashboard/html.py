@@ -5,8 +5,8 @@ server: plotly.js sits beside them and each plot's data is embedded in its page.
 import html
 import json
 
-from . import verdicts as V
-from .tables import fmt_float, format_cell
+from collrepro.analysis.verdicts import verdicts as V
+from collrepro.analysis.frames.tables import fmt_float, format_cell
 
 STYLE = """
 body { font-family: sans-serif; margin: 0 auto 3em; padding: 0 1.5em; color: #222; max-width: 1300px; }

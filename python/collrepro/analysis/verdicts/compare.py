@@ -5,13 +5,13 @@ over the common points; the interval gate) and the comparability check of compar
 import numpy as np
 import pandas as pd
 
-from . import comparability
-from . import plotting as pl
-from . import stats
-from . import verdicts as V
-from .aggregate import MATCH_KEY, add_settings, per_launch, shape_label, sortable
-from .schema import InputError
-from .tables import markdown_table
+from collrepro.analysis.verdicts import comparability
+from collrepro.analysis.figures import plotting as pl
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.verdicts import verdicts as V
+from collrepro.analysis.frames.aggregate import MATCH_KEY, add_settings, per_launch, shape_label, sortable
+from collrepro.analysis.loading.schema import InputError
+from collrepro.analysis.frames.tables import markdown_table
 
 RESULT_COLUMNS = ["setting", "shape", "algorithm", "msg_bytes", "median_a", "median_b"] + V.ROW_COLUMNS + \
     ["perm_p", "noise_floor"]

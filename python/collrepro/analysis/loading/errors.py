@@ -1,6 +1,6 @@
 """The one exception type for bad input (kept free of heavy imports)."""
 
-from ..safeio import UserError
+from collrepro.safeio import UserError
 
 
 class InputError(UserError):

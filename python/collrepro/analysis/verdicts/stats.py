@@ -32,7 +32,7 @@ import math
 import numpy as np
 from scipy import special
 
-from . import verdicts as V
+from collrepro.analysis.verdicts import verdicts as V
 
 ALPHA = 0.05              # per-family false-discovery rate, and the level of the raw screen
 LEVEL = 0.95              # the least coverage of the ratio's interval

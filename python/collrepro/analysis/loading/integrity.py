@@ -8,11 +8,11 @@ import csv
 import hashlib
 from pathlib import Path
 
-from .. import resultfiles
-from .. import contract as C
-from .. import safeio
-from . import schema
-from .schema import InputError
+from collrepro import resultfiles
+from collrepro import contract as C
+from collrepro import safeio
+from collrepro.analysis.loading import schema
+from collrepro.analysis.loading.schema import InputError
 
 # Directories whose metadata has no integrity record (the CLI notes each once).
 UNVERIFIED = []

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import contract as C
-from . import loader
-from .errors import InputError
+from collrepro import contract as C
+from collrepro.analysis.loading import loader
+from collrepro.analysis.loading.errors import InputError
 
 PRE_RELEASE = {"a", "alpha", "b", "beta", "rc", "pre", "dev"}
 

@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from matplotlib.colors import to_hex
 
-from .plotting import color_for
-from .units import format_bytes
+from collrepro.analysis.figures.plotting import color_for
+from collrepro.analysis.frames.units import format_bytes
 
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
