@@ -3,7 +3,7 @@ core, never more while some ratio fits; the ratios that do not fit are left out 
 
 import pytest
 
-from collrepro import job_size
+from collrepro.launch import job_size
 
 QUICK = ["1/1", "5/3"]  # configs/quick.yaml's groups.ratios
 

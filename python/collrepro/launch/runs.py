@@ -11,9 +11,9 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from collrepro import job_size
 from collrepro.installations import collbench as installed_collbench
 from collrepro.installations import derived, registry
+from collrepro.launch import job_size
 from collrepro.launch.launcher import Launcher, exit_code
 from collrepro.mpienv import MPIS, PROGRAMS, mpi_environment
 from collrepro.paths import default_collbench, install_record
