@@ -194,8 +194,8 @@ def _dispatch(argv):
 
 
 def main(argv=None):
-    """`collrepro VERB ARGS`: the verb's exit code; the front door's own errors are one line
-    (`collrepro: ...`), exit 2 (an unknown verb) or 5 (a module the verb needs is missing)."""
+    """`collrepro-py VERB ARGS`: the verb's exit code; the front door's own errors are one line
+    (`collrepro-py: ...`), exit 2 (an unknown verb) or 5 (a module the verb needs is missing)."""
     os.environ["MPLBACKEND"] = "Agg"  # figures are files; no display is needed or used
     argv = sys.argv[1:] if argv is None else list(argv)
     return safeio.run_cli(PROG, _dispatch, argv)
