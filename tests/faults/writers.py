@@ -12,7 +12,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from faultlib import PY, REPO, Command
+from faultlib import REPO, Command
 
 sys.path.insert(0, str(REPO / "tests" / "python"))
 sys.path.insert(0, str(REPO / "python"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import synthetic as S
-from collrepro import compact, resultfiles
+from collrepro import resultfiles
 from collrepro import contract as C
 from collrepro.analysis.loading import loader
 from collrepro.analysis.loading import migrate
