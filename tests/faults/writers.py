@@ -20,8 +20,9 @@ sys.path.insert(0, str(REPO / "python"))
 ANALYZE = REPO / "analysis" / "analyze"
 ANALYSIS_MODULES = ["numpy", "pandas", "scipy.stats", "matplotlib", "matplotlib.pyplot", "yaml",
                     "collrepro.safeio", "collrepro.analysis.cli", "collrepro.analysis.loading.loader",
-                    "collrepro.analysis.frames.aggregate", "collrepro.analysis.figures.figures", "collrepro.analysis.figures.overlay",
-                    "collrepro.analysis.report", "collrepro.analysis.loading.inventory", "collrepro.analysis.verdicts.trend",
+                    "collrepro.analysis.frames.aggregate", "collrepro.analysis.figures.figures",
+                    "collrepro.analysis.figures.overlay", "collrepro.analysis.report",
+                    "collrepro.analysis.loading.inventory", "collrepro.analysis.verdicts.trend",
                     "collrepro.analysis.verdicts.guidelines", "collrepro.analysis.verdicts.stats"]
 
 
