@@ -1,6 +1,6 @@
 # cmake --install BUILD --prefix P: collrepro as a relocatable tree (a cluster module), by target
 # names only:
-#   P/bin/collbench, P/bin/collrepro (the tools' front door: collrepro-py)
+#   P/bin/collbench, P/bin/collrepro-py (the tools' front door, the same name as in a checkout)
 #   P/lib/libcollrepro_pmpi.so and P/lib/pkgconfig/collrepro-pmpi.pc
 #   P/lib/libcollrepro_algos.a, libcollplan.a, P/include/collrepro/, P/lib/cmake/collrepro/:
 #     find_package(collrepro) -> collrepro::algorithms (every self-registering algorithm linked)
@@ -16,7 +16,7 @@ endif()
 set(_share ${CMAKE_INSTALL_DATADIR}/collrepro)
 
 install(TARGETS collbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/collrepro-py DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME collrepro)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/collrepro-py DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The PMPI library and its pkg-config file (libdir relative to the file: relocatable).
 install(TARGETS collrepro_pmpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -1,5 +1,5 @@
 // What the result files need of bytes: gzip decompression (a file stored compressed by
-// `python3 -m collrepro.compact`) and SHA-256 (the integrity record). Pure; results.cpp uses them.
+// `collrepro-py compact`) and SHA-256 (the integrity record). Pure; results.cpp uses them.
 #pragma once
 
 #include <cstdint>

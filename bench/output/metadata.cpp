@@ -66,7 +66,7 @@ nlohmann::json metadata_from_env(const char* var, const char* key) {
 
 // Where this launch stood in its round of a multi-installation run (metadata key
 // `launch_order`): the JSON object {seed, round, slot, of, order} collrun --installations passes
-// (python/collrepro/launch.py).
+// (python/collrepro/mpienv.py).
 nlohmann::json launch_order_metadata() { return metadata_from_env("COLLREPRO_LAUNCH_ORDER", "launch_order"); }
 [[maybe_unused]] const bool launch_order_hook = add_metadata_hook(&launch_order_metadata);
 

@@ -52,7 +52,7 @@ bool present(const fs::path& p) {
 }
 
 // The compressed form of a final result file (raw-L0.csv.gz: exactly the bytes of raw-L0.csv,
-// gzip; written by `python3 -m collrepro.compact`, never by collbench).
+// gzip; written by `collrepro-py compact`, never by collbench).
 fs::path gz_path(const fs::path& p) { return fs::path(p.string() + ".gz"); }
 
 // Which form of the final file p is there: p, its .gz, or nullopt. Both is a ConfigError (one
@@ -62,7 +62,7 @@ std::optional<fs::path> final_form(const fs::path& p) {
   if (plain && packed)
     throw ConfigError("config error: --out " + p.parent_path().string() + " holds both " + p.filename().string() +
                       " and " + gz_path(p).filename().string() +
-                      " (one file in two forms): run `python3 -m collrepro.compact " + p.parent_path().string() +
+                      " (one file in two forms): run `collrepro-py compact " + p.parent_path().string() +
                       "` (it keeps one when they are equal) or remove the stale one");
   if (plain) return p;
   if (packed) return gz_path(p);

@@ -25,7 +25,7 @@
 // "already complete" only when its files match.
 //
 // Compressed files: any final file may be stored gzip-compressed (raw-L<L>.csv.gz, by
-// `python3 -m collrepro.compact`; collbench itself writes the plain form). A resume reads both
+// `collrepro-py compact`; collbench itself writes the plain form). A resume reads both
 // forms and verifies the plain bytes against the integrity record: a complete compressed launch
 // that matches is "already complete" and stays compressed; a launch that must be appended to is
 // recovered into the .tmp files as from plain files, and finalize() removes each compressed

@@ -1,11 +1,7 @@
-"""Compressed result files: read both forms, and compress finished result directories in place.
+"""Compress finished result directories in place (the forms of a result file: resultfiles.py).
 
-Every kind of result file (raw, summary, meta, phases) may be stored compressed: raw-L0.csv.gz
-holds exactly the bytes of raw-L0.csv (gzip). The integrity record in the metadata is of the
-plain bytes, so it holds for both forms. A directory never holds both forms of one file.
-
-  python3 -m collrepro.compact DIR...          compress every finished result file under each DIR
-  python3 -m collrepro.compact --check DIR...  dry run: list what would be compressed, change nothing
+  collrepro-py compact DIR...          compress every finished result file under each DIR
+  collrepro-py compact --check DIR...  dry run: list what would be compressed, change nothing
 
 A DIR may be a result directory or a tree of them (results/). A file is compressed only when its
 launch is finished (no .tmp file of that launch and slice is beside it). Each file is compressed
@@ -19,106 +15,15 @@ compressed, 2 bad input (not a directory, a damaged .gz, both forms differing), 
 """
 
 import argparse
-import gzip
-import io
 import os
-import zlib
 from pathlib import Path
 
 from . import contract as C
 from . import safeio
+from .resultfiles import read_bytes, result_dirs, write_bytes
 from .safeio import UserError
 
 LEVEL = 9          # gzip level: the files are written once and read many times
-CHUNK = 1 << 20
-
-
-# ---------------------------------------------------------------- reading both forms
-
-def _damaged(path, err):
-    return UserError(f"{path}: not a complete gzip file ({safeio.excerpt(err) or type(err).__name__}); "
-                     "the file is damaged: restore it from version control or re-run the launch")
-
-
-def read_bytes(path, limit, what):
-    """The plain bytes of a result file in either form, refused with one line when over `limit`
-    bytes (compressed or decompressed), unreadable or, for a .gz file, damaged."""
-    path = Path(path)
-    if not C.is_compressed(path.name):
-        return safeio.read_bounded(path, limit, what, binary=True)
-    safeio.check_size(path, limit, what)
-    parts, total = [], 0
-    try:
-        with gzip.open(path, "rb") as f:
-            while total <= limit:
-                part = f.read(CHUNK)    # in chunks: never a buffer of the whole limit
-                if not part:
-                    break
-                parts.append(part)
-                total += len(part)
-    except OSError as err:
-        if isinstance(err, gzip.BadGzipFile) or not err.errno:
-            raise _damaged(path, err) from None
-        raise UserError(safeio.os_error_line(err, f"read {what}", path)) from None
-    except (EOFError, zlib.error) as err:
-        raise _damaged(path, err) from None
-    data = b"".join(parts)
-    if len(data) > limit:
-        raise UserError(f"{path}: decompresses to over the {safeio.format_size(limit)} limit for {what}; "
-                        "check that this is the right file")
-    return data
-
-
-def read_text(path, limit, what):
-    """read_bytes() as UTF-8 text (one line naming the file and the byte when it is not)."""
-    data = read_bytes(path, limit, what)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise UserError(f"{path}: not UTF-8 text at byte {err.start} ({what})") from None
-
-
-def text_stream(path, limit, what):
-    """A text stream over a result file in either form (for csv.reader)."""
-    return io.StringIO(read_text(path, limit, what), newline="")
-
-
-def both_forms_error(directory, plain):
-    return UserError(f"{directory}: holds both {plain} and {plain}{C.COMPRESSED_SUFFIX}: one launch's file "
-                     f"in two forms; run `python3 -m collrepro.compact {directory}` (it keeps one when they "
-                     "are equal) or remove the stale one")
-
-
-def result_files(directory, kinds=None):
-    """{kind: [(path, launch, slice)]} of a result directory, in either form, sorted by name;
-    temporary files skipped; a file in both forms refused with one line."""
-    directory = Path(directory)
-    out = {}
-    for kind in kinds or C.FILE_KINDS:
-        ext = C.FILE_KINDS[kind]["extension"]
-        found = {}
-        for pattern in (f"{kind}-*.{ext}", f"{kind}-*.{ext}{C.COMPRESSED_SUFFIX}"):
-            for path in directory.glob(pattern):
-                if path.is_file():
-                    found.setdefault(C.plain_name(path.name), []).append(path)
-        rows = []
-        for plain, paths in sorted(found.items()):
-            if len(paths) > 1:
-                raise both_forms_error(directory, plain)
-            parsed = C.parse_file_name(paths[0].name)
-            if parsed is None:
-                raise UserError(f"{paths[0]}: unexpected file name (want {C.file_name_help()})")
-            rows.append((paths[0], parsed[1], parsed[2]))
-        out[kind] = rows
-    return out
-
-
-def find(directory, name):
-    """The path of result file `name` (plain name) in either form, or None; both refused."""
-    plain, packed = Path(directory) / name, Path(directory) / (name + C.COMPRESSED_SUFFIX)
-    if plain.is_file() and packed.is_file():
-        raise both_forms_error(directory, name)
-    return plain if plain.is_file() else packed if packed.is_file() else None
 
 
 # ---------------------------------------------------------------- compressing in place
@@ -153,10 +58,7 @@ def _compress_one(plain):
     to its exact bytes."""
     packed = plain.with_name(plain.name + C.COMPRESSED_SUFFIX)
     data = _read_whole(plain)
-    with safeio.atomic_file(packed, "wb") as f:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=f, compresslevel=LEVEL, mtime=0) as z:
-            for at in range(0, len(data), CHUNK):
-                z.write(data[at:at + CHUNK])
+    write_bytes(packed, data, LEVEL)
     if not _same(packed, data):
         os.unlink(packed)
         raise safeio.EnvironmentProblem(f"{packed}: the compressed copy does not read back to {plain.name}'s "
@@ -188,19 +90,6 @@ def plan(directory):
             packed = path.with_name(path.name + C.COMPRESSED_SUFFIX)
             (both if packed.exists() else todo).append(path)
     return todo, both
-
-
-def result_dirs(roots):
-    """Every directory at or below the roots that holds a contract result file (either form)."""
-    out = []
-    for root in roots:
-        root = Path(root)
-        if not root.is_dir():
-            raise UserError(f"{root}: not a directory: give result directories or a tree of them")
-        for where, _, names in sorted(os.walk(root)):
-            if any(C.parse_file_name(n) for n in names):
-                out.append(Path(where))
-    return out
 
 
 def main(argv=None):
@@ -235,6 +124,3 @@ def main(argv=None):
           f"{safeio.format_size(before)} -> {safeio.format_size(after)}")
     return 0
 
-
-if __name__ == "__main__":
-    safeio.main_exit("compact", main)

@@ -250,8 +250,8 @@ def atomic_dir(path, owner):
     _restore_interrupted_swap(path)
     remove_stale(path)
     staging = _staging(path)
-    staging.mkdir()
     try:
+        staging.mkdir()  # inside: a SIGTERM just after it must remove it too
         yield staging
         (staging / OWNER_MARKER).write_text(f"written by {owner}; replaced whole on every run\n",
                                             encoding="utf-8")

@@ -4,7 +4,7 @@ simulated T(baseline)/T(proposed) beside the cost model's prediction (the regist
 coefficients from the summary CSVs, evaluated at alpha and beta of the simulated platform) and
 the papers' reported and model numbers (seed 000 Fig. 4 and Tables I-II, seed 001 Eq. 5,
 seed 004 §4-5; counts in docs/algorithms/torus.md); the papers' reported numbers and Eq. 5 limits
-come from collrepro.analysis.paper_values.
+come from collrepro.analysis.figures.paper_values.
 
   results/sim/speedup_table.py [--alpha S] [--beta S_PER_BYTE] DIR...   (markdown to stdout)
 
@@ -16,7 +16,7 @@ Pairs: seed 000 fully connected: root-gathering / halfduplex-fc; ring: ring-allg
 halfduplex-ring; seed 001: root-gathering / fullduplex-allgather(v); seed 004: straightforward /
 each message-combining algorithm. Medians are the per-point medians of the summary CSVs (a
 launch repeated gives the same medians; on shared-link platforms the repetitions of one point
-differ by a few per cent). The directories are read with collrepro.analysis.loader, so
+differ by a few per cent). The directories are read with collrepro.analysis.loading.loader, so
 every results contract version works. Seed 000 runs scaled down from the paper's 256 processes are shown
 beside the paper's 256-process panel with the same p:q, marked "(at p/q)".
 """
@@ -28,8 +28,8 @@ from collections import defaultdict
 import pandas as pd
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python"))
-from collrepro.analysis import loader  # noqa: E402
-from collrepro.analysis.paper_values import SEED001_EQ5_MODEL, seed000_fig4  # noqa: E402
+from collrepro.analysis.loading import loader  # noqa: E402
+from collrepro.analysis.figures.paper_values import SEED001_EQ5_MODEL, seed000_fig4  # noqa: E402
 
 PAIRS = [("root-gathering", "halfduplex-fc"), ("ring-allgather", "halfduplex-ring"),
          ("root-gathering", "fullduplex-allgather"), ("root-gathering", "fullduplex-allgatherv"),

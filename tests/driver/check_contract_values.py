@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from collrepro import contract as C  # noqa: E402
-from collrepro.analysis import schema  # noqa: E402
+from collrepro.analysis.loading import schema  # noqa: E402
 
 
 def problems_of(values):

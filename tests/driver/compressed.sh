@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Compressed result files (raw-L0.csv.gz, collrepro.compact): a resume trusts a complete
+# Compressed result files (raw-L0.csv.gz, collrepro-py compact): a resume trusts a complete
 # compressed launch after its integrity check and leaves it compressed; a damaged one is
 # re-measured and written plain (no .gz left beside it); both forms of one file, or a truncated
 # .gz, are refused with one line; the analysis reads the compressed form.
 source "$(dirname "$0")/lib.sh"
 ANALYZE=$REPO/analysis/analyze
-COMPACT() { PYTHONPATH="$REPO/python" $PY -m collrepro.compact "$@"; }
+COMPACT() { PYTHONPATH="$REPO/python" $PY -m collrepro compact "$@"; }
 
 printf 'experiment: t\ncollective: allgather\nsizes: [1KiB, 2KiB, 4KiB]\nalgorithms: [native]\nlaunches: 1\ntiming: {reps: 3, warmup: 1}\n' >r.yaml
 run_bench r.yaml --dry-run --format csv >plan.csv

@@ -66,7 +66,7 @@ rm -rf v2 && cp -r good v2
 PYTHONPATH="$REPO/python" $PY - v2 <<'PY'
 import csv, json, sys
 from collrepro import contract as C
-from collrepro.analysis.loader import file_integrity
+from collrepro.analysis.loading.integrity import file_integrity
 d = sys.argv[1]
 rows = list(csv.reader(open(f"{d}/summary-L0.csv")))
 keep = [i for i, c in enumerate(rows[0]) if c in C.TABLE_COLUMNS_OF[2]["summary"]]

@@ -148,8 +148,8 @@ def restore_unit(saved, target):
 class Command:
     """One run of a writer. program + args: the real command (its wrapper script and the
     arguments). fork: the same program inside this process's preloaded interpreter:
-    ("module", NAME) for `python3 -m NAME`, ("path", FILE) for a Python script, run with
-    sys.argv = [prog] + args; None: always run the real command."""
+    ("verb", WORDS) for `collrepro-py WORDS` (the front door), ("path", FILE) for a Python
+    script, run with sys.argv = [prog] + args; None: always run the real command."""
     program: list
     args: list
     prog: str
@@ -217,9 +217,9 @@ def _child(cmd, out_path, err_path, env, gate=None):
         kind, target = cmd.fork
         sys.argv = [str(target) if kind == "path" else cmd.prog] + [str(a) for a in cmd.args]
         try:
-            if kind == "module":
-                sys.modules.pop(target, None)  # preloaded: run it afresh as __main__ (no runpy warning)
-                runpy.run_module(target, run_name="__main__", alter_sys=True)
+            if kind == "verb":
+                from collrepro import frontdoor
+                sys.exit(frontdoor.main([*target.split(), *sys.argv[1:]]))
             else:
                 runpy.run_path(str(target), run_name="__main__")
             code = 0

@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE))
 
 import faultlib as F  # noqa: E402
 import writers as W  # noqa: E402  (puts the repository's python/ on the path)
-from collrepro.launch import ci_environment  # noqa: E402
+from collrepro.mpienv import ci_environment  # noqa: E402
 
 REPO = F.REPO
 SIGNAME = {signal.SIGTERM: "SIGTERM", signal.SIGKILL: "SIGKILL"}
@@ -322,7 +322,7 @@ CB_FINAL = ("raw-L0.csv", "summary-L0.csv", "meta-L0.json")
 # Pages a full disk leaves beyond what the resume needs to start (None: none at all): it fails
 # at its first metadata write, then at the appends of the next point or of a few points later.
 CB_DISK_LEAVES = (None, 0, 1, 0, 2, 1)
-MPI_ENV = ci_environment()  # the tests' MPI environment (python/collrepro/launch.py)
+MPI_ENV = ci_environment()  # the tests' MPI environment (python/collrepro/mpienv.py)
 
 
 def _complete_lines(path):

@@ -12,17 +12,18 @@ import shutil
 import sys
 from pathlib import Path
 
-from faultlib import PY, REPO, Command
+from faultlib import REPO, Command
 
 sys.path.insert(0, str(REPO / "tests" / "python"))
 sys.path.insert(0, str(REPO / "python"))
 
 ANALYZE = REPO / "analysis" / "analyze"
 ANALYSIS_MODULES = ["numpy", "pandas", "scipy.stats", "matplotlib", "matplotlib.pyplot", "yaml",
-                    "collrepro.safeio", "collrepro.analysis.cli", "collrepro.analysis.loader",
-                    "collrepro.analysis.aggregate", "collrepro.analysis.figures", "collrepro.analysis.overlay",
-                    "collrepro.analysis.report", "collrepro.analysis.inventory", "collrepro.analysis.trend",
-                    "collrepro.analysis.guidelines", "collrepro.analysis.stats"]
+                    "collrepro.safeio", "collrepro.analysis.cli", "collrepro.analysis.loading.loader",
+                    "collrepro.analysis.frames.aggregate", "collrepro.analysis.figures.figures",
+                    "collrepro.analysis.figures.overlay", "collrepro.analysis.report",
+                    "collrepro.analysis.loading.inventory", "collrepro.analysis.verdicts.trend",
+                    "collrepro.analysis.verdicts.guidelines", "collrepro.analysis.verdicts.stats"]
 
 
 class Writer:
@@ -56,7 +57,7 @@ class Writer:
 
 def _analyze(sub, inputs, root, *extra):
     return Command(program=[ANALYZE], args=[sub, *inputs, "-o", root / "out", *extra], prog="analyze",
-                   fork=("module", "collrepro.analysis"))
+                   fork=("verb", "analyze"))
 
 
 # ------------------------------------------------------------------ analysis
@@ -104,7 +105,7 @@ def shared_inputs(setup):
 class Trend(Writer):
     name = "analyze trend"
     prog = "analyze"
-    preload = ANALYSIS_MODULES + ["collrepro.analysis.comparability"]
+    preload = ANALYSIS_MODULES + ["collrepro.analysis.verdicts.comparability"]
     expect = (0, 1, 4)
 
     def prepare(self, inputs, setup):
@@ -123,8 +124,8 @@ class Guidelines(Trend):
 
 class Dashboard(Trend):
     name = "analyze dashboard"
-    preload = Trend.preload + ["plotly", "plotly.offline", "collrepro.analysis.dashboard",
-                               "collrepro.analysis.dashboard_html", "collrepro.analysis.dashboard_figures"]
+    preload = Trend.preload + ["plotly", "plotly.offline", "collrepro.analysis.dashboard.page",
+                               "collrepro.analysis.dashboard.html", "collrepro.analysis.dashboard.figures"]
     tmpfs_mib = 160   # about 8 MiB a site (plotly.min.js), several of them during the cells
     expect = (0, 4)
 
@@ -142,7 +143,7 @@ class Colltune(Writer):
     name = "interpose/colltune"
     prog = "colltune"
     units = ("rules.json",)
-    preload = ANALYSIS_MODULES + ["collrepro.tune"]
+    preload = ANALYSIS_MODULES + ["collrepro.analysis.tune"]
 
     def prepare(self, inputs, setup):
         import synthetic as S
@@ -152,7 +153,7 @@ class Colltune(Writer):
 
     def command(self, ctx, variant, root):
         return Command(program=[REPO / "interpose" / "colltune"], args=[ctx[variant], "-o", root / "rules.json"],
-                       prog="colltune", fork=("module", "collrepro.tune"))
+                       prog="colltune", fork=("verb", "tune"))
 
 
 # ------------------------------------------------------------------ installations registry
@@ -191,7 +192,7 @@ class Registry(Writer):
     def command(self, ctx, variant, root):
         name = "openmpi-9.9.0" if variant == "A" else "openmpi-9.9.1"
         return Command(program=[REPO / "bench" / "collmpi"], args=["add", name, "--prefix", ctx[variant]], prog="collmpi",
-                       fork=("module", "collrepro.installations"),
+                       fork=("verb", "mpi"),
                        env={"COLLREPRO_CONFIG_DIR": str(root), "COLLREPRO_CACHE": str(ctx["cache"])})
 
     def make_previous(self, ctx, root, run):
@@ -253,7 +254,7 @@ class SlurmState(Writer):
 
     def _env(self, ctx):
         import os
-        from collrepro.launch import ci_environment
+        from collrepro.mpienv import ci_environment
         return {"PATH": f"{ctx['bin']}:{os.environ.get('PATH', '/usr/bin:/bin')}", "SLURM_CONF": str(ctx["conf"]),
                 **ci_environment()}
 
@@ -265,7 +266,7 @@ class SlurmState(Writer):
                     "--build-dir", collbench.parents[1], "--collbench", collbench]
         else:
             args = ["resubmit", root / "sub", "--tasks", "0-3"]
-        return Command(program=[tool], args=args, prog="collslurm", fork=("module", "collrepro.slurm"),
+        return Command(program=[tool], args=args, prog="collslurm", fork=("verb", "slurm"),
                        env=self._env(ctx))
 
 
@@ -277,7 +278,7 @@ class TimingStudy(Writer):
 
     name = "timing-study report"
     prog = "timing-study"
-    preload = ["numpy", "pandas", "matplotlib", "matplotlib.pyplot", "collrepro.safeio", "collrepro.timing_study"]
+    preload = ["numpy", "pandas", "matplotlib", "matplotlib.pyplot", "collrepro.safeio", "collrepro.studies.timing"]
     SOURCE = REPO / "results" / "timing" / "sync-methods"
 
     def available(self, setup):
@@ -299,28 +300,28 @@ class TimingStudy(Writer):
 
     def command(self, ctx, variant, root):
         return Command(program=[REPO / "bench" / "timing-study"], args=["report", ctx[variant], "-o", root / "out"],
-                       prog="timing-study", fork=("module", "collrepro.timing_study"))
+                       prog="timing-study", fork=("verb", "study timing"))
 
 
 # ------------------------------------------------------------------ simulation (no SimGrid run)
 
 class CoriPlatform(Writer):
-    """The simulation's platform writer (python/collrepro/cori_platform.py): a SimGrid platform
+    """The simulation's platform writer (python/collrepro/sim/cori.py): a SimGrid platform
     XML of 3 groups (A), then of 7 (B). The simulation runs themselves need SimGrid and are left
     out; their results are collbench's files (the collbench row)."""
 
-    name = "sim cori_platform"
-    prog = "cori_platform"
+    name = "sim cori"
+    prog = "sim cori"
     units = ("platform.xml",)
-    preload = ["collrepro.safeio", "collrepro.cori_platform"]
+    preload = ["collrepro.safeio", "collrepro.sim.cori"]
 
     def prepare(self, inputs, setup):
         return {"A": "3", "B": "7"}
 
     def command(self, ctx, variant, root):
-        return Command(program=[PY, "-m", "collrepro.cori_platform"],
+        return Command(program=[REPO / "collrepro-py", "sim", "cori"],
                        args=["--groups", ctx[variant], "-o", root / "platform.xml"],
-                       prog="cori_platform", fork=("module", "collrepro.cori_platform"))
+                       prog="sim cori", fork=("verb", "sim cori"))
 
 
 WRITERS = [Report(), Dashboard(), Trend(), Guidelines(), Colltune(), Registry(), SlurmState(), TimingStudy(),

@@ -2,10 +2,10 @@
 # ctest install.<flavor>.prefix (label install, Open MPI build): cmake --install into a temporary
 # prefix, move the prefix elsewhere (relocatable), and from outside the source tree:
 #   - no installed text file and no RUNPATH names the build or the source directory;
-#   - P/bin/collrepro run: a sweep of 8 points at 2 processes (the installed collbench and configs);
+#   - P/bin/collrepro-py run: a sweep of 8 points at 2 processes (the installed collbench and configs);
 #   - the checkout-only verbs (mpi collbench, sim) and run --mpi of the other library refuse in one line
 #     (exit 5, nothing written into P); versions plans its output under the working directory;
-#   - P/bin/collrepro analyze report on it, and slurm submit --dry-run (the installed template);
+#   - P/bin/collrepro-py analyze report on it, and slurm submit --dry-run (the installed template);
 #   - find_package(collrepro): a program lists the registry, which must equal collbench's;
 #   - pkg-config finds the PMPI library, and LD_PRELOAD of it serves an inter-group MPI_Allgather.
 # Environment (ctest sets it): BUILD, REPO, MPIEXEC, MPIEXEC_EXTRA, the MPI test environment;
@@ -35,7 +35,7 @@ done
 step "collrepro run: 8 points at 2 processes"
 SHRINK=(--set 'groups.ratios=[1/1]' --set 'blocks=["1:0", "1:1"]' --set 'sizes=[1KiB, 4KiB]'
         --set 'algorithms=[native, fullduplex-allgather]' --set timing.reps=3 --set timing.warmup=1)
-"$P/bin/collrepro" run --np 2 --launches 1 --out sweep "$P/share/collrepro/configs/quick.yaml" -- --quiet "${SHRINK[@]}" ||
+"$P/bin/collrepro-py" run --np 2 --launches 1 --out sweep "$P/share/collrepro/configs/quick.yaml" -- --quiet "${SHRINK[@]}" ||
   fail "collrepro run failed"
 rows=$(tail -n +2 sweep/summary-L0.csv | wc -l)
 ((rows == 8)) || fail "expected 8 summary rows, got $rows"
@@ -48,21 +48,21 @@ one_line_5() {  # one_line_5 NEEDLE COMMAND...: exit 5, one line naming NEEDLE, 
   (( $(wc -l <err.txt) == 1 )) && grep -q -- "$1" err.txt || { cat err.txt; fail "$*: want one line naming '$1'"; }
   (( $(find "$P" | wc -l) == before )) || fail "$*: wrote into the prefix"
 }
-one_line_5 "needs a checkout of the sources" "$P/bin/collrepro" mpi collbench --all
-one_line_5 "needs a checkout of the sources" "$P/bin/collrepro" sim --platform \
+one_line_5 "needs a checkout of the sources" "$P/bin/collrepro-py" mpi collbench --all
+one_line_5 "needs a checkout of the sources" "$P/bin/collrepro-py" sim run --platform \
   "$P/share/collrepro/configs/platforms/flat-crossbar.xml" --np 4 "$P/share/collrepro/configs/quick.yaml"
-one_line_5 "built with openmpi, not mpich" "$P/bin/collrepro" run --mpi mpich --np 2 --launches 1 --out mpich \
+one_line_5 "built with openmpi, not mpich" "$P/bin/collrepro-py" run --mpi mpich --np 2 --launches 1 --out mpich \
   "$P/share/collrepro/configs/quick.yaml"
 [[ ! -e mpich ]] || fail "collrepro run --mpi mpich wrote its output directory"
-"$P/bin/collrepro" versions --dry-run --installations openmpi >versions.txt 2>&1 || { cat versions.txt; fail "versions --dry-run failed"; }
+"$P/bin/collrepro-py" versions --dry-run --installations openmpi >versions.txt 2>&1 || { cat versions.txt; fail "versions --dry-run failed"; }
 grep -q "into $PWD/results/local/versions/" versions.txt || { cat versions.txt; fail "versions does not plan its output in the working directory"; }
 
 step "collrepro analyze report"
-"$P/bin/collrepro" analyze report sweep -o report >/dev/null || fail "collrepro analyze report failed"
+"$P/bin/collrepro-py" analyze report sweep -o report >/dev/null || fail "collrepro analyze report failed"
 grep -q "fullduplex-allgather" report/report.md || fail "the report does not name the algorithm it measured"
 
 step "collrepro slurm submit --dry-run: the batch script from the installed template"
-"$P/bin/collrepro" slurm submit "$P/share/collrepro/configs/quick.yaml" --np 2 --launches 1 --out dryrun --dry-run \
+"$P/bin/collrepro-py" slurm submit "$P/share/collrepro/configs/quick.yaml" --np 2 --launches 1 --out dryrun --dry-run \
   "${SHRINK[@]}" >slurm.log || { cat slurm.log; fail "collrepro slurm submit --dry-run failed"; }
 grep -q "^COLLBENCH=.*$P/bin/collbench" dryrun/openmpi/collslurm.sbatch ||
   fail "the batch script does not run the installed collbench"

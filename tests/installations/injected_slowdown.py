@@ -52,15 +52,15 @@ def need(name):
 
 def interleaved(config, root, names, launches):
     """`launches` rounds into root/<name>/: collrun --installations, each round in a seeded order."""
-    from collrepro import versions
+    from collrepro.versions import run as versions
     rc = versions.interleaved(names, 2, launches, root, config)
     if rc != 0:
         sys.exit(f"injected_slowdown: collrun into {root} failed (exit {rc}, docs/exit-codes.md)")
 
 
 def verdicts(root, base_name):
-    from collrepro import calibration
-    from collrepro.analysis import inventory
+    from collrepro.versions import calibration
+    from collrepro.analysis.loading import inventory
     entries = inventory.load_tree([root])
     base = next(e for e in entries if e.installation.name == base_name)
     other = next(e for e in entries if e is not base)
@@ -70,7 +70,8 @@ def verdicts(root, base_name):
 def main():
     sys.path.insert(0, os.path.join(need("REPO"), "python"))
     import yaml
-    from collrepro import calibration, versions
+    from collrepro.versions import calibration
+    from collrepro.versions import run as versions
     from collrepro.installations import delay, registry
 
     start = time.monotonic()

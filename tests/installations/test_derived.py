@@ -21,7 +21,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from collrepro import launch  # noqa: E402
+from collrepro import mpienv  # noqa: E402
+from collrepro.launch import collrun  # noqa: E402
 from collrepro.installations import collbench, registry  # noqa: E402
 
 SLOW = "allgather:1MiB:+100%"
@@ -46,7 +47,7 @@ def test_synthetic_release_and_aa_copy_in_a_seeded_order(derived, tmp_path):
            "--order-seed", "11", "--out", str(out), str(REPO / "configs" / "quick.yaml"), "--", "--quiet",
            "--set", "algorithms=[native]", "--set", "sizes=[64KiB, 1MiB]", "--set", "blocks=[1:1]",
            "--set", "groups.ratios=[1/1]", "--set", "timing.reps=10", "--set", "validation=false"]
-    env = dict(os.environ, **launch.ci_environment())
+    env = dict(os.environ, **mpienv.ci_environment())
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout
     assert "seed 11" in r.stdout
@@ -55,7 +56,7 @@ def test_synthetic_release_and_aa_copy_in_a_seeded_order(derived, tmp_path):
             meta = json.loads((out / name / f"meta-L{launch_index}.json").read_text())
             order = meta["launch_order"]
             assert order["seed"] == 11 and order["round"] == launch_index and order["of"] == 3
-            assert order["order"] == launch.round_order(derived, 11, launch_index)
+            assert order["order"] == collrun.round_order(derived, 11, launch_index)
             assert order["order"][order["slot"]] == name
             record = meta["mpi_installation"]
             assert record["name"] == name

@@ -21,10 +21,11 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
-from collrepro.analysis import stats, verdicts as V  # noqa: E402
+from collrepro.analysis.verdicts import stats  # noqa: E402
+from collrepro.analysis.verdicts import verdicts as V  # noqa: E402
 from collrepro.installations import build as builder  # noqa: E402
 from collrepro.installations import collbench, registry  # noqa: E402
-from collrepro.launch import ci_environment  # noqa: E402
+from collrepro.mpienv import ci_environment  # noqa: E402
 
 BUILT = os.environ.get("COLLREPRO_E2E_BUILT", "mpich-3.4.1")
 

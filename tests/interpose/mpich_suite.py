@@ -1,7 +1,7 @@
 """MPICH's own collective tests through the interposition library.
 
 At test time (never committed): fetch Debian's `mpich` source package of this machine's suite
-with collrepro.debian_source, build seven programs of test/mpi/coll with MPICH's `mtest`
+with collrepro.installations.debian, build seven programs of test/mpi/coll with MPICH's `mtest`
 utility against the MPI library of this build, and run each at its `testlist` process counts
 with the library preloaded, once per algorithm of its collective forced (COLLREPRO_PMPI_FORCE).
 A run passes when it prints "No Errors", exits 0 and the library's report shows the forced
@@ -24,7 +24,7 @@ import tempfile
 
 from check_library import Failure, env, mpirun, read_report, servable_algorithms, work_dir
 
-from collrepro import debian_source
+from collrepro.installations import debian as debian_source
 
 # test program -> the collective the library serves in it (None: passed through)
 PROGRAMS = {

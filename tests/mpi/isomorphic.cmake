@@ -30,7 +30,7 @@ endif()
 
 # Open MPI 4.1's topo/treematch component hangs now and then in repeated MPI_Dist_graph_create
 # calls (open-mpi/ompi#8991), which mpi-neighbor-remapped and measure_setup make: these tests run
-# without it, as every MPI test does (COLLREPRO_MPI_TEST_ENV, python/collrepro/launch.py).
+# without it, as every MPI test does (COLLREPRO_MPI_TEST_ENV, python/collrepro/mpienv.py).
 
 # Test names: mpi.<flavor>.iso.<collective>.<algorithm>.np<N> (`ctest -R iso` selects them all).
 function(_iso_test name np)

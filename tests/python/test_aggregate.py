@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro.analysis import aggregate as A
-from collrepro.analysis import cli, loader
-from collrepro.analysis.models import eq5_limit
+from collrepro.analysis.frames import aggregate as A
+from collrepro.analysis import cli
+from collrepro.analysis.loading import loader
+from collrepro.analysis.figures.models import eq5_limit
 
 BASE = [1.0 + 0.01 * i for i in range(19)]          # median 1.09
 OFFSET = {0: 0.0, 1: 0.5, 2: 0.2}                     # launch medians 1.09, 1.59, 1.29

@@ -7,7 +7,8 @@ import csv
 import pytest
 
 import synthetic as S
-from collrepro.analysis import arrival, cli, loader
+from collrepro.analysis import arrival, cli
+from collrepro.analysis.loading import loader
 
 PATTERNS = ["none", "one-late", "linear", "random"]
 SIZES = [1024, 65536]

@@ -1,11 +1,12 @@
-"""collrepro.calibration on synthetic calibration runs (no MPI): a base installation, its A/A copy
+"""collrepro.versions.calibration on synthetic calibration runs (no MPI): a base installation, its A/A copy
 and injected slowdowns on a known subset; the counts, the README generated from the data."""
 
 import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro import calibration, safeio
+from collrepro import safeio
+from collrepro.versions import calibration
 
 SIZES = (1024, 16384, 65536, 262144)
 POINTS = [S.point(a, p=1, q=1, ka=m, kb=0, msg_bytes=m, cost_beta_bytes=(2.0 + i) * m)
@@ -108,7 +109,7 @@ def test_runs_without_a_base_are_refused(tmp_path):
 
 
 def test_the_calibration_declares_its_missing_derived_installations(monkeypatch, capsys):
-    from collrepro import versions
+    from collrepro.versions import run as versions
     from collrepro.installations import registry
     declared = {"openmpi-4.1.4": "", "openmpi-4.1.4+slow10": "allgather:>=64KiB:+10%"}
     calls = []

@@ -5,8 +5,9 @@ the persistent init and the break-even start count."""
 import pandas as pd
 
 import synthetic as S
-from collrepro.analysis import callforms, loader
-from collrepro.analysis.aggregate import aggregate
+from collrepro.analysis import callforms
+from collrepro.analysis.loading import loader
+from collrepro.analysis.frames.aggregate import aggregate
 from collrepro.analysis.report import build_blocks, render_markdown
 
 # Seconds per call of each form, and the persistent init: a start 2 us faster than the blocking

@@ -2,7 +2,7 @@
 else generated from it or checked against it.
 
 - python/collrepro/catalogue.json (the committed snapshot the analysis reads without a build)
-  equals what `python3 -m collrepro.catalogue write` makes from a collbench built from the
+  equals what `collrepro-py catalogue write` makes from a collbench built from the
   current sources (skipped without one, the lookup of test_references.py);
 - docs/algorithms/README.md's table is the one generated from the snapshot;
 - docs/algorithms/README.md's family tables list exactly the snapshot's (collective, name, kind);
@@ -17,8 +17,9 @@ Run: /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/test_catalog
 import pytest
 
 from collrepro import catalogue
-from collrepro.analysis import figures, plotting
-from collrepro.analysis.aggregate import DEFAULT_KINDS
+from collrepro.analysis.figures import plotting
+from collrepro.analysis.figures import figures
+from collrepro.analysis.frames.aggregate import DEFAULT_KINDS
 from test_references import collbench, documented_algorithms
 
 SNAPSHOT = catalogue.load()
@@ -28,13 +29,13 @@ def test_snapshot_is_the_registry_of_a_fresh_collbench():
     fresh = catalogue.serialize(catalogue.build(catalogue.listing(collbench()), SNAPSHOT))
     assert fresh == catalogue.serialize(SNAPSHOT), (
         "python/collrepro/catalogue.json differs from collbench --list-algorithms --format json: "
-        "run python3 -m collrepro.catalogue write")
+        "run collrepro-py catalogue write")
 
 
 def test_docs_index_table_is_generated_from_the_snapshot():
     text = catalogue.DOCS_INDEX.read_text(encoding="utf-8")
     assert catalogue.docs_index(SNAPSHOT, text) == text, (
-        "docs/algorithms/README.md's table is stale: run python3 -m collrepro.catalogue write")
+        "docs/algorithms/README.md's table is stale: run collrepro-py catalogue write")
     # Every page the table links exists (a page is part of adding an algorithm).
     missing = sorted({e["doc"] for e in SNAPSHOT["algorithms"]} - {
         p.relative_to(catalogue.ROOT).as_posix() for p in catalogue.DOCS_INDEX.parent.glob("*.md")})

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import compact
+from collrepro import resultfiles
 from collrepro import contract as C
-from collrepro.analysis import loader
-from collrepro.analysis.errors import InputError
+from collrepro.analysis.loading import loader
+from collrepro.analysis.loading.errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "results"
@@ -25,7 +25,7 @@ def committed_dirs():
         names = subprocess.run(["git", "ls-files", "results"], cwd=REPO, check=True, capture_output=True,
                                text=True).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):        # an export without .git: what is there
-        return compact.result_dirs([RESULTS])
+        return resultfiles.result_dirs([RESULTS])
     return sorted({REPO / Path(n).parent for n in names if C.parse_file_name(Path(n).name)})
 
 
@@ -59,7 +59,7 @@ def test_committed_raw_files_are_compressed():
 def walked_committed_dirs():
     """What the tree walk of `analyze trend/dashboard results/` finds, less what git ignores:
     results/local/, where `./collrepro run` writes, is a user's scratch, not committed results."""
-    from collrepro.analysis import inventory
+    from collrepro.analysis.loading import inventory
     walked = inventory.result_dirs([RESULTS])
     try:
         ignored = subprocess.run(["git", "check-ignore", "--stdin"], cwd=REPO, capture_output=True, text=True,
@@ -81,7 +81,7 @@ def test_the_tree_walk_finds_every_compressed_directory():
 def test_the_tree_walk_check_holds_after_a_run():
     """`./collrepro run` then `./collrepro test`: the run's results/local/ scratch is no
     committed directory (a result directory made there must not break the check above)."""
-    from collrepro.analysis import inventory
+    from collrepro.analysis.loading import inventory
     local = RESULTS / "local"
     made_local = not local.exists()
     local.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
-"""collrepro.compact: result files stored gzip-compressed are read as their plain bytes by the
-loader (integrity records included); the migration compresses in place, verifies before it
+"""Result files stored gzip-compressed (collrepro.resultfiles) are read as their plain bytes by
+the loader (integrity records included); `compact` compresses in place, verifies before it
 removes, finishes an interrupted run, skips unfinished launches, and refuses both forms that
 differ; damaged or doubled files are refused with one line."""
 
@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 import synthetic as S
-from collrepro import compact
+from collrepro import resultfiles
 from collrepro import contract as C
-from collrepro.analysis import loader, migrate
-from collrepro.analysis.errors import InputError
+from collrepro.analysis.loading import loader
+from collrepro.analysis.loading import migrate
+from collrepro.analysis.loading.errors import InputError
 from test_integrity import add_integrity
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,13 +30,13 @@ def result_set(tmp_path):
 
 
 def tool(*args):
-    return subprocess.run([sys.executable, "-m", "collrepro.compact", *map(str, args)], env=ENV,
+    return subprocess.run([sys.executable, "-m", "collrepro", "compact", *map(str, args)], env=ENV,
                           capture_output=True, text=True)
 
 
 def snapshot(directory):
     """{plain name: plain bytes} of a directory's result files, whichever form they are in."""
-    return {C.plain_name(p.name): compact.read_bytes(p, 1 << 30, "test") for p in directory.iterdir()
+    return {C.plain_name(p.name): resultfiles.read_bytes(p, 1 << 30, "test") for p in directory.iterdir()
             if C.parse_file_name(p.name)}
 
 
@@ -60,7 +61,7 @@ def test_an_interrupted_compaction_is_finished_and_different_forms_refused(resul
     with pytest.raises(InputError, match="holds both raw-L0.csv and raw-L0.csv.gz"):
         loader.load_dir(result_set)
     assert tool(result_set).returncode == 0 and not raw.exists()
-    assert compact.read_bytes(result_set / "raw-L0.csv.gz", 1 << 20, "t") == data
+    assert resultfiles.read_bytes(result_set / "raw-L0.csv.gz", 1 << 20, "t") == data
     (result_set / "summary-L1.csv").write_text("other\n")       # beside its different .gz
     proc = tool(result_set)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
@@ -84,8 +85,8 @@ def test_a_damaged_gz_is_one_line(result_set):
     with pytest.raises(InputError, match=r"raw-L0.csv.gz: not a complete gzip file .*damaged"):
         loader.load_dir(result_set)
     packed.write_bytes(gzip.compress(b"a" * 5000))
-    with pytest.raises(compact.UserError, match="decompresses to over the 1.0 KiB limit"):
-        compact.read_bytes(packed, 1024, "a raw CSV")
+    with pytest.raises(resultfiles.UserError, match="decompresses to over the 1.0 KiB limit"):
+        resultfiles.read_bytes(packed, 1024, "a raw CSV")
 
 
 def test_migrate_rewrites_a_compressed_v1_directory_compressed(tmp_path):
@@ -93,9 +94,9 @@ def test_migrate_rewrites_a_compressed_v1_directory_compressed(tmp_path):
     assert tool(d).returncode == 0
     migrate.migrate_dir(d)
     assert not [p for p in d.iterdir() if C.parse_file_name(p.name) and not C.is_compressed(p.name)]
-    header = compact.read_text(d / "raw-L0.csv.gz", 1 << 20, "t").split("\n", 1)[0]
+    header = resultfiles.read_text(d / "raw-L0.csv.gz", 1 << 20, "t").split("\n", 1)[0]
     assert header.split(",") == C.RAW_COLUMNS
-    meta = json.loads(compact.read_text(d / "meta-L0.json.gz", 1 << 20, "t"))
+    meta = json.loads(resultfiles.read_text(d / "meta-L0.json.gz", 1 << 20, "t"))
     assert meta["contract_version"] == C.VERSION
     assert len(loader.load_dir(d).raw) == 9
 

@@ -4,7 +4,10 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro.analysis import cli, inventory, stats, trend
+from collrepro.analysis import cli
+from collrepro.analysis.verdicts import trend
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.loading import inventory
 
 POINTS = [S.point(a, collective="neighbor-alltoall", topology="torus", neighborhood="moore:d=2,r=1",
                   dims="4x4", msg_bytes=m) for a in ("torus", "mpi-neighbor") for m in (8, 512)]

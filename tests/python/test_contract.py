@@ -8,10 +8,9 @@ CONTRACT_MD = Path(__file__).resolve().parents[2] / "results" / "CONTRACT.md"
 
 
 def test_contract_md_is_generated_and_current():
-    """results/CONTRACT.md must be the output of `python3 -m collrepro.contract --markdown`."""
+    """results/CONTRACT.md must be the output of `collrepro-py contract markdown`."""
     assert CONTRACT_MD.read_text(encoding="utf-8") == C.markdown(), (
-        "results/CONTRACT.md is stale: cd python && /usr/bin/python3 -m collrepro.contract "
-        "--markdown > ../results/CONTRACT.md")
+        "results/CONTRACT.md is stale: ./collrepro-py contract markdown > results/CONTRACT.md")
 
 
 def test_markdown_documents_both_versions():
@@ -46,10 +45,11 @@ def test_file_names():
     assert C.parse_file_name("meta-L0.csv") is None and C.parse_file_name("raw-0.csv") is None
 
 
-def test_module_prints_markdown(capsys):
-    assert C.main(["--markdown"]) == 0
+def test_the_contract_verb_prints_markdown(capsys):
+    from collrepro import contract_files, safeio
+    assert contract_files.main(["markdown"]) == 0
     assert capsys.readouterr().out == C.markdown()
-    assert C.main([]) == 2
+    assert safeio.run_cli("contract", contract_files.main, []) == safeio.EXIT_BAD_INPUT
 
 
 def test_every_enumerated_column_names_a_set_of_the_contract():

@@ -1,5 +1,5 @@
-"""The Cori model with effects (python/collrepro/cori_platform.py --effects) and the sensitivity
-sweep's argument parsing (python/collrepro/sim_sensitivity.py); no simulation (sim.cori-effects
+"""The Cori model with effects (python/collrepro/sim/cori.py --effects) and the sensitivity
+sweep's argument parsing (python/collrepro/sim/sensitivity.py); no simulation (sim.cori-effects
 simulates)."""
 
 import os
@@ -7,7 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from collrepro import cori_platform, sim_sensitivity
+from collrepro.sim import cori as cori_platform
+from collrepro.sim import sensitivity as sim_sensitivity
 from collrepro.safeio import UserError
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
@@ -103,7 +104,7 @@ def test_sensitivity_reads_plain_and_compressed_summaries(tmp_path):
 def test_node_memory_platform_structure():
     """Each node a cluster of its cores (hosts node-0.. numbered node-major), a shared memory
     backbone only when --mem-gbps is set, one route per ordered node pair through both NICs."""
-    from collrepro import node_memory_platform as nm
+    from collrepro.sim import node_memory as nm
     root = parse(nm.platform_xml(3, 4, mem_gbps=34))
     clusters = root.findall(".//cluster")
     assert [c.get("radical") for c in clusters] == ["0-3", "4-7", "8-11"]
@@ -122,8 +123,8 @@ def test_node_memory_platform_structure():
 def test_simrun_places_one_rank_per_core_on_node_memory_platforms(tmp_path):
     """simrun takes the node-memory platform's hosts for cores: one rank per host in block order,
     the description in nodes x cores, and a clear refusal of --ppn > 1 or --order spread."""
-    from collrepro import node_memory_platform as nm
-    from collrepro import sim
+    from collrepro.sim import node_memory as nm
+    from collrepro.sim import run as sim
     path = tmp_path / "nm.xml"
     path.write_text(nm.platform_xml(4, 8, mem_gbps=16))
     place = sim.Placement(str(path), 24, 1, "block")
@@ -136,13 +137,13 @@ def test_simrun_places_one_rank_per_core_on_node_memory_platforms(tmp_path):
 
 
 def test_paper_runs_default_to_cori_memory_made_for_their_shape(tmp_path):
-    from collrepro import sim_paper
+    from collrepro.sim import paper as sim_paper
     run = sim_paper.load_runs()["seed000-fc-1024x8"]
     argv, out = sim_paper.simrun_argv("seed000-fc-1024x8", run, "cori-memory", str(tmp_path))
     assert argv[argv.index("--platform") + 1] == str(tmp_path / "platforms" / "cori-memory-128x8.xml")
     assert argv[argv.index("--ppn") + 1] == "1" and out.endswith("seed000-fc-1024x8-cori-memory")
     path = sim_paper.write_generated_platform("cori-memory", run, str(tmp_path))
     text = open(path).read()
-    from collrepro import node_memory_platform
+    from collrepro.sim import node_memory as node_memory_platform
     assert 'radical="1016-1023"' in text and f'bb_bw="{node_memory_platform.CORI_MEM_GBPS:g}GBps"' in text
     assert sim_paper.platform_path("flat-crossbar", run, str(tmp_path))[1] == 8

@@ -10,9 +10,10 @@ import pytest
 
 import headless
 import synthetic as S
-from collrepro.analysis import cli, dashboard
-from collrepro.analysis import dashboard_figures as figs
-from collrepro.analysis import verdicts as V
+from collrepro.analysis import cli
+from collrepro.analysis.dashboard import page as dashboard
+from collrepro.analysis.dashboard import figures as figs
+from collrepro.analysis.verdicts import verdicts as V
 
 POINTS = S.guideline_points()
 SLOW = ("native", "allgather", 65536)          # slower from openmpi-5.0.7 on, and than its mock-up

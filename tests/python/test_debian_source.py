@@ -2,7 +2,7 @@
 
 import pytest
 
-from collrepro import debian_source as ds
+from collrepro.installations import debian as ds
 
 
 def write(tmp_path, name, text):

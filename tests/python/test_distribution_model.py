@@ -9,10 +9,12 @@ import csv
 import pytest
 
 import synthetic as S
-from collrepro.analysis import aggregate as A
-from collrepro.analysis import cli, figures, loader
-from collrepro.analysis.migrate import old_guess
-from collrepro.analysis.models import eq5_limit
+from collrepro.analysis.frames import aggregate as A
+from collrepro.analysis import cli
+from collrepro.analysis.loading import loader
+from collrepro.analysis.figures import figures
+from collrepro.analysis.loading.migrate import old_guess
+from collrepro.analysis.figures.models import eq5_limit
 from collrepro.distributions import distribute
 
 P, Q, SEED, SIZES = 7, 3, 3, [65536, 262144]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from collrepro.launch import ci_environment
+from collrepro.mpienv import ci_environment
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "openmpi"

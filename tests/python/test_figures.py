@@ -6,11 +6,13 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro.analysis import aggregate as A
-from collrepro.analysis import cli, figures, loader
-from collrepro.analysis import paper_values as pv
-from collrepro.analysis.models import eq5_limit
-from collrepro.analysis.units import time_unit
+from collrepro.analysis.frames import aggregate as A
+from collrepro.analysis import cli
+from collrepro.analysis.loading import loader
+from collrepro.analysis.figures import figures
+from collrepro.analysis.figures import paper_values as pv
+from collrepro.analysis.figures.models import eq5_limit
+from collrepro.analysis.frames.units import time_unit
 
 
 def aggregated(tmp_path_factory, name, points):

@@ -1,7 +1,6 @@
 """The golden vectors of contract/golden (the slice rule, the block-size distributions and their
 nominal sizes) against the Python rules; tests/driver/golden_test.cpp holds the C++ rules to the
-same files. Regenerate after a deliberate change of a rule: python3 -m collrepro.contract --golden
-(from python/), then both tests must pass."""
+same files. Regenerate after a deliberate change of a rule: ./collrepro-py contract golden, then both tests must pass."""
 
 import json
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from collrepro import contract as C
+from collrepro import contract_files as G
 from collrepro.distributions import distribute, nominal_sizes
 
 REPO = Path(__file__).resolve().parents[2]
@@ -16,14 +16,14 @@ CHECK_RUN = REPO / "tests" / "slurm" / "check_run.py"
 
 
 def golden(name):
-    return json.loads((Path(C.GOLDEN_DIR) / name).read_text())
+    return json.loads((Path(G.GOLDEN_DIR) / name).read_text())
 
 
-@pytest.mark.parametrize("name", sorted(C.GOLDEN))
+@pytest.mark.parametrize("name", sorted(G.GOLDEN))
 def test_the_golden_file_is_what_the_generator_writes(name):
     """A rule changed without regenerating (or a file edited by hand) fails here."""
-    assert (Path(C.GOLDEN_DIR) / name).read_text() == C.golden_text(name), \
-        f"contract/golden/{name} is stale: run python3 -m collrepro.contract --golden from python/"
+    assert (Path(G.GOLDEN_DIR) / name).read_text() == G.golden_text(name), \
+        f"contract/golden/{name} is stale: run ./collrepro-py contract golden"
 
 
 def test_slice_rule_matches_the_golden_cases():
@@ -48,9 +48,9 @@ def test_every_distribution_matches_the_golden_cases():
 
 def test_golden_text_changes_when_a_rule_does(monkeypatch):
     """The staleness check above can fail: a rule off by one shows in the generated text."""
-    before = C.golden_text("slice.json")
+    before = G.golden_text("slice.json")
     monkeypatch.setattr(C, "slice_range", lambda n, s, t: (s, s + 1))
-    assert C.golden_text("slice.json") != before
+    assert G.golden_text("slice.json") != before
 
 
 def test_check_run_uses_the_contract_slice_rule():

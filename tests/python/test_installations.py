@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import debian_source
+from collrepro.installations import debian as debian_source
 from collrepro.installations import build as builder
 from collrepro.installations import recipes, registry, sourcetree
 
@@ -241,7 +241,8 @@ def test_collrun_refuses_bad_installations_in_one_line(dirs, args, needle):
 
 # ------------------------------------------------------------------ derived installations (issue 25)
 
-from collrepro import launch  # noqa: E402
+from collrepro.launch import collrun, launcher  # noqa: E402
+from collrepro.launch import runs as launch_runs  # noqa: E402
 from collrepro.installations import delay  # noqa: E402
 
 
@@ -262,7 +263,7 @@ def test_derive_declares_a_synthetic_release_and_an_aa_copy(dirs, monkeypatch):
     assert slow.env["LD_PRELOAD"].endswith("/interpose/libcollrepro_pmpi.so")
     assert slow.env["COLLREPRO_PMPI_DISABLE"] == "1"  # the library never replaces a call by an algorithm
     assert "LD_PRELOAD" not in aa.env and "COLLREPRO_PMPI_DELAY" not in aa.env and aa.origin == "derived"
-    record = json.loads(launch.installation_environment(slow)["COLLREPRO_MPI_INSTALLATION"])
+    record = json.loads(launch_runs.installation_environment(slow)["COLLREPRO_MPI_INSTALLATION"])
     assert record["name"] == "openmpi-4.1.4+slow10" and record["base"] == "openmpi-4.1.4"
     assert record["delay"] == "allgather:>=64KiB:+10%" and record["preload"] == slow.env["LD_PRELOAD"]
     # builds and probes use the base: never compile with the library preloaded
@@ -303,7 +304,7 @@ def test_a_missing_library_stops_a_synthetic_release_before_any_launch(dirs, tmp
     slow = registry.derive("openmpi-4.1.4+slow5", "openmpi-4.1.4", delay="allgather:*:+5%")
     slow.env["LD_PRELOAD"] = str(tmp_path / "missing.so")
     with pytest.raises(Exception, match="missing.so is missing .*collrepro mpi collbench openmpi-4.1.4\\+slow5"):
-        launch.derived.check_ready(slow)
+        launch_runs.derived.check_ready(slow)
 
 
 POINT = {"family": "inter-group", "collective": "allgather", "algorithm": "native", "msg_bytes": 65536,
@@ -367,13 +368,13 @@ NAMES = ["openmpi-4.1.4", "mpich-4.0.2", "mpich-3.4.1", "openmpi-5.0.7"]
 
 
 def test_round_orders_are_seeded_permutations():
-    orders = lambda seed: [launch.round_order(NAMES, seed, r) for r in range(8)]  # noqa: E731
+    orders = lambda seed: [collrun.round_order(NAMES, seed, r) for r in range(8)]  # noqa: E731
     assert orders(1) == orders(1)  # one seed: the same orders again
     assert orders(1) != orders(2)  # two seeds: different orders
     assert all(sorted(o) == sorted(NAMES) for o in orders(3))
     assert len({tuple(o) for o in orders(3)}) > 1  # the order changes from round to round
-    assert launch.round_order(NAMES, 5, 3) == orders(5)[3]  # a round's order does not depend on the others
-    first = {launch.round_order(NAMES, seed, 0)[0] for seed in range(40)}
+    assert collrun.round_order(NAMES, 5, 3) == orders(5)[3]  # a round's order does not depend on the others
+    first = {collrun.round_order(NAMES, seed, 0)[0] for seed in range(40)}
     assert first == set(NAMES)  # no installation always runs first
 
 
@@ -390,20 +391,20 @@ class _Recorder:
 
 
 def test_collrun_rounds_record_the_order_in_each_launch(tmp_path, capsys):
-    runs = [launch._Run(n, launch.Launcher("openmpi"), "/bin/true", {"X": n}, str(tmp_path / n)) for n in NAMES]
+    runs = [launch_runs.Run(n, launcher.Launcher("openmpi"), "/bin/true", {"X": n}, str(tmp_path / n)) for n in NAMES]
     opts = {"config": "c.yaml", "passthrough": [], "order_seed": "42"}
     fwd = _Recorder()
-    assert launch._run_rounds(runs, 2, opts, 3, fwd) == 0
+    assert collrun._run_rounds(runs, 2, opts, 3, fwd) == 0
     assert "seed 42" in capsys.readouterr().err
     records = [json.loads(env["COLLREPRO_LAUNCH_ORDER"]) for _, env in fwd.launches]
     assert len(records) == 12
     for i, ((cmd, env), rec) in enumerate(zip(fwd.launches, records)):
         assert rec["seed"] == 42 and rec["round"] == i // 4 and rec["slot"] == i % 4 and rec["of"] == 4
-        assert rec["order"] == launch.round_order(NAMES, 42, rec["round"])
+        assert rec["order"] == collrun.round_order(NAMES, 42, rec["round"])
         assert env["X"] == rec["order"][rec["slot"]]  # the launch runs with that installation's environment
         assert cmd[cmd.index("--launch") + 1] == str(rec["round"])
     fresh = _Recorder()
-    launch._run_rounds(runs, 2, {**opts, "order_seed": ""}, 1, fresh)
+    collrun._run_rounds(runs, 2, {**opts, "order_seed": ""}, 1, fresh)
     assert "--order-seed" in capsys.readouterr().err  # a fresh seed is printed, to repeat it
-    with pytest.raises(launch.UserError, match="--order-seed x"):
-        launch._run_rounds(runs, 2, {**opts, "order_seed": "x"}, 1, _Recorder())
+    with pytest.raises(collrun.UserError, match="--order-seed x"):
+        collrun._run_rounds(runs, 2, {**opts, "order_seed": "x"}, 1, _Recorder())

@@ -10,7 +10,8 @@ import pytest
 
 import synthetic as S
 from collrepro import contract as C
-from collrepro.analysis import cli, loader
+from collrepro.analysis import cli
+from collrepro.analysis.loading import loader
 
 REPO = Path(__file__).resolve().parents[2]
 

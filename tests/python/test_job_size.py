@@ -3,7 +3,7 @@ core, never more while some ratio fits; the ratios that do not fit are left out 
 
 import pytest
 
-from collrepro import job_size
+from collrepro.launch import job_size
 
 QUICK = ["1/1", "5/3"]  # configs/quick.yaml's groups.ratios
 
@@ -69,23 +69,23 @@ def _fake_collbench(build_dir, ratios):
     (3, "", 3, []),  # no ratios: every core
 ])
 def test_collrun_np_auto_sizes_the_launch_and_says_so(tmp_path, monkeypatch, capsys, n_cores, ratios, np_, sets):
-    from collrepro import launch
+    from collrepro.launch import runs as launch_runs
     _fake_collbench(tmp_path, ratios)
     monkeypatch.setattr(job_size, "cores", lambda: n_cores)
     opts = {"config": "quick.yaml", "np": "auto", "mpi": "openmpi", "build_dir": str(tmp_path), "out": "",
             "passthrough": ["--set", "timing.reps=3"]}
-    runs, got = launch._auto_sized(dict(opts))
+    runs, got = launch_runs.auto_sized(dict(opts))
     assert got == np_ and len(runs) == 1
     (line,) = [ln for ln in capsys.readouterr().err.splitlines() if "--np auto" in ln]
     assert line.startswith(f"collrun: --np auto: {np_} processes, one per core of {n_cores}"), line
     passed = dict(opts)
-    launch._auto_sized(passed)
+    launch_runs.auto_sized(passed)
     assert passed["passthrough"] == ["--set", "timing.reps=3"] + sets
 
 
 def test_collrun_np_auto_goes_with_mpi_only(tmp_path):
-    from collrepro import launch
+    from collrepro.launch import runs as launch_runs
     (tmp_path / "c.yaml").write_text("experiment: c\n")
-    with pytest.raises(launch.UserError, match="--np auto goes with --mpi"):
-        launch._collrun_setup({"config": str(tmp_path / "c.yaml"), "np": "auto", "installations": "a,b",
+    with pytest.raises(launch_runs.UserError, match="--np auto goes with --mpi"):
+        launch_runs.collrun_setup({"config": str(tmp_path / "c.yaml"), "np": "auto", "installations": "a,b",
                                "mpi": "openmpi", "build_dir": "", "out": "", "passthrough": []})

@@ -11,10 +11,11 @@ import pytest
 
 import synthetic as S
 from collrepro import contract as C
-from collrepro.analysis import cli, loader
-from collrepro.analysis.aggregate import aggregate
-from collrepro.analysis.migrate import neighbor_count
-from collrepro.analysis.schema import InputError, read_header
+from collrepro.analysis import cli
+from collrepro.analysis.loading import loader
+from collrepro.analysis.frames.aggregate import aggregate
+from collrepro.analysis.loading.migrate import neighbor_count
+from collrepro.analysis.loading.schema import InputError, read_header
 
 CONFIG = {"settings": [
     {"name": "arith", "points": [1], "sweep": {"collective": "allgatherv", "distributions": ["arithmetic"]}},

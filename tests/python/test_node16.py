@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import node16_summary as N
+from collrepro.studies import node16 as N
 from collrepro import safeio
 
 REPO = Path(__file__).resolve().parents[2]
@@ -18,7 +18,7 @@ def test_summary_is_regenerated_from_the_archive(tmp_path):
     N.unpack(REPO / ARCHIVE, tmp_path)
     text = N.summarize(tmp_path, title=ARCHIVE)
     assert text == (REPO / "results/node16/SUMMARY.md").read_text(), \
-        "results/node16/SUMMARY.md is stale: PYTHONPATH=python python3 -m collrepro.node16_summary " \
+        "results/node16/SUMMARY.md is stale: ./collrepro-py study node16 " \
         f"{ARCHIVE} --out results/node16/SUMMARY.md"
     # What the closing note and docs/results.md quote: halfduplex-fc's slow step at 12:4 is allgather-G.
     assert "| 12:4, kA:kB=1:0 | 4 MiB | halfduplex-fc |" in text and "allgather-G" in text

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 import synthetic as S
-from collrepro.analysis import aggregate as A
-from collrepro.analysis import cli, loader, overlay
-from collrepro.analysis import plotting as pl
+from collrepro.analysis.frames import aggregate as A
+from collrepro.analysis import cli
+from collrepro.analysis.figures import overlay
+from collrepro.analysis.loading import loader
+from collrepro.analysis.figures import plotting as pl
 
 ANALYZE = Path(__file__).resolve().parent.parent.parent / "analysis" / "analyze"
 SIZES = [4096, 65536]

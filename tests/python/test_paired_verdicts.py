@@ -15,9 +15,11 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro import versions
-from collrepro.analysis import cli, compare, stats
-from collrepro.analysis import verdicts as V
+from collrepro.versions import run as versions
+from collrepro.analysis import cli
+from collrepro.analysis.verdicts import compare
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.verdicts import verdicts as V
 
 ROUND_SD = 0.3
 LAUNCH_SD = 0.03

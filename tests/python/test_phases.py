@@ -8,8 +8,8 @@ import pytest
 
 import synthetic as S
 from collrepro import contract as C
-from collrepro.analysis import loader
-from collrepro.analysis import phases as P
+from collrepro.analysis.loading import loader
+from collrepro.analysis.figures import phases as P
 from collrepro.analysis import report
 
 # Two algorithms, two and three phases, each phase a fixed share of the repetition's time.

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from collrepro.launch import ci_environment
+from collrepro.mpienv import ci_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 THIS = Path(__file__).resolve()

@@ -6,8 +6,9 @@ import pytest
 
 import synthetic as S
 from collrepro import contract as C
-from collrepro.analysis import cli, loader
-from collrepro.analysis.schema import InputError
+from collrepro.analysis import cli
+from collrepro.analysis.loading import loader
+from collrepro.analysis.loading.schema import InputError
 
 
 @pytest.fixture

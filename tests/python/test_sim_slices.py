@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from collrepro import sim, sim_paper
-from collrepro.launch import Forwarder
+from collrepro.sim import paper as sim_paper
+from collrepro.sim import run as sim
+from collrepro.launch.launcher import Forwarder
 from collrepro.safeio import UserError
 
 

@@ -7,7 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from collrepro import sim, sim_platform as SP, sim_validate as V
+from collrepro.sim import validate as V
+from collrepro.sim import platform as SP
+from collrepro.sim import run as sim
 from collrepro.safeio import UserError
 
 ALPHA, BW = 1.5e-6, 5e9  # a known node: 1.5 us, 5 GB/s
@@ -139,7 +141,7 @@ def test_readme_compares_a_shared_memory_limit():
 
 def test_committed_summary_is_the_points_summary():
     """results/sim/validation: summary.csv and the README's summary rows follow from points.csv
-    (regenerate with `python3 -m collrepro.sim_validate report REAL_DIR`)."""
+    (regenerate with `collrepro-py sim validate report REAL_DIR`)."""
     out = V.OUT
     points = pd.read_csv(out / "points.csv")
     points["ranking_preserved"] = points["ranking_preserved"].map({True: True, False: False, "True": True,

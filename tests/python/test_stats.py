@@ -1,4 +1,4 @@
-"""The statistics behind every verdict (python/collrepro/analysis/stats.py, docs/verdicts.md): the
+"""The statistics behind every verdict (python/collrepro/analysis/verdicts/stats.py, docs/verdicts.md): the
 interval's true coverage by simulation, Benjamini-Hochberg against a hand-computed case, the
 false-change rate on a flat history, the two gates, and the scheduler-tick detector of
 comparability.py."""
@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from collrepro.analysis import comparability as C
-from collrepro.analysis import stats
-from collrepro.analysis import verdicts as V
+from collrepro.analysis.verdicts import comparability as C
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.verdicts import verdicts as V
 
 
 def test_bh_matches_a_hand_computed_case():

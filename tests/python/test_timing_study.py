@@ -5,7 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from collrepro import timing_study as ts
+from collrepro.studies import timing as ts
 from collrepro.safeio import UserError
 
 import synthetic

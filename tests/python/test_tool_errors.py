@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from collrepro import safeio, sim, sim_paper
-from collrepro import timing_study as ts
+from collrepro import safeio
+from collrepro.sim import paper as sim_paper
+from collrepro.sim import run as sim
+from collrepro.studies import timing as ts
 from collrepro.installations import cli as collmpi_cli
 from collrepro.installations import registry
 from collrepro.slurm import state
@@ -228,7 +230,7 @@ def test_bad_usage_is_one_line_and_exit_2(dirs, argv, prog, needle):
 
 
 def test_more_bad_usage_in_process(dirs, capsys):
-    from collrepro.launch import collrun
+    from collrepro.launch.collrun import collrun
     from collrepro.slurm.cli import main as collslurm_main
 
     for prog, main, argv, needle in [

@@ -9,8 +9,10 @@ import pandas as pd
 import pytest
 
 import synthetic as S
-from collrepro.analysis import cli, inventory, stats
-from collrepro.analysis.errors import InputError
+from collrepro.analysis import cli
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.loading import inventory
+from collrepro.analysis.loading.errors import InputError
 
 VERSIONS = ["4.1.2", "4.1.10", "5.0.0rc1", "5.0.0", "5.0.7"]     # the third: 5.0.0rc1
 SLOW_POINT = ("native", "allgather", 65536)
@@ -155,7 +157,7 @@ def test_installation_names_come_from_the_metadata():
 def test_derived_installations_compare_with_their_base_not_a_neighbour():
     """A synthetic release or an A/A copy is compared with its base; releases stay consecutive."""
     import pandas as pd
-    from collrepro.analysis import trend
+    from collrepro.analysis.verdicts import trend
 
     def side(name, base=""):
         return pd.DataFrame({"installation": [name], "base": [base]})

@@ -1,9 +1,9 @@
-"""colltune's decisions (python/collrepro/tune.py) on synthetic per-launch medians."""
+"""colltune's decisions (python/collrepro/analysis/tune.py) on synthetic per-launch medians."""
 
 import pandas as pd
 
-from collrepro import tune
-from collrepro.analysis import stats
+from collrepro.analysis import tune
+from collrepro.analysis.verdicts import stats
 
 KINDS = {"native": "native", "mpi-neighbor": "native", "fast": "proposed", "faster": "proposed", "slow": "baseline"}
 NEED = stats.min_launches(0.05)

@@ -5,8 +5,8 @@ one orientation, or two that agree, give the same rules as before senders= exist
 import json
 
 import synthetic as S
-from collrepro import tune
-from collrepro.analysis import stats
+from collrepro.analysis import tune
+from collrepro.analysis.verdicts import stats
 
 NEED = stats.min_launches(0.05)
 SIZES = (65536, 1 << 20)

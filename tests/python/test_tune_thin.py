@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import synthetic as S
-from collrepro import tune
-from collrepro.analysis import stats
+from collrepro.analysis import tune
+from collrepro.analysis.verdicts import stats
 
 REPO = Path(__file__).resolve().parents[2]
 NEED = stats.min_launches(0.05)

@@ -5,8 +5,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from collrepro import safeio, versions
-from collrepro.analysis import stats
+from collrepro import safeio
+from collrepro.versions import run as versions
+from collrepro.analysis.verdicts import stats
 
 SEED000 = {
     "experiment": "versions-seed000", "collective": "allgather",
@@ -191,7 +192,7 @@ def test_installations_option_names_distinct_installations():
 def test_calibrate_dry_run_declares_and_launches_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("COLLREPRO_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setattr(versions.registry, "resolve", _fake_resolve)
-    monkeypatch.setattr(versions.launch, "collrun", lambda argv: pytest.fail("a dry run launched"))
+    monkeypatch.setattr(versions.collrun, "collrun", lambda argv: pytest.fail("a dry run launched"))
     from collrepro.installations import collbench
     monkeypatch.setattr(collbench, "executable", lambda inst, repo=None: "/bin/true")
     assert versions.main(["--calibrate", "--dry-run", "--base", "openmpi-4.1.4", "--out", str(tmp_path / "c")]) == 0

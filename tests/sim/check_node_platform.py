@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
-from collrepro import sim_platform  # noqa: E402
+from collrepro.sim import platform as sim_platform  # noqa: E402
 
 SIZES = [1, 1024, 65536, 1 << 20]
 

@@ -26,14 +26,14 @@ begin_sim_test() {
   build_sim_variant "$build"
 }
 # check_generated NAME PLATFORM [GENERATOR ARGS...]: the committed platform file (configs/platforms/
-# <PLATFORM>.xml) must be what python/collrepro/cori_platform.py writes with those arguments (run
+# <PLATFORM>.xml) must be what python/collrepro/sim/cori.py writes with those arguments (run
 # after start_sim_test).
 check_generated() {
   local name=$1 platform=$2
   shift 2
-  PYTHONPATH=python /usr/bin/python3 -m collrepro.cori_platform "$@" -o "$out/$platform.xml"
+  PYTHONPATH=python /usr/bin/python3 -m collrepro sim cori "$@" -o "$out/$platform.xml"
   cmp -s "$out/$platform.xml" "configs/platforms/$platform.xml" ||
     { echo "$name: configs/platforms/$platform.xml differs from its generator's output:" \
-           "run python3 -m collrepro.cori_platform $* (PYTHONPATH=python) and commit the result" >&2; exit 1; }
+           "run ./collrepro-py sim cori $* and commit the result" >&2; exit 1; }
   echo "$name: configs/platforms/$platform.xml is the generator's output"
 }

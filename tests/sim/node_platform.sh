@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sim.node-platform (registered by tests/mpi/sim.cmake, LABELS sim): a platform derived by
-# python/collrepro/sim_platform.py from a known ping-pong (two regimes: 1.5 us + 5 GB/s up to
+# python/collrepro/sim/platform.py from a known ping-pong (two regimes: 1.5 us + 5 GB/s up to
 # 64 KiB, 6 us + 9 GB/s beyond) gives that ping-pong back in simulation (a 2-rank launch's
 # metadata, within 3 %), and a validated 4-rank sweep runs under both collective selectors
 # (simrun --coll-selector ompi leaves every choice to SimGrid's Open MPI selector: the metadata

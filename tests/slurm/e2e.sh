@@ -27,8 +27,8 @@ BUILD=$(cd "$(dirname "$COLLBENCH")/.." && pwd)
 [[ -z ${COLLSLURM_E2E_MPICH_BUILD:-} ]] || COLLSLURM_E2E_MPICH_BUILD=$(realpath "$COLLSLURM_E2E_MPICH_BUILD")
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
 # The tests' MPI environment (Open MPI as root, oversubscribed on a small machine, shared-memory
-# copies without CMA in containers; MPICH's yielding): python/collrepro/launch.py.
-eval "$(PYTHONPATH="$REPO/python" "$PY" -m collrepro.launch --env)"
+# copies without CMA in containers; MPICH's yielding): python/collrepro/mpienv.py.
+eval "$(PYTHONPATH="$REPO/python" "$PY" -m collrepro env)"
 
 t0=$SECONDS
 step() { echo "[e2e +$((SECONDS - t0))s] $*"; }

@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 
 from collrepro import contract  # noqa: E402
-from collrepro.launch import ci_environment, mpi_environment  # noqa: E402
+from collrepro.mpienv import ci_environment, mpi_environment  # noqa: E402
 from collrepro.slurm import plan  # noqa: E402
 from collrepro.slurm.task import outcome  # noqa: E402
 

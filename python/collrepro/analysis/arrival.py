@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from .. import contract as C
-from .aggregate import DEFAULT_K, IDENT_EXTRA, LAUNCH_KEY, POINT_KEY, shape_label
-from .tables import fmt_time
-from .units import format_bytes
+from collrepro.analysis.frames.aggregate import DEFAULT_K, IDENT_EXTRA, LAUNCH_KEY, POINT_KEY, shape_label
+from collrepro.analysis.frames.tables import fmt_time
+from collrepro.analysis.frames.units import format_bytes
 
 PATTERNS = C.ENUMS["arrival"]                 # none, one-late, linear, random: the table's order
 # A row of the table: the point without its pattern (and the setting that names the pattern).

@@ -15,9 +15,9 @@ import math
 import pandas as pd
 
 from .. import contract as C
-from .aggregate import PAIR_KEY, POINT_KEY, shape_label
-from .tables import fmt_time
-from .units import format_bytes
+from collrepro.analysis.frames.aggregate import PAIR_KEY, POINT_KEY, shape_label
+from collrepro.analysis.frames.tables import fmt_time
+from collrepro.analysis.frames.units import format_bytes
 
 FORMS = C.ENUMS["call"]                       # blocking, nonblocking, persistent
 # A row: the point without its call form.

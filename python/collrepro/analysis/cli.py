@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .. import safeio
-from .errors import InputError
+from collrepro.analysis.loading.errors import InputError
 
 # The subcommands import pandas/matplotlib lazily, so that --help is instant.
 
@@ -123,7 +123,7 @@ def gate(verdicts, failing):
 
 
 def _need(args):
-    from . import stats
+    from collrepro.analysis.verdicts import stats
     return stats.min_launches(args.alpha) if args.min_launches is None else args.min_launches
 
 
@@ -160,8 +160,8 @@ def _print_paths(paths):
 # ---------------------------------------------------------------- subcommands
 
 def cmd_aggregate(args):
-    from . import loader
-    from .aggregate import aggregate, per_launch, speedups
+    from collrepro.analysis.loading import loader
+    from collrepro.analysis.frames.aggregate import aggregate, per_launch, speedups
     rs = loader.load(args.dirs)
     agg = aggregate(rs)
     if args.per_launch:
@@ -177,8 +177,9 @@ def cmd_aggregate(args):
 
 
 def cmd_figure(args):
-    from . import figures, loader
-    from .aggregate import aggregate
+    from collrepro.analysis.loading import loader
+    from collrepro.analysis.figures import figures
+    from collrepro.analysis.frames.aggregate import aggregate
     check_target(args.outdir)
     rs = loader.load(args.dirs)
     options = {"baseline": args.baseline} if args.set == "seed001" and args.baseline else {}
@@ -192,8 +193,9 @@ def cmd_figure(args):
 
 
 def cmd_overlay(args):
-    from . import loader, overlay
-    from .aggregate import aggregate
+    from collrepro.analysis.figures import overlay
+    from collrepro.analysis.loading import loader
+    from collrepro.analysis.frames.aggregate import aggregate
     check_target(args.outdir)
     rs = loader.load(args.dirs)
     with output_dir(args.outdir, SHARED_OWNER, keep_others=True) as staging:
@@ -208,7 +210,10 @@ def cmd_overlay(args):
 
 
 def cmd_compare(args):
-    from . import compare, loader, stats, verdicts
+    from collrepro.analysis.verdicts import compare
+    from collrepro.analysis.verdicts import stats
+    from collrepro.analysis.loading import loader
+    from collrepro.analysis.verdicts import verdicts
     check_target(args.outdir)
     rs_a, rs_b = loader.load([args.a]), loader.load([args.b])
     with output_dir(args.outdir, "analyze compare") as staging:
@@ -221,7 +226,10 @@ def cmd_compare(args):
 
 
 def cmd_trend(args):
-    from . import inventory, stats, trend, verdicts
+    from collrepro.analysis.verdicts import trend
+    from collrepro.analysis.verdicts import stats
+    from collrepro.analysis.loading import inventory
+    from collrepro.analysis.verdicts import verdicts
     check_target(args.outdir)
     entries = inventory.load_tree(args.dirs)
     with output_dir(args.outdir, "analyze trend") as staging:
@@ -235,7 +243,10 @@ def cmd_trend(args):
 
 
 def cmd_guidelines(args):
-    from . import guidelines, inventory, stats, verdicts
+    from collrepro.analysis.verdicts import guidelines
+    from collrepro.analysis.verdicts import stats
+    from collrepro.analysis.loading import inventory
+    from collrepro.analysis.verdicts import verdicts
     check_target(args.outdir)
     entries = inventory.load_tree(args.dirs)
     with output_dir(args.outdir, "analyze guidelines") as staging:
@@ -252,7 +263,8 @@ def cmd_dashboard(args):
     if importlib.util.find_spec("plotly") is None:
         raise safeio.EnvironmentProblem("the dashboard needs plotly (Debian's python3-plotly): "
                                         "apt-get install python3-plotly, or run ./collrepro deps")
-    from . import dashboard, inventory
+    from collrepro.analysis.loading import inventory
+    from collrepro.analysis.dashboard import page as dashboard
     dashboard.check_target(args.outdir)            # before loading anything
     entries = inventory.load_tree(args.dirs)
     with writing(args.outdir):
@@ -263,7 +275,7 @@ def cmd_dashboard(args):
 
 
 def cmd_migrate(args):
-    from . import migrate
+    from collrepro.analysis.loading import migrate
     for directory in args.dirs:
         with writing(directory):
             paths, warnings = migrate.migrate_dir(directory)
@@ -276,7 +288,8 @@ def cmd_migrate(args):
 
 
 def cmd_report(args):
-    from . import loader, report
+    from collrepro.analysis import report
+    from collrepro.analysis.loading import loader
     check_target(args.outdir)
     rs = loader.load(args.dirs)
     with output_dir(args.outdir, "analyze report") as staging:
@@ -391,7 +404,7 @@ def build_parser():
 def _data_notes(code):
     """Notes on the data loaded (unverified directories), and EXIT_INCOMPLETE for points with
     fewer repetitions or launches than promised when nothing more important happened."""
-    loader = sys.modules.get(f"{__package__}.loader")
+    loader = sys.modules.get(f"{__package__}.loading.loader")
     if loader is None:
         return code
     for directory in loader.UNVERIFIED:
@@ -406,7 +419,7 @@ def _data_notes(code):
 
 def _main(argv):
     args = build_parser().parse_args(argv)
-    loader = sys.modules.get(f"{__package__}.loader")
+    loader = sys.modules.get(f"{__package__}.loading.loader")
     if loader is not None:  # a previous main() in this process
         loader.SHORTFALLS.clear()
         loader.UNVERIFIED.clear()

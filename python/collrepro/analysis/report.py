@@ -5,13 +5,19 @@ import re
 
 import pandas as pd
 
-from . import arrival, callforms, figures, guidelines, inventory, overlay, phases, stats
-from . import plotting as pl
-from .aggregate import TAIL_COLUMNS, aggregate, shape_label, speedups
-from .models import eq5_limit
-from .schema import InputError
-from .tables import fmt_time, html_table, markdown_table
-from .units import format_bytes
+from collrepro.analysis import arrival, callforms
+from collrepro.analysis.verdicts import guidelines
+from collrepro.analysis.verdicts import stats
+from collrepro.analysis.figures import phases
+from collrepro.analysis.figures import overlay
+from collrepro.analysis.loading import inventory
+from collrepro.analysis.figures import figures
+from collrepro.analysis.figures import plotting as pl
+from collrepro.analysis.frames.aggregate import TAIL_COLUMNS, aggregate, shape_label, speedups
+from collrepro.analysis.figures.models import eq5_limit
+from collrepro.analysis.loading.schema import InputError
+from collrepro.analysis.frames.tables import fmt_time, html_table, markdown_table
+from collrepro.analysis.frames.units import format_bytes
 
 
 def _meta_items(rs, agg):

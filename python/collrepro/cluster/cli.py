@@ -18,6 +18,7 @@ import os
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
+from collrepro.launch.launcher import Forwarder
 from collrepro.safeio import EnvironmentProblem, UserError
 
 from . import fidelity, mpi, net, slurm
@@ -160,7 +161,6 @@ def run(a):
     fid = _load(a.state_dir, FIDELITY_JSON)
     env = mpi.environment(a.state_dir, state)
     env["COLLREPRO_CLUSTER_METADATA"] = json.dumps(launch_metadata(state, fid), separators=(",", ":"))
-    from collrepro.launch import Forwarder
     with Forwarder() as fw:
         return fw.run(mpi.head_command(a.state_dir, state, argv), env=env)
 

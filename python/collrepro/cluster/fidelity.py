@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import time
 
-from collrepro import launch, safeio
+from collrepro import mpienv, safeio
 from collrepro.safeio import EnvironmentProblem, UserError
 
 from . import mpi, net
@@ -94,7 +94,7 @@ def pingpong_command(collbench, out, a, b):
     """collbench's smallest launch, one rank on node a and one on node b: its metadata has the ping-pong."""
     config = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
                           "configs", "quick.yaml")
-    return [launch.installed_program("openmpi"), "-n", "2", "--host", f"{a}:1,{b}:1", "--map-by", "node",
+    return [mpienv.installed_program("openmpi"), "-n", "2", "--host", f"{a}:1,{b}:1", "--map-by", "node",
             collbench, config, "--out", out, "--quiet", "--set", "sizes=[1KiB]", "--set", "groups.ratios=[\"1/1\"]",
             "--set", "blocks=[\"1:0\"]", "--set", "timing.reps=3"]
 
@@ -113,7 +113,7 @@ def _run(argv, env, a, b):
 
 def measure(state_dir, cluster_json, collbench):
     """Run the ping-pong between the first two nodes; the verdict and the series."""
-    from collrepro.sim_platform import measurements
+    from collrepro.sim.platform import measurements
     if not os.path.exists(collbench):
         raise EnvironmentProblem(f"{collbench} not found: build collbench (cmake --build --preset openmpi "
                                  "--target collbench) or give --collbench")

@@ -19,7 +19,7 @@ A program runs with this environment on the head node (crc-n0): `cluster run -- 
 import os
 import shlex
 
-from collrepro import launch
+from collrepro import mpienv
 
 from . import net
 from . import plan as P
@@ -67,8 +67,8 @@ def environment(state_dir, cluster_json, base=None):
     # Idle ranks yield, also on a node with its own cores: the nodes' TCP stacks run on the same
     # cores, and a packet's softirq work that a spinning rank pushes to ksoftirqd waits for the
     # next scheduler tick (the 1-byte latency was 4.0 ms at HZ=250 with one pinned core per node).
-    env = launch.mpi_environment("openmpi", oversubscribed=True, base=base)
-    env = launch.mpi_environment("mpich", oversubscribed=True, base=env)
+    env = mpienv.mpi_environment("openmpi", oversubscribed=True, base=base)
+    env = mpienv.mpi_environment("mpich", oversubscribed=True, base=env)
     subnet = cluster_json["subnet"]
     agent = os.path.join(state_dir, AGENT)
     env.update({

@@ -2,7 +2,7 @@
 
 `build(recipe)` does, for `openmpi@5.0.7` say:
 
-1. fetch the Debian source package of the release's suite (`collrepro.debian_source`: apt
+1. fetch the Debian source package of the release's suite (`installations/debian.py`: apt
    checks the files against the suite's signed index, dpkg-source checks the .dsc checksums)
    and unpack its upstream tarball (the pristine release, without Debian's packaging patches)
    into a work directory `<cache>/mpi/.build-<name>/`;
@@ -32,7 +32,9 @@ import subprocess
 import sys
 import time
 
-from .. import debian_source, safeio
+from collrepro import safeio
+from collrepro.installations import debian as debian_source
+from ..mpienv import RUN_AS_ROOT
 from ..safeio import EnvironmentProblem, UserError
 from . import probe, sourcetree
 from .model import Installation, prefix_layout
@@ -166,7 +168,6 @@ def staged_smoke_test(kind, stage):
     env = dict(os.environ, LD_LIBRARY_PATH=lib, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
     launcher = os.path.join(bindir, "mpirun" if kind == "openmpi" else "mpiexec")
     if kind == "openmpi":  # Open MPI and its PRRTE are relocatable through these
-        from ..launch import RUN_AS_ROOT  # here: launch imports this module's importers
         env.update(RUN_AS_ROOT, OPAL_PREFIX=stage, PRTE_PREFIX=stage)
     compile_cmd = ["sh", "-c", f'cc -I"{inc}" "$0" -o "$2" -L"{lib}" -Wl,-rpath,"{lib}" -lmpi']
     return probe.run_probe(compile_cmd, [launcher, "-n", "2"], env)
@@ -297,6 +298,5 @@ def build_env(inst):
     inst = getattr(inst, "base_installation", None) or inst
     env = inst.environment()
     if inst.kind == "openmpi" and os.geteuid() == 0:
-        from ..launch import RUN_AS_ROOT  # here: launch imports this module's importers
         env.update(RUN_AS_ROOT)
     return env

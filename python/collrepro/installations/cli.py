@@ -6,7 +6,7 @@ import json
 import shlex
 import sys
 
-from .. import launch, safeio
+from .. import paths, safeio
 from ..cliargs import ArgumentParser
 from . import build as builder
 from . import collbench, derived, probe, registry
@@ -84,7 +84,7 @@ def _cmd_build(args):
 
 
 def _cmd_collbench(args):
-    launch.checkout_only("collmpi collbench")
+    paths.checkout_only("collmpi collbench")
     if args.all == bool(args.names):
         raise registry.RegistryError("collbench: give NAME... or --all")
     insts = registry.all_installations() if args.all else [registry.resolve(n) for n in args.names]

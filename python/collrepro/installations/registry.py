@@ -20,7 +20,8 @@ modification time.
 
 import os
 
-from .. import debian_source, safeio
+from collrepro import safeio
+from collrepro.installations import debian as debian_source
 from ..safeio import UserError
 from . import build as builder
 from . import derived as derivation

@@ -14,8 +14,9 @@ import yaml
 from collrepro import safeio
 from collrepro.installations import collbench as installed_collbench
 from collrepro.installations import registry
-from collrepro.launch import (SRUN_MPI, default_collbench, installation_environment, installed_program,
-                              mpi_environment)
+from collrepro.launch.runs import installation_environment
+from collrepro.mpienv import SRUN_MPI, installed_program, mpi_environment
+from collrepro.paths import default_collbench
 from collrepro.slurm.plan import LIBRARIES, Fail, array_spec, mapping, resolve_slurm, split_sets, build_dir_for
 
 REPO = Path(__file__).resolve().parents[3]

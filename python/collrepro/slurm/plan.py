@@ -11,7 +11,7 @@ import shlex
 
 from collrepro import contract, safeio
 from collrepro.installations.model import NAME_RE
-from collrepro.launch import MPIS
+from collrepro.mpienv import MPIS
 from collrepro.safeio import UserError
 
 LIBRARIES = MPIS  # the Debian libraries by kind; installation names (openmpi-5.0.7) are accepted too

@@ -1,7 +1,7 @@
 """One array task of a collslurm submission, run by its batch script (slurm/array.sbatch.in).
 
 The task id picks the launch and slice; collbench then runs under the launcher through
-collrepro.launch, which also passes on the signals Slurm sends (scancel, the time limit,
+collrepro.launch.launcher, which also passes on the signals Slurm sends (scancel, the time limit,
 --signal=B:USR1@...) as SIGTERM: collbench stops after the current repetition, keeps every
 finished point and exits 143, and a resubmission resumes. The task records its state in
 tasks/task-<t>.job-<id>.json: "running", then "done", "interrupted" or "failed" with the
@@ -17,7 +17,8 @@ from pathlib import Path
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
-from collrepro.launch import Forwarder, Launcher, mpi_environment
+from collrepro.launch.launcher import Forwarder, Launcher
+from collrepro.mpienv import mpi_environment
 from collrepro.slurm.plan import launch_slice_of
 from collrepro.slurm.state import utc_now, write_json
 
@@ -25,7 +26,7 @@ FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2)
 
 
 def _parser():
-    p = ArgumentParser(prog="collrepro.slurm.task", description=__doc__.split("\n\n")[0])
+    p = ArgumentParser(prog="collslurm task", description=__doc__.split("\n\n")[0])
     p.add_argument("--results", required=True, help="the submission's results directory")
     p.add_argument("--collbench", required=True)
     p.add_argument("--config", required=True, help="the config without its slurm: section")
@@ -111,6 +112,3 @@ def main(argv=None):
     _say(f"task {task}: {state} (exit {rc}{after})")
     return rc
 
-
-if __name__ == "__main__":
-    safeio.main_exit("collslurm task", main)

@@ -1,0 +1,303 @@
+"""sim_platform: derive a single-node SimGrid platform from measurements of the node.
+
+    collrepro-py sim platform [RESULT_DIR ...] [--copy-bw GBPS] [--cores N]
+                                      [--model piecewise|alpha-beta] [--name NAME] -o PLATFORM.xml
+
+The simulated node has one host per core (node-0 .. node-<cores-1>; run it with
+`bench/sim/simrun --ppn 1`). A message from core i to core j crosses core i's link, the node's
+shared memory (the backbone) and core j's link:
+
+  - each core's link is the point-to-point cost the ping-pong measures: route latency and
+    bandwidth from the ping-pong at several sizes (collbench's metadata: 1 B, 1 KiB, 64 KiB,
+    1 MiB, half the round trip, between ranks 0 and 1). A core's sends and receives share its
+    link (SHARED): with shared-memory MPI a core copies what it sends and what it receives itself.
+  - `--model piecewise` (default): SimGrid's SMPI network model with a latency and a bandwidth
+    factor per size range, so that every measured ping-pong size comes back exactly (eager and
+    rendezvous protocols cost differently); `alpha-beta`: one latency and one bandwidth
+    (the least-squares fit of all sizes, relative residuals; SimGrid's CM02 model);
+  - the backbone is the node's shared-memory copy bandwidth, shared by all its cores:
+    `--copy-bw` (GB/s, all `--cores` copying at once; each message is copied twice, into the
+    shared segment and out of it, so the backbone carries half of it). Without --copy-bw the
+    cores share nothing (the backbone is the sum of the cores' links) and the platform says so.
+
+The ping-pong comes from every meta-L*.json(.gz) under the RESULT_DIRs (the median per size
+over all launches); the core count from --cores, else the metadata's hwloc cores. Given no
+RESULT_DIR the command measures this machine: a 2-rank collbench launch of the Open MPI build
+(build/openmpi, or --build-dir) for the ping-pong, and a copy of 64 MiB arrays by one process and
+by `cores` processes at once for the copy bandwidth. Exit codes: 0 written, 2 bad input (no
+ping-pong, too few sizes, bad option), 5 collbench or mpirun missing for a measurement.
+"""
+
+import math
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from collrepro import paths, resultfiles, safeio
+from collrepro.cliargs import ArgumentParser
+from collrepro.sim.cori import simgrid_prolog
+from collrepro.launch.launcher import Launcher
+from collrepro.mpienv import installed_program
+from collrepro.safeio import EnvironmentProblem, UserError
+
+REPO = paths.REPO
+META_LIMIT = 64 * safeio.MIB
+COPIES_PER_MESSAGE = 2  # shared-memory MPI without a single-copy mechanism: into the segment, out of it
+
+
+# ---------------------------------------------------------------- the measurements, from result directories
+
+def _metas(dirs):
+    """Every launch's metadata file (either form) in the result directories at or under dirs."""
+    files = []
+    for d in dirs:
+        if not os.path.isdir(d):
+            raise UserError(f"{d}: not a directory of collbench results (want meta-L*.json files under it)")
+        for where in resultfiles.result_dirs([d]):
+            files += [path for path, _, _ in resultfiles.result_files(where, ["meta"])["meta"]]
+    return sorted(files)
+
+
+def _load_meta(path):
+    return safeio.parse_json(resultfiles.read_text(path, META_LIMIT, "a launch's metadata"), path)
+
+
+def measurements(dirs, mpi=None):
+    """{pingpong: [{bytes, time_s, launches}], cores, libraries, launches} from the metadata under
+    dirs (of the MPI library `mpi` only, when given)."""
+    per_size, cores, libs, launches = {}, [], set(), 0
+    for path in _metas(dirs):
+        meta = _load_meta(path)
+        if not isinstance(meta, dict) or meta.get("simulated") or (mpi and meta.get("mpi_impl") != mpi):
+            continue
+        series = meta.get("pingpong") or []
+        if series:
+            launches += 1
+        for s in series:
+            try:
+                b, t = int(s["bytes"]), float(s["time_s"])
+            except (KeyError, TypeError, ValueError):
+                raise UserError(f"{path}: pingpong entry {safeio.excerpt(str(s))!r}: want bytes and time_s") from None
+            if b > 0 and t > 0 and math.isfinite(t):
+                per_size.setdefault(b, []).append(t)
+        hw = meta.get("hwloc") or {}
+        if isinstance(hw, dict) and isinstance(hw.get("cores"), int):
+            cores.append(hw["cores"])
+        libs.add(f"{meta.get('mpi_impl', '?')} {meta.get('mpi_version', '?')}")
+    series = [{"bytes": b, "time_s": statistics.median(v), "launches": len(v)} for b, v in sorted(per_size.items())]
+    return {"pingpong": series, "cores": max(cores) if cores else None, "libraries": sorted(libs),
+            "launches": launches}
+
+
+# ---------------------------------------------------------------- the model
+
+def alpha_beta(series):
+    """(latency s, bandwidth B/s) of the relative least-squares fit t = alpha + bytes/bw."""
+    from collrepro.analysis.figures.models import fit_pingpong
+    alpha, beta, _ = fit_pingpong(series, "relative")
+    if not (beta > 0 and math.isfinite(beta)):
+        raise UserError("the ping-pong gives no positive bandwidth (times do not grow with size)")
+    return max(alpha, 1e-9), 1.0 / beta
+
+
+def piecewise(series):
+    """Per size range [s_k, s_k+1) the line through the measured points k and k+1 (the last range
+    continues the last pair's line): [(from_bytes, latency s, bandwidth B/s)]. Every measured
+    size comes back exactly."""
+    if len(series) < 2:
+        raise UserError(f"the ping-pong has {len(series)} size(s); at least 2 are needed")
+    out = []
+    for a, b in zip(series, series[1:]):
+        slope = (b["time_s"] - a["time_s"]) / (b["bytes"] - a["bytes"])
+        if slope <= 0:  # noise: a larger message measured faster; keep the larger point's average rate
+            slope = b["time_s"] / b["bytes"]
+        lat = max(a["time_s"] - a["bytes"] * slope, 1e-9)
+        out.append((a["bytes"], lat, 1.0 / slope))
+    return out
+
+
+def model_time(pieces, nbytes):
+    """The modelled one-way time of a message (for the tests and the platform's comment)."""
+    piece = pieces[0]
+    for p in pieces:
+        if nbytes >= p[0]:
+            piece = p
+    return piece[1] + nbytes / piece[2]
+
+
+def _g(x):
+    return f"{x:.6g}"
+
+
+def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", source="", duplex="shared"):
+    """The platform file's text. copy_bw: all cores' copy bandwidth at once (B/s) or None."""
+    series = meas["pingpong"]
+    if len(series) < 2:
+        raise UserError(f"{len(series)} ping-pong size(s) found; at least 2 are needed (collbench's metadata has 4)")
+    if not cores or cores < 2:
+        raise UserError(f"cores: {cores}; a node of at least 2 cores is needed (give --cores)")
+    config = [("network/crosstraffic", "0")]
+    if model == "piecewise":
+        pieces = piecewise(series)
+        # The links: the smallest messages' latency and the largest bandwidth. SimGrid multiplies
+        # them by the factor of the largest threshold below the size (size > threshold), 1 for
+        # empty messages; a bandwidth factor cannot raise a flow above its links' bandwidth.
+        lat, bw = pieces[0][1], max(p[2] for p in pieces)
+        lat_f = ";".join(f"{max(p[0] - 1, 0)}:{_g(p[1] / lat)}" for p in pieces)
+        bw_f = ";".join(f"{max(p[0] - 1, 0)}:{_g(p[2] / bw)}" for p in pieces)
+        config = [("network/model", "SMPI"), ("smpi/lat-factor", lat_f), ("smpi/bw-factor", bw_f)] + config
+        fit_lines = [f"      from {p[0]} B: latency {p[1] * 1e6:.3f} us, bandwidth {p[2] / 1e9:.3f} GB/s" for p in pieces]
+    else:
+        lat, bw = alpha_beta(series)
+        pieces = [(0, lat, bw)]
+        config = [("network/model", "CM02")] + config
+        fit_lines = [f"      latency {lat * 1e6:.3f} us, bandwidth {bw / 1e9:.3f} GB/s (least squares, relative)"]
+    shared = copy_bw is not None
+    # A backbone below one flow's bandwidth would contradict the ping-pong it was measured beside
+    # (a copy of large arrays runs from memory; messages of a few MiB stay in the caches): it is
+    # never set below the links' bandwidth.
+    bb = max(copy_bw / COPIES_PER_MESSAGE, bw) if shared else bw * cores
+    clamped = shared and bb > copy_bw / COPIES_PER_MESSAGE
+    checks = [f"      {s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform {model_time(pieces, s['bytes']) * 1e6:.3f} us "
+              f"({s['launches']} launches)" for s in series]
+    copy_line = (f"    - shared memory: {copy_bw / 1e9:.3f} GB/s copied by all {cores} cores at once; two copies per "
+                 f"message, so the backbone carries {bb / 1e9:.3f} GB/s of messages, shared by every flow"
+                 + (" (raised to one link's bandwidth: the copy measured less than the ping-pong moved)" if clamped else "")
+                 if shared else
+                 f"    - shared memory: not measured (no copy bandwidth given); the backbone is the {cores} cores' "
+                 f"links together ({bb / 1e9:.3f} GB/s), so cores share nothing but their own link")
+    lines = [
+        *simgrid_prolog(),   # the XML declaration and DOCTYPE of the committed platforms
+        "<!--",
+        f"  {name}: one shared-memory node as a SimGrid cluster of {cores} hosts, one per core",
+        "  (node-0 .. node-N; bench/sim/simrun places one rank per host by default). Generated by",
+        "  `collrepro-py sim platform` (python/collrepro/sim/platform.py); do not edit.",
+        f"  Measured: {source or 'this machine'}; {', '.join(meas.get('libraries') or []) or 'collbench ping-pong'}.",
+        f"    - ping-pong, half the round trip, median over launches ({model} model):",
+        *checks,
+        f"    - the platform's links (one per core, {'sends and receives sharing it' if duplex == 'shared' else 'sends and receives each at full bandwidth'}):",
+        *fit_lines,
+        copy_line,
+        "  Route core i -> core j: link i, backbone, link j; the route's latency is the links' sum.",
+        "-->",
+        '<platform version="4.1">',
+        "  <config>",
+        *[f'    <prop id="{k}" value="{v}"/>' for k, v in config],
+        "  </config>",
+        f'  <zone id="{name}" routing="Full">',
+        f'    <cluster id="{name}-cores" prefix="node-" suffix="" radical="0-{cores - 1}" speed="1Gf"',
+        f'             bw="{_g(bw)}Bps" lat="{_g(lat / 2)}s" sharing_policy="{"SHARED" if duplex == "shared" else "SPLITDUPLEX"}"',
+        f'             bb_bw="{_g(bb)}Bps" bb_lat="0s" bb_sharing_policy="SHARED"',
+        f'             loopback_bw="{_g(bw)}Bps" loopback_lat="{_g(lat)}s"/>',
+        "  </zone>",
+        "</platform>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- measuring this machine
+
+COPY_BYTES = 64 * safeio.MIB
+
+
+def _copy_worker(start, seconds, out):
+    import numpy as np
+    src = np.ones(COPY_BYTES, dtype=np.uint8)
+    dst = np.empty_like(src)
+    np.copyto(dst, src)  # touch the pages
+    start.wait()
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        np.copyto(dst, src)
+        n += 1
+    out.put(n * COPY_BYTES / (time.perf_counter() - t0))
+
+
+def copy_bandwidth(procs, seconds=1.0):
+    """Bytes per second copied by `procs` processes copying 64 MiB arrays at once (their sum)."""
+    ctx = multiprocessing.get_context("fork")
+    start, out = ctx.Barrier(procs + 1), ctx.Queue()
+    workers = [ctx.Process(target=_copy_worker, args=(start, seconds, out)) for _ in range(procs)]
+    for w in workers:
+        w.start()
+    start.wait()
+    total = sum(out.get(timeout=60 + 10 * seconds) for _ in workers)
+    for w in workers:
+        w.join()
+    return total
+
+
+def measure_pingpong(build_dir):
+    """A 2-rank collbench launch (Open MPI) of one small point; its metadata's ping-pong."""
+    exe = os.path.join(build_dir, "bench", "collbench")
+    mpirun = installed_program("openmpi")
+    for need in (exe, mpirun):
+        if not os.path.exists(need):
+            raise EnvironmentProblem(f"{need} not found: build collbench (cmake --preset openmpi && cmake --build "
+                                     "--preset openmpi --target collbench) or give RESULT_DIRs with ping-pong metadata")
+    with tempfile.TemporaryDirectory(prefix="sim-platform-") as tmp:
+        cmd = Launcher("openmpi").command(2, [exe, os.path.join(REPO, "configs", "quick.yaml"), "--out", tmp,
+                                              "--quiet", "--set", "sizes=[1KiB]", "--set", "groups.ratios=[\"1/1\"]",
+                                              "--set", "blocks=[\"1:0\"]", "--set", "timing.reps=3"])
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            raise EnvironmentProblem(f"the ping-pong launch failed (exit {proc.returncode}): {safeio.excerpt(tail, 60)}")
+        return measurements([tmp])
+
+
+def measure_here(build_dir, cores):
+    meas = measure_pingpong(build_dir)
+    one = copy_bandwidth(1)
+    every = copy_bandwidth(cores)
+    meas["copy"] = {"one_core": one, "all_cores": every, "cores": cores}
+    return meas
+
+
+# ---------------------------------------------------------------- the command
+
+def _parser():
+    ap = ArgumentParser(prog="sim platform", description=__doc__.split("\n")[0])
+    ap.add_argument("results", nargs="*", help="result directories whose metadata hold the node's ping-pong")
+    ap.add_argument("-o", "--out", required=True, help="the platform file to write")
+    ap.add_argument("--copy-bw", type=float, help="the node's copy bandwidth, all cores at once (GB/s)")
+    ap.add_argument("--cores", type=int, help="cores sharing the copy bandwidth (default: the metadata's hwloc cores)")
+    ap.add_argument("--mpi", help="use only the launches of this MPI library (the metadata's mpi_impl)")
+    ap.add_argument("--model", choices=["piecewise", "alpha-beta"], default="piecewise")
+    ap.add_argument("--duplex", choices=["shared", "split"], default="shared",
+                    help="a core's sends and receives share its link (default) or each have their own")
+    ap.add_argument("--name", default="node")
+    ap.add_argument("--source", default="", help="how the platform's comment names the measurements")
+    ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "openmpi"))
+    return ap
+
+
+def main(argv=None):
+    a = _parser().parse_args(argv)
+    if a.copy_bw is not None and not (a.copy_bw > 0 and math.isfinite(a.copy_bw)):
+        raise UserError(f"--copy-bw {a.copy_bw}: want a positive bandwidth in GB/s")
+    if a.cores is not None and a.cores < 2:
+        raise UserError(f"--cores {a.cores}: want at least 2")
+    copy_bw = a.copy_bw * 1e9 if a.copy_bw else None
+    if a.results:
+        meas = measurements(a.results, a.mpi)
+        if not meas["pingpong"]:
+            raise UserError(f"{', '.join(a.results)}: no launch metadata with a ping-pong found (meta-L*.json)")
+        cores = a.cores or meas["cores"]
+        source = a.source or f"{meas['launches']} launches' metadata"
+    else:
+        cores = a.cores or len(os.sched_getaffinity(0))
+        meas = measure_here(a.build_dir, cores)
+        if copy_bw is None:
+            copy_bw = meas["copy"]["all_cores"]
+        source = a.source or (f"this machine ({cores} cores; copy bandwidth {meas['copy']['one_core'] / 1e9:.2f} GB/s "
+                              f"one core, {meas['copy']['all_cores'] / 1e9:.2f} GB/s all at once)")
+    safeio.write_text(a.out, platform_xml(meas, cores, copy_bw, a.model, a.name, source, a.duplex))
+    print(f"sim platform: wrote {a.out} ({cores} cores, {len(meas['pingpong'])} ping-pong sizes, {a.model})",
+          file=sys.stderr)
+    return 0
+

@@ -1,0 +1,568 @@
+"""sim_validate: the simulation checked point by point against a real node (results/sim/validation).
+
+    collrepro-py sim validate platforms REAL_DIR            # configs/platforms/node16-<mpi>.xml
+    collrepro-py sim validate run REAL_DIR [--only EXP] [--alternative] [--copy-bw GBPS]
+                                                                    # the simulations, one per experiment and library
+    collrepro-py sim validate report REAL_DIR               # points.csv, summary.csv, README.md, the figure
+    collrepro-py sim validate all REAL_DIR                  # platforms, run, run --alternative, report
+
+REAL_DIR holds real runs as <experiment>/<mpi>/ result directories (one rank per core on one
+node, each launch's ping-pong in its metadata). `platforms` derives one platform per MPI library
+from that library's ping-pongs (python/collrepro/sim/platform.py); `run` simulates every
+experiment of EXPERIMENTS that REAL_DIR holds, with the library's platform and SimGrid's
+collective selector for that library (ompi for Open MPI, mpich for MPICH), through
+bench/sim/simrun, into results/sim/validation/sims/<experiment>/<mpi>/; `report` compares.
+
+Per point (collective, shape, size, algorithm): the real median (median over launches of the
+per-launch Tukey medians), the simulated median, error = (simulated - real) / real in %, and
+whether the ranking of the algorithms at that collective, shape and size (those both ran) is
+the same in simulation as on the node. Exit codes: 0 done, 2 bad input, 5 simrun's build
+missing, 4 a simulation failed (the others are kept).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from collrepro import paths, resultfiles, safeio
+from collrepro.cliargs import ArgumentParser
+from collrepro.safeio import UserError
+
+REPO = Path(paths.REPO)
+OUT = REPO / "results" / "sim" / "validation"
+PLATFORMS = REPO / "configs" / "platforms"
+SELECTOR = {"openmpi": "ompi", "mpich": "mpich"}
+# Whether a core's sends and receives share its link (sim_platform --duplex). Open MPI's runs move
+# messages through shared memory with no single-copy mechanism: the sender copies into the shared
+# segment and the receiver out of it, so a core that sends and receives copies both ways itself
+# (shared). MPICH's runs (ch4, shared memory) are modelled with sends and receives side by side
+# (split). The other choice is simulated too (`run --alternative`, sims-alternative/) and the
+# README compares both.
+DUPLEX = {"openmpi": "shared", "mpich": "split"}
+OTHER = {"shared": "split", "split": "shared"}
+GOAL_MEDIAN_ERR, GOAL_RANKING = 15.0, 90.0
+
+# The real experiments simulated: name -> (config, processes, collbench --set overrides beyond
+# those every simulation gets). The sizes are those the real runs measured.
+# The native baselines need intercommunicators (or distributed graphs) that SMPI lacks: the
+# settings that name them explicitly list the others instead ("algorithms: all" skips them).
+_S001 = ["root-gathering,fullduplex-allgather"] * 4 + ["root-gathering,fullduplex-allgatherv,fullduplex-allgatherv-ordered"] * 4
+EXPERIMENTS = {
+    "quick-np8": ("configs/quick.yaml", 8, ["pair_mode=intracomm", "validation_max_bytes=256KiB"]),
+    "seed000-3sizes-np16": ("configs/paper/seed000-halfduplex-fc-ring.yaml", 16,
+                            ["pair_mode=intracomm", "sizes=[256KiB,1MiB,4MiB]", "validation_max_bytes=256KiB",
+                             "settings[0].algorithms=[halfduplex-fc,halfduplex-fc-minvol,root-gathering]"]),
+    "seed001-np14": ("configs/paper/seed001-fullduplex-allgather-allgatherv.yaml", 14,
+                     ["pair_mode=intracomm", "sizes=[64KiB,512KiB]", "validation_max_bytes=256KiB"]
+                     + [f"settings[{i}].algorithms=[{a}]" for i, a in enumerate(_S001)]),
+    # alltoallw's large faces are folded buffers (garbage) even at small block sizes
+    "seed004-np16": ("configs/paper/seed004-isomorphic.yaml", 16, ["validation=false"]),
+}
+# Every simulation: the emulated inter-group pairs (SMPI has no intercommunicators), one
+# repetition after a warm-up (a simulation is deterministic); points are validated only below
+# the fold bound (simrun --fold: folded buffers hold garbage).
+COMMON = ["timing.reps=1", "timing.warmup=1"]
+
+
+LOG_LINES = 20  # of simrun's and SimGrid's output kept beside each simulation
+
+
+def _has_sims(d):
+    return any(resultfiles.result_files(s, ["summary"])["summary"] for s in Path(d).glob("*/*") if s.is_dir())
+
+
+def real_dirs(real):
+    """{(experiment, mpi): directory} of the EXPERIMENTS that REAL_DIR holds."""
+    real = Path(real)
+    if not real.is_dir():
+        raise UserError(f"{real}: not a directory of <experiment>/<mpi>/ real runs")
+    found = {(e, m): real / e / m for e in EXPERIMENTS for m in SELECTOR
+             if resultfiles.result_files(real / e / m, ["meta"])["meta"]}
+    if not found:
+        raise UserError(f"{real}: none of {', '.join(EXPERIMENTS)} found as <experiment>/<mpi>/meta-L*.json")
+    return found
+
+
+def platform_of(mpi, alternative=False, out=OUT):
+    return out / "sims-alternative" / f"node16-{mpi}.xml" if alternative else PLATFORMS / f"node16-{mpi}.xml"
+
+
+def copybw_dir(out, gbps):
+    return Path(out) / f"sims-copybw-{gbps:g}"
+
+
+# ---------------------------------------------------------------- platforms and simulations
+
+def make_platforms(real, out=OUT):
+    """One platform per library from the ping-pongs of its validated experiments' launches, and
+    the alternative (the other duplex choice) beside the alternative simulations."""
+    from collrepro.sim import platform as sim_platform
+    dirs = real_dirs(real)
+    for mpi in sorted({m for _, m in dirs}):
+        mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
+        for alternative in (False, True):
+            duplex = OTHER[DUPLEX[mpi]] if alternative else DUPLEX[mpi]
+            sim_platform.main(mine + ["--mpi", mpi, "--duplex", duplex, "--name", f"node16-{mpi}", "--source",
+                                      "real-node runs (16-core node, one rank per core)",
+                                      "-o", str(platform_of(mpi, alternative, out))])
+
+
+def copybw_platforms(real, out, gbps):
+    """The chosen platforms with a shared-memory limit of `gbps` (all cores copying at once),
+    beside their simulations: a sensitivity study of the one thing the real runs do not measure."""
+    from collrepro.sim import platform as sim_platform
+    dirs = real_dirs(real)
+    for mpi in sorted({m for _, m in dirs}):
+        mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
+        sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], "--copy-bw", f"{gbps:g}", "--name",
+                                  f"node16-{mpi}", "--source", "real-node runs (16-core node, one rank per core)",
+                                  "-o", str(copybw_dir(out, gbps) / f"node16-{mpi}.xml")])
+
+
+def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=None):
+    """Run the simulations; returns the exit code (4 when one failed). Wall times: sims/runtimes.json."""
+    times_file = Path(sims) / "runtimes.json"
+    times = json.loads(times_file.read_text()) if times_file.exists() else {}
+    rc = 0
+    for (exp, mpi), _ in sorted(real_dirs(real).items()):
+        if only and exp not in only:
+            continue
+        config, np_, sets = EXPERIMENTS[exp]
+        out = Path(sims) / exp / mpi
+        if out.exists():
+            for f in out.glob("*-L0*"):
+                f.unlink()
+        platform = Path(platforms) / f"node16-{mpi}.xml" if platforms else platform_of(mpi, alternative, Path(sims).parent)
+        cmd = [str(REPO / "bench" / "sim" / "simrun"), "--platform", str(platform),
+               "--coll-selector", SELECTOR[mpi], "--np", str(np_), "--out", str(out), str(REPO / config),
+               "--", "--quiet"] + [x for s in COMMON + sets for x in ("--set", s)]
+        print(f"sim_validate: {exp} / {mpi}", file=sys.stderr)
+        out.mkdir(parents=True, exist_ok=True)
+        t0, c0 = time.time(), os.times()
+        with open(out / "simrun.log", "w+") as log:  # SimGrid's own lines; the last ones say why it failed
+            code = subprocess.run(cmd, check=False, stderr=log).returncode
+            log.seek(0)
+            tail = log.read().splitlines()[-LOG_LINES:]
+        safeio.write_text(out / "simrun.log", "\n".join(tail) + "\n")
+        c1 = os.times()
+        times[f"{exp}/{mpi}"] = {"wall_s": round(time.time() - t0, 1),
+                                 "cpu_s": round(c1.children_user - c0.children_user + c1.children_system
+                                                - c0.children_system, 1), "exit": code}
+        print(f"sim_validate: {exp} / {mpi}: exit {code}, {times[f'{exp}/{mpi}']['wall_s']} s", file=sys.stderr)
+        rc = rc or (4 if code else 0)
+    safeio.write_json(times_file, times)
+    return rc
+
+
+# ---------------------------------------------------------------- the comparison
+
+def medians(directory):
+    """Per point (collective, shape, msg_bytes, algorithm): the median over launches of the
+    per-launch Tukey medians, and the launches behind it."""
+    from collrepro.analysis.frames import aggregate as A
+    from collrepro.analysis.loading import loader
+    per = A.per_launch(loader.load([Path(directory)]))
+    per = per[per["median"].notna()]
+    per = per.assign(shape=[A.shape_label(r) for _, r in per.iterrows()],
+                     neighbors=pd.to_numeric(per.get("neighbors"), errors="coerce").fillna(0).astype(int)
+                     if "neighbors" in per else 0)
+    g = per.groupby(["collective", "shape", "msg_bytes", "neighbors", "algorithm"])["median"]
+    return pd.DataFrame({"median_s": g.median(), "launches": g.size(), "min_s": g.min(),
+                         "max_s": g.max()}).reset_index()
+
+
+def ranking_preserved(group):
+    """Whether the simulation orders the algorithms of one (collective, shape, size) as the node
+    does: every pair the real runs tell apart (their per-launch medians do not overlap: one
+    algorithm's slowest launch beats the other's fastest) has the same order in the simulated
+    medians (a simulated tie is not that order). None where the real runs tell no pair apart.
+    Pairs whose launches overlap are ties the node itself cannot order, and are not counted."""
+    rows = list(group.itertuples(index=False))
+    pairs = 0
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            if a.real_max_s < b.real_min_s:
+                fast, slow = a, b
+            elif b.real_max_s < a.real_min_s:
+                fast, slow = b, a
+            else:
+                continue
+            pairs += 1
+            if not fast.sim_median_s < slow.sim_median_s:
+                return False
+    return True if pairs else None
+
+
+def compare(real, sim, experiment, mpi):
+    """One row per point both have: real and simulated medians, error %, ranking preserved."""
+    both = real.merge(sim, on=["collective", "shape", "msg_bytes", "neighbors", "algorithm"], suffixes=("_real", "_sim"))
+    both = both.rename(columns={"median_s_real": "real_median_s", "median_s_sim": "sim_median_s",
+                                "launches_real": "real_launches", "min_s_real": "real_min_s",
+                                "max_s_real": "real_max_s"}).drop(columns=["launches_sim", "min_s_sim", "max_s_sim"])
+    both["error_pct"] = (both["sim_median_s"] - both["real_median_s"]) / both["real_median_s"] * 100.0
+    keys = ["collective", "shape", "msg_bytes"]
+    ranks = {k: ranking_preserved(g) for k, g in both.groupby(keys)}
+    both["ranking_preserved"] = [ranks[tuple(k)] for k in both[keys].itertuples(index=False)]
+    both.insert(0, "library", mpi)
+    both.insert(0, "experiment", experiment)
+    return both
+
+
+def summarize(points):
+    """Per experiment and library: points, median and 90th percentile of |error|, shapes ranked,
+    share of shapes (collective, shape, size) whose ranking is preserved."""
+    rows = []
+    for (exp, mpi), sub in points.groupby(["experiment", "library"], sort=True):
+        err = sub["error_pct"].abs()
+        shapes = sub.drop_duplicates(["collective", "shape", "msg_bytes"])
+        ranked = shapes["ranking_preserved"].dropna()
+        rows.append({"experiment": exp, "library": mpi, "points": len(sub),
+                     "median_abs_error_pct": round(float(err.median()), 1),
+                     "p90_abs_error_pct": round(float(np.percentile(err, 90)), 1),
+                     "shapes_ranked": len(ranked),
+                     "ranking_preserved_pct": round(100.0 * ranked.astype(bool).mean(), 1) if len(ranked) else None})
+    return pd.DataFrame(rows)
+
+
+def build(real, sims=OUT / "sims"):
+    """points (every compared point) from the real directories and the simulations."""
+    parts, missing = [], []
+    for (exp, mpi), rdir in sorted(real_dirs(real).items()):
+        sdir = Path(sims) / exp / mpi
+        if not resultfiles.result_files(sdir, ["summary"])["summary"]:
+            missing.append(f"{exp}/{mpi}")
+            continue
+        parts.append(compare(medians(rdir), medians(sdir), exp, mpi))
+    if not parts:
+        raise UserError(f"{sims}: no simulation found; run `collrepro-py sim validate run REAL_DIR` first")
+    return pd.concat(parts, ignore_index=True), missing
+
+
+# ---------------------------------------------------------------- the report
+
+def _fmt(x, digits=1):
+    return "-" if x is None or (isinstance(x, float) and not np.isfinite(x)) else f"{x:.{digits}f}"
+
+
+def _md(frame):
+    from collrepro.analysis.frames.tables import markdown_table
+    return markdown_table(frame)
+
+
+def figure(points, path):
+    """Simulated against real median, log-log, with y = x and the +-15 % band."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 6.5))
+    markers = {"openmpi": "o", "mpich": "^"}
+    exps = sorted(points["experiment"].unique())
+    colors = dict(zip(exps, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for (exp, mpi), sub in points.groupby(["experiment", "library"]):
+        ax.scatter(sub["real_median_s"] * 1e3, sub["sim_median_s"] * 1e3, s=14, alpha=0.7,
+                   marker=markers.get(mpi, "s"), color=colors[exp], label=f"{exp} / {mpi} ({len(sub)})")
+    lo = float(min(points["real_median_s"].min(), points["sim_median_s"].min()) * 1e3) / 1.5
+    hi = float(max(points["real_median_s"].max(), points["sim_median_s"].max()) * 1e3) * 1.5
+    xs = np.array([lo, hi])
+    ax.plot(xs, xs, color="black", lw=1, label="y = x")
+    ax.fill_between(xs, xs / 1.15, xs * 1.15, color="grey", alpha=0.2, lw=0, label="within 15 %")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("real median (ms): 16-core node, one rank per core")
+    ax.set_ylabel("simulated median (ms): SimGrid, calibrated node platform")
+    ax.set_title("Simulated against real, per point")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    with safeio.atomic_file(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
+    plt.close(fig)
+
+
+def _by(points, keys):
+    """Median signed error and median |error| per group: where the simulation is off, and which way."""
+    from collrepro.analysis.frames.units import format_bytes
+    g = points.groupby(["experiment", "library"] + keys, sort=True)["error_pct"]
+    out = pd.DataFrame({"points": g.size(), "median error %": g.median().round(1),
+                        "median abs. error %": g.apply(lambda e: e.abs().median()).round(1)}).reset_index()
+    if "msg_bytes" in out:
+        out["msg_bytes"] = [format_bytes(int(b)) for b in out["msg_bytes"]]
+    return out
+
+
+def pingpong_check(real, sims):
+    """The ping-pong the platforms were made from against the one each library's simulations
+    measured on them (collbench measures it at every launch's start, simulated or not)."""
+    from collrepro.sim import platform as sim_platform
+    rows = []
+    dirs = real_dirs(real)
+    for mpi in sorted({m for _, m in dirs}):
+        measured = sim_platform.measurements([str(d) for (_, m), d in sorted(dirs.items()) if m == mpi], mpi)
+        metas = sorted(Path(sims).glob(f"*/{mpi}/meta-L0.json*"))
+        if not metas:
+            continue
+        simulated = {s["bytes"]: s["time_s"] for s in sim_platform._load_meta(str(metas[0])).get("pingpong") or []}
+        for s in measured["pingpong"]:
+            got = simulated.get(s["bytes"])
+            rows.append({"library": mpi, "bytes": s["bytes"], "measured (us)": round(s["time_s"] * 1e6, 3),
+                         "launches": s["launches"], "simulated (us)": None if got is None else round(got * 1e6, 3),
+                         "error %": None if got is None else round((got - s["time_s"]) / s["time_s"] * 100, 1)})
+    return pd.DataFrame(rows)
+
+
+def _verdict(row):
+    ok_err = row["median_abs_error_pct"] <= GOAL_MEDIAN_ERR
+    ok_rank = row["ranking_preserved_pct"] is not None and row["ranking_preserved_pct"] >= GOAL_RANKING
+    return "both met" if ok_err and ok_rank else ("error met" if ok_err else ("ranking met" if ok_rank else "neither"))
+
+
+def _ranking_failures(points):
+    """Every shape whose ranking the simulation does not keep: the real and the simulated order."""
+    from collrepro.analysis.frames.units import format_bytes
+    rows = []
+    for (e, m, c, sh, b), g in points[points["ranking_preserved"] == False].groupby(  # noqa: E712
+            ["experiment", "library", "collective", "shape", "msg_bytes"]):
+        rows.append({"experiment": e, "library": m, "collective": c, "shape": sh, "size": format_bytes(int(b)),
+                     "real order": " < ".join(g.sort_values("real_median_s")["algorithm"]),
+                     "simulated order": " < ".join(g.sort_values(["sim_median_s", "algorithm"])["algorithm"])})
+    if not rows:
+        return []
+    return ["## Shapes whose ranking the simulation does not keep", "",
+            "Fastest first; the real order by the median over launches (pairs whose launches overlap are ties "
+            "and may stand either way), the simulated order with ties by name:", "", _md(pd.DataFrame(rows)), ""]
+
+
+def _misses(points, alternative, copybw=None):
+    """What the simulation misses, each with the numbers that show it (all computed here)."""
+    out = ["## What the simulation misses, with the evidence", ""]
+    def med(sel):
+        e = points.loc[sel, "error_pct"]
+        return float(e.median()) if len(e) else float("nan")
+    lib, exp, size = points["library"], points["experiment"], points["msg_bytes"]
+    if alternative is not None:
+        both = summarize(points)[["experiment", "library", "median_abs_error_pct", "ranking_preserved_pct"]].merge(
+            summarize(alternative)[["experiment", "library", "median_abs_error_pct", "ranking_preserved_pct"]],
+            on=["experiment", "library"], suffixes=(" (chosen)", " (other duplex)"))
+        both.insert(2, "chosen duplex", [DUPLEX.get(m, "?") for m in both["library"]])
+        out += ["- **How a core's sends and receives share it.** The platforms model Open MPI's cores with "
+                "sends and receives sharing one link and MPICH's with the two side by side; the same "
+                "simulations with the other choice (`sims-alternative/`):", "", _md(both), ""]
+    big = points.groupby(["experiment", "library"])["msg_bytes"].transform("max") == size
+    small = points.groupby(["experiment", "library"])["msg_bytes"].transform("min") == size
+    rows = []
+    for (e, m), _ in points.groupby(["experiment", "library"]):
+        sel = (exp == e) & (lib == m)
+        rows.append({"experiment": e, "library": m, "smallest size: median error %": round(med(sel & small), 1),
+                     "largest size: median error %": round(med(sel & big), 1)})
+    out += ["- **The node's shared memory bandwidth.** The real runs hold no copy-bandwidth measurement, so "
+            "the platforms let every core copy at its ping-pong bandwidth at once. Where many ranks move "
+            "megabytes at the same time the node is slower than that: a negative error that grows with the "
+            "size means the simulation is missing a shared limit (`collrepro-py sim platform "
+            "--copy-bw GBPS` adds it once measured, e.g. by the command's own measurement on the node):", "",
+            _md(pd.DataFrame(rows)), ""]
+    if copybw:
+        from collrepro.analysis.frames.units import format_bytes
+        table = points.groupby(["experiment", "library", "msg_bytes"])["error_pct"].median().rename("no shared limit")
+        cols = [table]
+        for gbps, pts in sorted(copybw.items()):
+            cols.append(pts.groupby(["experiment", "library", "msg_bytes"])["error_pct"].median().rename(f"{gbps:g} GB/s"))
+        t = pd.concat(cols, axis=1, join="inner").round(1).reset_index()
+        t["msg_bytes"] = [format_bytes(int(b)) for b in t["msg_bytes"]]
+        out += ["  The same simulations with a shared-memory limit (`run --copy-bw GBPS`, `sims-copybw-*/`; "
+                "median signed error % per size):", "", _md(t), ""]
+        # Does some limit bring an experiment's largest size within 15 % while it pushes its
+        # smallest more than 15 % over (and 15 points further than without it)? Then no single
+        # backbone bandwidth fits both.
+        split = []
+        for (e, m), sub in t.groupby(["experiment", "library"], sort=False):
+            for c in [c for c in t.columns if c.endswith("GB/s")]:
+                raised = sub[c].iloc[0] - sub["no shared limit"].iloc[0]  # what the limit did to the smallest
+                if abs(sub[c].iloc[-1]) <= GOAL_MEDIAN_ERR < min(sub[c].iloc[0], raised):
+                    split.append(f"{e} / {m} at {c}: {sub[c].iloc[-1]:+.1f} % at {sub['msg_bytes'].iloc[-1]}, "
+                                 f"{sub[c].iloc[0]:+.1f} % at {sub['msg_bytes'].iloc[0]}")
+        if split:
+            out += ["  A limit that brings the largest messages within 15 % overshoots the smallest ("
+                    + "; ".join(split) + "): the node's effective shared bandwidth depends on the size "
+                    "(a few hundred KiB stay in the caches, megabytes go to memory), which one backbone "
+                    "bandwidth cannot model.", ""]
+    iso = points[(points["neighbors"] > 0) & (points["msg_bytes"] <= 64)] if "neighbors" in points else points[:0]
+    if len(iso):
+        g = iso.groupby(["library", "neighbors"])["error_pct"].agg(["size", "median"]).round(1).reset_index()
+        g = g.rename(columns={"size": "points", "median": "median error % (blocks <= 64 B)"})
+        out += ["- **Per-message software cost.** The ping-pong's latency is one message's; a "
+                "neighbourhood collective posts one send and one receive per neighbour, and the "
+                "per-message overhead a real library pays on each (LogGP's o, SMPI's `smpi/os` and "
+                "`smpi/or`) has no term in the platform: the ping-pong alone cannot tell it from the "
+                "latency. Seed 004's blocks of at most 64 B, where messages are nearly empty, by "
+                f"neighbourhood size (median error over them {float(iso['error_pct'].median()):.1f} %; a share "
+                f"that stays about the same from {g['neighbors'].min()} to {g['neighbors'].max()} neighbours is a cost "
+                "per message):", "", _md(g), ""]
+    alg = points.groupby(["experiment", "library", "algorithm"])["error_pct"].median().round(1).reset_index()
+    spread = alg.groupby(["experiment", "library"])["error_pct"].agg(["min", "max"]).reset_index()
+    spread = spread.rename(columns={"min": "lowest algorithm median error %", "max": "highest algorithm median error %"})
+    out += ["- **The libraries' own algorithm choices.** SimGrid's `ompi` and `mpich` selectors follow the "
+            "libraries' decision rules as SimGrid implements them, not Open MPI 4.1.4's or MPICH 4.0.2's "
+            "exactly, and the intra-group collectives inside root gathering and the proposed algorithms "
+            "run what the selector picks. Algorithms of one experiment that are off in opposite "
+            "directions point there rather than at the platform:", "", _md(spread), ""]
+    return out
+
+
+def readme(points, summary, times, missing, alternative=None, alt_times=None, copybw=None, pingpong=None):
+    """alt_times: {directory name: runtimes} of the other simulations (sims-alternative, sims-copybw-*)."""
+    """The README's text: every number below comes from `points`, `summary` and `times`."""
+    summ = summary.copy()
+    summ["goal (<= 15 %, >= 90 %)"] = [_verdict(r) for _, r in summ.iterrows()]
+    if times:
+        summ["sim wall time (s)"] = [times.get(f"{e}/{m}", {}).get("wall_s") for e, m in zip(summ["experiment"], summ["library"])]
+    err = points["error_pct"].abs()
+    shapes = points.drop_duplicates(["experiment", "library", "collective", "shape", "msg_bytes"])
+    ranked = shapes["ranking_preserved"].dropna().astype(bool)
+    total_wall = sum(t.get("wall_s", 0) for t in times.values()) if times else None
+    met = summ[summ["goal (<= 15 %, >= 90 %)"] == "both met"]
+    out = [
+        "# results/sim/validation: the simulation against a real node",
+        "",
+        "Generated by `collrepro-py sim validate report REAL_DIR` (python/collrepro/sim/validate.py)",
+        "from the simulations in `sims/` and a set of real-node runs (16-core node, one rank per core,",
+        "Open MPI 4.1.4 and MPICH 4.0.2, every rank bound to its own core, 2-3 launches per point; the",
+        "directory is given on the command line and is not part of the repository). Do not edit.",
+        "",
+        "## How it was made",
+        "",
+        "```",
+        "collrepro-py sim validate platforms REAL_DIR   # configs/platforms/node16-{openmpi,mpich}.xml",
+        "collrepro-py sim validate run REAL_DIR         # sims/<experiment>/<mpi>/ through bench/sim/simrun",
+        "collrepro-py sim validate run REAL_DIR --alternative     # sims-alternative/: the other duplex choice",
+        "collrepro-py sim validate run REAL_DIR --copy-bw 32 --copy-bw 64 --only quick-np8 \\",
+        "    --only seed000-3sizes-np16 --only seed001-np14             # sims-copybw-*/: a shared-memory limit",
+        "collrepro-py sim validate report REAL_DIR      # points.csv, summary.csv, this README, sim_vs_real.png",
+        "```",
+        "",
+        "- **The platform** (`collrepro-py sim platform`, documented in `bench/sim/README.md`): one host",
+        "  per core; each core's link is the library's ping-pong (median over the launches of the",
+        "  experiments below, four sizes), a piecewise latency/bandwidth model (SimGrid's SMPI network",
+        "  model with one factor per size range) that returns every measured size; Open MPI's cores send",
+        "  and receive over one shared link (no single-copy mechanism: each side copies), MPICH's side by",
+        "  side; the cores meet in a backbone, the node's shared memory. The real runs hold no",
+        "  copy-bandwidth measurement, so that backbone is the cores' links together (nothing shared",
+        "  beyond each core's own link); see \"What the simulation misses\". The ping-pong the platforms",
+        "  were made from, and the one the simulations measured on them (collbench measures it at every",
+        "  launch's start):",
+        "",
+        *([_md(pingpong), ""] if pingpong is not None and len(pingpong) else ["  (no simulation yet)", ""]),
+        "- **The simulations**: each experiment with the real runs' configuration and sizes, SimGrid's",
+        "  collective selector of the library (`ompi` for Open MPI's runs, `mpich` for MPICH's), one",
+        "  repetition after a warm-up (SimGrid is deterministic), inter-group pairs emulated on one",
+        "  intracommunicator (SMPI has no intercommunicators: the `native` baselines and seed 004's",
+        "  `mpi-neighbor*` cannot run and are left out of every comparison).",
+        "- **Per point** (`points.csv`): collective, shape, size, algorithm, the real median (median over",
+        "  launches of the per-launch Tukey medians) with its launches and range, the simulated median,",
+        "  error = (simulated - real) / real in %, and whether the ranking at that collective, shape and",
+        "  size is preserved: every pair of algorithms the real launches tell apart (ranges that do not",
+        "  overlap) is ordered the same by the simulation; pairs the node itself cannot order are ties",
+        "  and not counted, and a shape with no such pair is not ranked.",
+        "",
+        "## Summary per experiment and library",
+        "",
+        _md(summ),
+        "",
+        f"All {len(points)} points: median |error| {_fmt(float(err.median()))} %, 90th percentile "
+        f"{_fmt(float(np.percentile(err, 90)))} %; ranking preserved at {int(ranked.sum())} of {len(ranked)} ranked "
+        f"shapes ({_fmt(100.0 * ranked.mean() if len(ranked) else None)} %). Goal (median |error| <= "
+        f"{GOAL_MEDIAN_ERR:g} %, ranking >= {GOAL_RANKING:g} %) met by {len(met)} of {len(summ)} experiment/library pairs"
+        + (f": {', '.join(met['experiment'] + ' / ' + met['library'])}." if len(met) else "."),
+        "",
+    ]
+    if total_wall is not None:
+        alt = "".join(f"; the {len(t)} runs of `{name}/`: {sum(x.get('wall_s', 0) for x in t.values()):.0f} s"
+                      for name, t in sorted((alt_times or {}).items()))
+        out += [f"Simulation wall time, all {len(times)} runs: {total_wall:.0f} s{alt}, on the shared 2-core "
+                "development VM (one simulation at a time; other work shared the machine; per run in "
+                "`sims/runtimes.json`).", ""]
+    if missing:
+        out += [f"Not simulated (no `sims/` result): {', '.join(missing)}.", ""]
+    out += [
+        "![simulated against real](sim_vs_real.png)",
+        "",
+        "## Where the error lies",
+        "",
+        "Median signed error per size (negative: the simulation is faster than the node):",
+        "",
+        _md(_by(points, ["msg_bytes"])),
+        "",
+        "Per algorithm:",
+        "",
+        _md(_by(points, ["algorithm"])),
+        "",
+    ] + _misses(points, alternative, copybw) + _ranking_failures(points)
+    return "\n".join(out) + "\n"
+
+
+def write_report(real, out=OUT):
+    out = Path(out)
+    points, missing = build(real, out / "sims")
+    summary = summarize(points)
+    times_file = out / "sims" / "runtimes.json"
+    times = json.loads(times_file.read_text()) if times_file.exists() else {}
+    cols = ["experiment", "library", "collective", "shape", "msg_bytes", "neighbors", "algorithm", "real_median_s", "real_min_s",
+            "real_max_s", "real_launches", "sim_median_s", "error_pct", "ranking_preserved"]
+    safeio.write_csv(out / "points.csv", points[cols].round({"error_pct": 2}))
+    safeio.write_csv(out / "summary.csv", summary)
+    figure(points, out / "sim_vs_real.png")
+    alternative = None
+    if _has_sims(out / "sims-alternative"):
+        alternative, _ = build(real, out / "sims-alternative")
+    alt_times = {d.name: json.loads((d / "runtimes.json").read_text())
+                 for d in sorted(out.glob("sims-*")) if (d / "runtimes.json").is_file()}
+    copybw = {}
+    for d in sorted(out.glob("sims-copybw-*")):
+        if _has_sims(d):
+            copybw[float(d.name.split("-")[-1])], _ = build(real, d)
+    safeio.write_text(out / "README.md", readme(points, summary, times, missing, alternative, alt_times, copybw,
+                                                pingpong_check(real, out / "sims")))
+    return summary
+
+
+# ---------------------------------------------------------------- the command
+
+def _parser():
+    ap = ArgumentParser(prog="sim validate", description=__doc__.split("\n")[0])
+    ap.add_argument("action", choices=["platforms", "run", "report", "all"])
+    ap.add_argument("real", help="directory of <experiment>/<mpi>/ real runs")
+    ap.add_argument("--only", action="append", choices=sorted(EXPERIMENTS), help="run only this experiment")
+    ap.add_argument("--alternative", action="store_true",
+                    help="run: simulate with the other duplex choice into sims-alternative/ (the README compares)")
+    ap.add_argument("--copy-bw", type=float, action="append", default=[],
+                    help="run: simulate with this shared-memory limit (GB/s, all cores) into sims-copybw-GBPS/")
+    ap.add_argument("--out", default=str(OUT), help="where the report goes (default results/sim/validation)")
+    return ap
+
+
+def main(argv=None):
+    a = _parser().parse_args(argv)
+    out = Path(a.out)
+    rc = 0
+    if a.action in ("platforms", "all"):
+        make_platforms(a.real, out)
+    for gbps in a.copy_bw if a.action == "run" else []:
+        copybw_platforms(a.real, out, gbps)
+        rc = simulate(a.real, a.only, copybw_dir(out, gbps), platforms=copybw_dir(out, gbps)) or rc
+    if a.copy_bw and a.action == "run":
+        return rc
+    if a.action in ("run", "all") and (a.action == "all" or not a.alternative):
+        rc = simulate(a.real, a.only, out / "sims")
+    if a.action in ("run", "all") and (a.action == "all" or a.alternative):
+        rc = simulate(a.real, a.only, out / "sims-alternative", alternative=True) or rc
+    if a.action in ("report", "all"):
+        write_report(a.real, out)
+    return rc
+

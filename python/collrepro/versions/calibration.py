@@ -1,0 +1,411 @@
+"""calibration DIR -o OUT: the error rates of the version verdicts, measured on this machine.
+
+DIR is what `collrepro versions --calibrate` wrote: one directory per experiment, holding one
+result directory per installation: the base installation (e.g. openmpi-4.1.4), its A/A copy
+(`<base>+aa`: the same library, launched separately, interleaved) and its synthetic releases
+(`<base>+slowN`: the same library with the PMPI delay mode slowing chosen native calls by N % of
+their own duration). Every setting is compared with the base exactly as a release is (the trend
+verdicts of two installations), and per setting and experiment OUT/README.md gives:
+
+- false changes: points flagged changed outside the injected subset (every point of A/A);
+- detection: injected points flagged slower (a regression, or a change not comparable with a
+  ratio above 1), out of the injected points;
+- the noise floor: per point, the verdicts' own noise floor (the launch-to-launch spread their
+  threshold is made of; without one, the same robust spread of the base's per-launch medians),
+  its median and 90th percentile over the points, and the median threshold;
+- the minimum detectable effect the verdict table reports (median over the points);
+- the launches behind each number, the machine, the process count and the dates.
+
+The injected subset of a setting is decided by the delay rule of its installation and the
+delay mode's own predicate (which points a rule slows), never by the data. Every figure in
+the README is computed here from DIR; nothing is typed in by hand.
+"""
+
+import math
+import os
+import re
+import sys
+from pathlib import Path
+
+from collrepro import safeio
+from collrepro.cliargs import ArgumentParser
+
+PROG = "versions calibration"
+AA = "aa"
+SLOWDOWNS = (5, 10, 25)
+TAG_RE = re.compile(r"^(?P<base>.+?)\+(?P<tag>aa|slow(?P<pct>[0-9]+))$")
+DELAY_VARIABLE = "COLLREPRO_PMPI_DELAY"
+# The calibration's synthetic releases slow the native inter-group Allgather from 16 KiB on
+# (collrepro.installations.delay: the `native` points of these sizes; smaller ones are
+# scheduler-tick bound at 2 processes).
+DELAY_SIZES = ">=16KiB"
+CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower", "faster")
+SLOWER_WORDS = ("regression", "slower")
+
+
+def installation_names(base="openmpi"):
+    """The calibration's installations: the base, its A/A copy and its injected slowdowns."""
+    from collrepro.installations import registry
+    name = registry.resolve(base).name if "+" not in base else base
+    return [name, f"{name}+{AA}"] + [f"{name}+slow{p}" for p in SLOWDOWNS]
+
+
+def delay_rule_for(pct):
+    """The COLLREPRO_PMPI_DELAY rule of the calibration's `<base>+slow<pct>`."""
+    return f"allgather:{DELAY_SIZES}:+{pct}%"
+
+
+def base_of(name):
+    """The installation a derived one (`<base>+<tag>`) derives from; the name itself otherwise."""
+    m = TAG_RE.match(name)
+    return m.group("base") if m else name
+
+
+def setting_of(name):
+    """(tag, injected percent) of a derived installation name: ('aa', 0), ('slow10', 10); None
+    for the base."""
+    m = TAG_RE.match(name)
+    if not m:
+        return None
+    return m.group("tag"), int(m.group("pct") or 0)
+
+
+def setting_title(tag, pct):
+    return "A/A (no change)" if tag == AA else f"+{pct} % injected"
+
+
+# ------------------------------------------------------------------ the injected subset
+
+def delay_rule(name, metas=()):
+    """The delay rule a derived installation runs with: its metadata's record, else the
+    installation registry's environment; '' for none (A/A, the base)."""
+    for m in metas:
+        record = m.get("mpi_installation") if isinstance(m, dict) else None
+        if isinstance(record, dict) and isinstance(record.get("delay"), str) and record["delay"]:
+            return record["delay"]  # a derived installation's record (installations/derived.py)
+        env = record.get("env") if isinstance(record, dict) else None
+        if isinstance(env, dict) and env.get(DELAY_VARIABLE):
+            return str(env[DELAY_VARIABLE])
+        for key in ("pmpi_delay", "delay"):
+            if isinstance(m, dict) and isinstance(m.get(key), str) and m[key]:
+                return m[key]
+    from collrepro.installations import registry
+    try:
+        inst = registry.resolve(name)
+    except registry.RegistryError:
+        return ""
+    return str(getattr(inst, "delay", "") or inst.env.get(DELAY_VARIABLE, ""))
+
+
+def default_predicate():
+    """The delay mode's predicate: predicate(rule, row) -> does the rule slow this point."""
+    try:
+        from collrepro.installations.delay import affected
+    except ImportError:
+        raise safeio.EnvironmentProblem(
+            "the delay mode's predicate (collrepro.installations.delay) is missing: it decides which points "
+            "a delay rule slows; update the checkout") from None
+    return affected
+
+
+# ------------------------------------------------------------------ per setting
+
+def _finite(values):
+    return [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))
+            and str(v) != "" and math.isfinite(float(v))]
+
+
+def _quantile(values, q):
+    import numpy as np
+    values = _finite(values)
+    return float(np.quantile(values, q)) if values else float("nan")
+
+
+def noise_floor(per_base):
+    """Per point of the base's per-launch medians (a frame with MATCH_KEY and `median`): the robust
+    spread of the verdicts (stats.robust_scale of the log medians, as exp(s) - 1)."""
+    import numpy as np
+    from collrepro.analysis.verdicts import stats
+    from collrepro.analysis.frames.aggregate import MATCH_KEY
+    out = []
+    for _, g in per_base.groupby(MATCH_KEY, dropna=False):
+        x = g["median"].to_numpy(float)
+        if len(x) < 2 or not np.min(x) > 0:
+            continue
+        out.append(float(np.expm1(stats.robust_scale(np.log(x)))))
+    return out
+
+
+def _is_changed(verdict):
+    return str(verdict) in CHANGED_WORDS
+
+
+def _is_slower(row):
+    verdict = str(row.get("verdict"))
+    if verdict in SLOWER_WORDS:
+        return True
+    if verdict == "changed-not-comparable":
+        ratio = _finite([row.get("ratio")])
+        return bool(ratio) and ratio[0] > 1.0
+    return False
+
+
+def first_launches(per, launches):
+    """The per-launch medians of the first `launches` launches of each side (None: all), so that
+    one calibration run also gives the error rates of a shorter run (e.g. the default 5 + 5)."""
+    if not launches:
+        return per
+    order = per.groupby("installation")["launch"].rank(method="dense")
+    return per[order <= launches]
+
+
+def verdict_table(base, other, alpha=0.05, threshold=0.05, launches=None):
+    """The trend verdicts of `other` against `base` (two inventory entries, in this order), from
+    the first `launches` launches of each (None: all)."""
+    from collrepro.analysis.verdicts import trend
+    from collrepro.analysis.verdicts import stats
+    need = stats.min_launches(alpha)
+    per = first_launches(trend.per_installation([base, other]), launches)
+    metas = [m for e in (base, other) for m in e.rs.metas]
+    if hasattr(trend, "metas_by_side"):  # the comparability check reads each side's metadata
+        return trend.verdicts(per, alpha, threshold, need, metas, trend.metas_by_side([base, other])), per
+    return trend.verdicts(per, alpha, threshold, need, metas), per
+
+
+def assess(table, rule, predicate, pct):
+    """Count one setting's verdicts: a dict of points, injected, false changes (outside the
+    injected subset), detected (injected points flagged slower) and their rates."""
+    rows = table.to_dict("records")
+    injected = [bool(rule) and pct > 0 and bool(predicate(rule, r)) for r in rows]
+    outside = [r for r, hit in zip(rows, injected) if not hit]
+    inside = [r for r, hit in zip(rows, injected) if hit]
+    false = sum(_is_changed(r.get("verdict")) for r in outside)
+    detected = sum(_is_slower(r) for r in inside)
+    refused = sum(str(r.get("verdict")) in ("insufficient",) or
+                  (str(r.get("verdict")) == "inconclusive" and "launch" in str(r.get("reason", ""))) for r in rows)
+    return {"points": len(rows), "injected": len(inside), "outside": len(outside),
+            "false_changes": false, "false_rate": false / len(outside) if outside else float("nan"),
+            "detected": detected, "detection_rate": detected / len(inside) if inside else float("nan"),
+            "refused": refused, "injected_flags": injected}
+
+
+def _launch_counts(entry, launches=None):
+    from collrepro.analysis.verdicts.compare import launch_medians
+    per = launch_medians(entry.rs)
+    n = int(per["launch"].nunique()) if "launch" in per.columns and len(per) else len(entry.rs.metas)
+    return min(n, launches) if launches else n
+
+
+def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(None,)):
+    """(summary rows, point rows) of every (experiment, setting) in `entries` (inventory entries)."""
+    import pandas as pd
+    predicate = predicate or default_predicate()
+    by_experiment = {}
+    for e in entries:
+        by_experiment.setdefault(e.experiment, []).append(e)
+    summary, points = [], []
+    for experiment, group in sorted(by_experiment.items()):
+        bases = [e for e in group if setting_of(e.installation.name) is None]
+        if len(bases) != 1:
+            names = ", ".join(sorted(e.installation.name for e in group))
+            raise safeio.UserError(f"{experiment}: want one base installation beside its +aa / +slowN copies, "
+                                   f"found {names or 'none'}")
+        base = bases[0]
+        for other in sorted((e for e in group if e is not base),
+                            key=lambda e: (setting_of(e.installation.name) or ("", 0))[1]):
+            tag, pct = setting_of(other.installation.name)
+            if base_of(other.installation.name) != base.installation.name:
+                raise safeio.UserError(f"{experiment}: {other.installation.name} does not derive from "
+                                       f"{base.installation.name}")
+            rule = delay_rule(other.installation.name, other.rs.metas) if pct else ""
+            if pct and not rule:
+                raise safeio.UserError(f"{experiment}: {other.installation.name} has no delay rule "
+                                       f"({DELAY_VARIABLE}) in its metadata or the registry")
+            for launches in launch_counts:
+                summary_row, rows = _setting(experiment, base, other, tag, pct, rule, predicate,
+                                             alpha, threshold, launches)
+                summary.append(summary_row)
+                points.append(rows)
+    if not summary:
+        raise safeio.UserError("no calibration runs found (want <dir>/<experiment>/<base> and <base>+aa, "
+                               "<base>+slowN beside it; run ./collrepro-py versions --calibrate)")
+    frame = pd.DataFrame(summary)
+    point_rows = pd.concat(points, ignore_index=True) if points else pd.DataFrame()
+    return frame, point_rows
+
+
+def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, launches):
+    """(summary row, point rows) of one setting against its base, from the first `launches`
+    launches a side (None: all)."""
+    table, per = verdict_table(base, other, alpha, threshold, launches)
+    counts = assess(table, rule, predicate, pct)
+    flags = counts.pop("injected_flags")
+    if "noise_floor" in table.columns:  # the verdicts' own floor (the threshold's input)
+        noise = _finite(table["noise_floor"])
+    else:
+        noise = noise_floor(per[per["installation"] == base.installation.name])
+
+    def quantile(column, q):
+        return _quantile(table[column], q) if column in table.columns else float("nan")
+
+    summary = dict(
+        experiment=experiment, setting=tag, injected_pct=pct, title=setting_title(tag, pct), rule=rule,
+        base=base.installation.name, other=other.installation.name,
+        launches_base=_launch_counts(base, launches), launches_other=_launch_counts(other, launches),
+        **counts, realised_median=_quantile(table["ratio"][flags], 0.5) if any(flags) else float("nan"),
+        noise_median=_quantile(noise, 0.5), noise_p90=_quantile(noise, 0.9),
+        threshold_median=quantile("threshold", 0.5), mde_median=quantile("mde", 0.5),
+        mde_p90=quantile("mde", 0.9))
+    keep = [c for c in ("library", "setting", "shape", "algorithm", "msg_bytes", "verdict", "reason",
+                        "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold", "mde",
+                        "n_before", "n_after", "tripped") if c in table.columns]
+    rows = table[keep].rename(columns={"setting": "config_setting"}).assign(
+        experiment=experiment, setting=tag, injected_pct=pct, injected=flags,
+        launches=summary["launches_other"])
+    return summary, rows
+
+
+# ------------------------------------------------------------------ the README
+
+def _pct(x, digits=1):
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f} %"
+
+
+def _rate(k, n):
+    return "–" if not n else f"{k} / {n} ({100 * k / n:.0f} %)"
+
+
+def machine_lines(metas):
+    import pandas as pd
+    machines = sorted({str(m.get("machine", "?")) for m in metas})
+    nprocs = sorted({str(m.get("nprocs", "?")) for m in metas})
+    over = sorted({str((m.get("oversubscription") or {}).get("oversubscribed", "?"))
+                   if isinstance(m.get("oversubscription"), dict) else str(m.get("oversubscription", "?"))
+                   for m in metas})
+    stamps = pd.to_datetime([m.get("start_utc") for m in metas], utc=True, errors="coerce").dropna()
+    when = (f"{stamps.min():%Y-%m-%d %H:%M} to {stamps.max():%Y-%m-%d %H:%M} UTC" if len(stamps) else "unknown")
+    seeds = sorted({str(m["launch_order"].get("seed")) for m in metas
+                    if isinstance(m.get("launch_order"), dict) and "seed" in m["launch_order"]})
+    return [f"- Machine: {', '.join(machines)}; {', '.join(nprocs)} processes per launch; "
+            f"oversubscribed: {', '.join(over)}.",
+            f"- Measured: {when} ({len(metas)} launches in all), in rounds of one launch per installation, "
+            + (f"each round in a seeded random order (seed {', '.join(seeds)})." if seeds else "interleaved.")]
+
+
+def _summary_cells(r, pct):
+    """One README row: one experiment, one setting, one launch count."""
+    return {"experiment": r["experiment"], "points": r["points"], "injected": r["injected"],
+            "launches (base + other)": f"{r['launches_base']} + {r['launches_other']}",
+            "false changes (outside injected)": _rate(r["false_changes"], r["outside"]),
+            "detected (injected, slower)": _rate(r["detected"], r["injected"]) if pct else "–",
+            "realised slowdown (median ratio, injected)": (f"x{r['realised_median']:.3f}"
+                                                           if pct and math.isfinite(r["realised_median"]) else "–"),
+            "noise floor (median / p90)": f"{_pct(r['noise_median'])} / {_pct(r['noise_p90'])}",
+            "threshold (median)": _pct(r["threshold_median"]),
+            "MDE 80 % (median / p90)": f"{_pct(r['mde_median'])} / {_pct(r['mde_p90'])}",
+            "no verdict": r["refused"]}
+
+
+def _total_cells(sub, pct):
+    """The README's total row over the experiments of one setting and launch count."""
+    return {"experiment": "all", "points": int(sub["points"].sum()), "injected": int(sub["injected"].sum()),
+            "launches (base + other)": "",
+            "false changes (outside injected)": _rate(int(sub["false_changes"].sum()), int(sub["outside"].sum())),
+            "detected (injected, slower)": (_rate(int(sub["detected"].sum()), int(sub["injected"].sum()))
+                                            if pct else "–"),
+            "realised slowdown (median ratio, injected)": "",
+            "noise floor (median / p90)": "", "threshold (median)": "", "MDE 80 % (median / p90)": "",
+            "no verdict": int(sub["refused"].sum())}
+
+
+def readme(summary, metas, source, alpha, threshold):
+    from collrepro.analysis.frames.tables import markdown_table
+    lines = ["# Calibration of the version verdicts", "",
+             "How often the version comparison flags a change that is not there, and how small an injected "
+             "slowdown it finds, measured on this machine. Generated by `collrepro-py versions calibration "
+             f"{source} -o results/versions/calibration` from the runs of `./collrepro-py versions "
+             "--calibrate`; every figure below is computed from those runs.", ""]
+    lines += machine_lines(metas)
+    lines += ["", "Method: each setting is compared with the base installation exactly as a release is "
+              "(`analyze trend` over the two installations, the same verdict code); a point is *flagged* "
+              f"when its verdict is a change (regression, improvement or changed, not comparable). alpha = {alpha}, "
+              f"threshold = max({threshold:.0%}, the point's noise floor) where the verdicts carry one. The "
+              "injected subset of a setting is the set of points its delay rule slows, decided by the delay "
+              "mode's predicate, not by the data. A/A: the base against a separately launched, interleaved "
+              "copy of itself; every point is outside the injected subset. These are the verdicts of the launches "
+              "below, before any re-measure on trip (`collrepro versions` measures the tripped points again "
+              "and keeps a change only when the fresh launches confirm it: fewer false changes, and a "
+              "detection that can only fall).", ""]
+    for (tag, pct), sub in summary.groupby(["setting", "injected_pct"], sort=False):
+        title = setting_title(tag, pct)
+        lines += [f"## {title}", ""]
+        if pct:
+            lines += [f"Delay rule: `{'`, `'.join(sorted(set(sub['rule'])))}`.", ""]
+        rows = []
+        for _, by_launches in sub.groupby("launches_other", sort=True):
+            rows += [_summary_cells(r, pct) for _, r in by_launches.iterrows()]
+            if len(by_launches) > 1:
+                rows.append(_total_cells(by_launches, pct))
+        import pandas as pd
+        table = pd.DataFrame(rows)
+        lines += [markdown_table(table, list(table.columns)), ""]
+    lines += ["## Files", "",
+              "- `summary.csv`: the tables above, one row per experiment, setting and launch count (the "
+              "first N launches of each installation, so that one run also gives a shorter run's rates).",
+              "- `points.csv`: every point's verdict per setting, with `injected` (in the delay rule's subset).",
+              ""]
+    return "\n".join(lines)
+
+
+def write(outdir, summary, points, metas, source, alpha, threshold):
+    with safeio.atomic_dir(outdir, "collrepro calibration") as staging:
+        safeio.write_csv(Path(staging) / "summary.csv", summary, index=False)
+        safeio.write_csv(Path(staging) / "points.csv", points, index=False)
+        safeio.write_text(Path(staging) / "README.md", readme(summary, metas, source, alpha, threshold))
+    return Path(outdir) / "README.md"
+
+
+def _parser():
+    ap = ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir", metavar="DIR", help="what `collrepro versions --calibrate` wrote "
+                                               "(default results/local/versions/calibration)")
+    ap.add_argument("-o", "--out", required=True, help="output directory (replaced whole), e.g. "
+                                                        "results/versions/calibration")
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--threshold", type=float, default=0.05)
+    ap.add_argument("--launches", default="5,all", help="the launch counts a side to evaluate, from "
+                    "the first launches of each installation (default 5,all: the default `versions` "
+                    "run, and every launch measured)")
+    return ap
+
+
+def launch_counts(text):
+    """--launches: '5,all' -> (5, None)."""
+    counts = []
+    for item in str(text).split(","):
+        item = item.strip()
+        if item == "all":
+            counts.append(None)
+        elif item.isdigit() and int(item) >= 2:
+            counts.append(int(item))
+        else:
+            raise safeio.UserError(f"--launches: {item!r} is not a launch count (give numbers of 2 or "
+                                   "more, or 'all', separated by commas, e.g. 5,all)")
+    return tuple(dict.fromkeys(counts))
+
+
+def main(argv=None, predicate=None):
+    a = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from collrepro.analysis.loading import inventory
+    if not os.path.isdir(a.dir):
+        raise safeio.UserError(f"{a.dir}: not a directory (run ./collrepro-py versions --calibrate first)")
+    entries = inventory.load_tree([a.dir])
+    summary, points = analyse(entries, predicate, a.alpha, a.threshold, launch_counts(a.launches))
+    metas = [m for e in entries for m in e.rs.metas]
+    path = write(a.out, summary, points, metas, a.dir, a.alpha, a.threshold)
+    for _, r in summary.iterrows():
+        print(f"{r['experiment']} {r['title']} ({r['launches_base']} + {r['launches_other']} launches): false changes {r['false_changes']}/{r['outside']}, "
+              f"detected {r['detected']}/{r['injected']}")
+    print(path)
+    return 0
+

@@ -1,0 +1,576 @@
+"""collrepro versions: one experiment on every known MPI installation, interleaved launch by
+launch, then its trend, guideline and dashboard pages (`./collrepro versions` builds first).
+
+Steps: the missing source builds (collrepro mpi build --missing), collbench for each
+installation (collrepro mpi collbench), launch 1..L of CONFIG on every installation in turn
+(collrepro run --installations ...), then analyze trend into <out>-reports/trend/. The points
+whose trend row tripped the screen are measured again (re-measure on trip): a subset of CONFIG
+holding those points, --remeasure-launches interleaved launches per installation into
+<out>-remeasure/, and their verdict is taken from these fresh launches (<out>-reports/remeasure.md,
+verdicts.csv). The re-measure is group-sequential: its rounds come in --remeasure-looks looks
+(e.g. 5 + 5), each look's verdicts under its share of alpha (stats.spending_levels: O'Brien-
+Fleming-like alpha spending, so looking twice does not raise the false-change rate); a point
+settled at a look (a change, or `same`) keeps that look's verdict, and the next look runs only
+while some point is unsettled. Then analyze guidelines and dashboard. A re-run resumes: finished
+launches and points are kept.
+
+--calibrate runs the calibration of the method instead (calibration.py): every
+configs/versions/calibration-*.yaml at one rank per core on the base installation, its A/A copy
+and its injected slowdowns, into results/local/versions/calibration/; `collrepro-py versions
+calibration DIR -o results/versions/calibration` analyses it.
+"""
+
+import contextlib
+import glob
+import io
+import math
+import os
+import shutil
+import subprocess
+import sys
+from fractions import Fraction
+
+from collrepro import paths, safeio
+from collrepro.launch import collrun, runs
+from collrepro.cliargs import ArgumentParser
+from collrepro.installations import cli as installations_cli
+from collrepro.installations import registry
+
+PROG = "versions"
+DEFAULT_CONFIG = os.path.join("configs", "versions", "seed001.yaml")
+DEFAULT_REMEASURE = 10
+DEFAULT_LOOKS = 2          # the re-measure's rounds in this many looks (each of at least LOOK_LEAST)
+LOOK_LEAST = 4             # rounds: the least a look's verdicts need (stats.min_launches at 0.05)
+CONFIG_LIMIT = safeio.MIB
+# The trend table's words for a change: the verdict labels of
+# python/collrepro/analysis/verdicts/verdicts.py, and the older slower / faster of a table without them.
+CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower", "faster")
+# The columns that name one point apart from its index (a subset config numbers points anew).
+KEY_SKIP = ("point",)
+
+
+def _say(message):
+    print(f"[{PROG}] {message}", file=sys.stderr, flush=True)
+
+
+def _parser():
+    ap = ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    ap.add_argument("config", nargs="?", metavar="CONFIG.yaml",
+                    help=f"the experiment (default {DEFAULT_CONFIG})")
+    ap.add_argument("--np", default=None,
+                    help="processes per launch (default $COLLREPRO_NP, else 4; --calibrate: 2, one rank per core)")
+    ap.add_argument("--launches", default=None,
+                    help="launches per installation (default $COLLREPRO_LAUNCHES, else 5; --calibrate: the "
+                         "config's `launches`; 4 or more for verdicts)")
+    ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
+                    help="the installations to compare (default: every known one but the derived ones; "
+                         "--calibrate: the base "
+                         "installation, +aa, +slow5, +slow10, +slow25)")
+    ap.add_argument("--remeasure-launches", default=None, metavar="N",
+                    help=f"launches per installation that re-measure the points whose row tripped "
+                         f"(default {DEFAULT_REMEASURE}; 0 turns re-measuring off; --calibrate: 0)")
+    ap.add_argument("--remeasure-looks", default=None, metavar="K",
+                    help=f"looks the re-measure's launches are split into, each under its share of "
+                         f"alpha (default {DEFAULT_LOOKS}; at most one per {LOOK_LEAST} launches)")
+    ap.add_argument("--out", default="", help="results directory (default results/local/versions/<experiment>, in the checkout or, installed, "
+                                              "under the working directory; "
+                                              "--calibrate: results/local/versions/calibration)")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="run the calibration configs (configs/versions/calibration-*.yaml) on the base "
+                         "installation, its A/A copy and its injected slowdowns")
+    ap.add_argument("--base", default="openmpi",
+                    help="--calibrate: the installation the synthetic releases derive from (default openmpi: "
+                         "the Debian Open MPI)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="check the installations and configs, print the launches it would run, run nothing")
+    return ap
+
+
+def _count(text, option, allow_zero=False):
+    if allow_zero and str(text).strip() == "0":
+        return 0
+    return runs.positive_number(str(text).strip(), option)
+
+
+def _analyze(argv):
+    """analyze ARGV with its report lines on stdout left out; its exit code."""
+    from collrepro.analysis import cli as analysis_cli
+    with contextlib.redirect_stdout(io.StringIO()):
+        return analysis_cli.main(argv)
+
+
+def _findings(step, rc, where):
+    """Say what a trend or guideline report found; False when the step failed."""
+    if rc == safeio.EXIT_FINDING:
+        _say(f"{step}: significant findings, see {where}/{step}.md")
+    elif rc == safeio.EXIT_INCOMPLETE:
+        _say(f"{step}: too few launches for some verdicts (4 per installation are needed), see {where}/{step}.md")
+    return rc in (safeio.EXIT_OK, safeio.EXIT_FINDING, safeio.EXIT_INCOMPLETE)
+
+
+# ------------------------------------------------------------------ the launches
+
+def interleaved(names, np, launches, out, config, sets=(), dry_run=False):
+    """L rounds of CONFIG, launch l of every installation in round l (collrun --installations:
+    a seeded order drawn afresh each round, recorded in the metadata), into <out>/<name>/; collrun's
+    exit code. Finished launches are kept: a re-run resumes."""
+    argv = ["--installations", ",".join(names), "--np", str(np), "--launches", str(launches), "--out", out,
+            config, "--", "--quiet", "--set", f"launches={launches}"]
+    for s in sets:
+        argv += ["--set", s]
+    if dry_run:
+        _say("would run: collrun " + " ".join(argv))
+        return 0
+    return safeio.run_cli("collrun", collrun.collrun, argv)
+
+
+# ------------------------------------------------------------------ re-measure on trip
+
+def _truthy(value):
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes")
+    try:
+        return bool(value) and not (isinstance(value, float) and math.isnan(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def tripped_rows(table):
+    """The rows of a trend table (a DataFrame) whose point tripped the screen: its `tripped`
+    column, or, in a table without one, a changed verdict."""
+    if table is None or len(table) == 0:
+        return table.iloc[0:0] if table is not None else None
+    if "tripped" in table.columns:
+        return table[[_truthy(v) for v in table["tripped"]]]
+    return table[table["verdict"].astype(str).isin(CHANGED_WORDS)]
+
+
+def is_changed(verdict):
+    return str(verdict) in CHANGED_WORDS
+
+
+def _text(value):
+    """One cell as text, alike for 1024, 1024.0 and '1024'; '' for a missing value."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        return str(int(value)) if value.is_integer() else repr(value)
+    text = str(value)
+    try:
+        number = float(text)
+    except ValueError:
+        return "" if text.lower() == "nan" else text
+    if math.isnan(number):
+        return ""
+    return str(int(number)) if number.is_integer() else text
+
+
+def point_key(row, columns):
+    """A point's identity apart from its index: `columns` without 'point', as text."""
+    return "|".join(_text(row.get(c)) for c in columns if c not in KEY_SKIP)
+
+
+def _key_columns(*tables):
+    from collrepro.analysis.frames.aggregate import MATCH_KEY
+    # before / after: a trend table with one row per consecutive pair of installations
+    cols = ["library", "before", "after"] + [c for c in MATCH_KEY if c not in KEY_SKIP]
+    return [c for c in cols if all(c in t.columns for t in tables)]
+
+
+def _ratio_text(a, b, sep):
+    """'a<sep>b' in lowest terms ('1/3', '4:1'); None when not two whole numbers."""
+    try:
+        a, b = int(float(a)), int(float(b))
+    except (TypeError, ValueError):
+        return None
+    if a < 0 or b < 0 or (a == 0 and b == 0):
+        return None
+    if a == 0 or b == 0:
+        return f"{int(a > 0)}{sep}{int(b > 0)}"
+    f = Fraction(a, b)
+    return f"{f.numerator}{sep}{f.denominator}"
+
+
+def _unique(values):
+    out = []
+    for v in values:
+        if v is not None and v not in out:
+            out.append(v)
+    return out
+
+
+def subset_config(config, rows):
+    """CONFIG (a dict) restricted to the points of `rows` (trend rows): their sizes, group
+    ratios, block ratios and algorithms. The cross product of these may hold a few points more;
+    every setting keeps only its own algorithms among the tripped ones (a setting left without
+    one is dropped)."""
+    sub = dict(config)
+    records = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
+    sizes = sorted({int(float(r["msg_bytes"])) for r in records if _text(r.get("msg_bytes"))})
+    algorithms = _unique(str(r["algorithm"]) for r in records if _text(r.get("algorithm")))
+    ratios = _unique(_ratio_text(r.get("p"), r.get("q"), "/") for r in records)
+    blocks = _unique(_ratio_text(r.get("ka"), r.get("kb"), ":") for r in records)
+    replace = {"sizes": sizes}
+    if blocks and ("blocks" in config or any("blocks" in s for s in config.get("settings") or [])):
+        replace["blocks"] = blocks
+    groups = config.get("groups")
+    if ratios and isinstance(groups, dict) and "ratios" in groups:
+        replace["groups"] = dict(groups, ratios=ratios)
+    for key, value in replace.items():
+        if value:
+            sub[key] = value
+    if "algorithms" in config or not config.get("settings"):
+        sub["algorithms"] = algorithms
+    settings = []
+    for s in config.get("settings") or []:
+        s = dict(s)
+        for key, value in replace.items():
+            if key in s and value:
+                s[key] = value
+        if "algorithms" in s:
+            own = s["algorithms"] if isinstance(s["algorithms"], list) else algorithms
+            s["algorithms"] = [a for a in own if a in algorithms] if isinstance(s["algorithms"], list) else algorithms
+            if not s["algorithms"]:
+                continue
+        settings.append(s)
+    if config.get("settings"):
+        sub["settings"] = settings
+    return sub
+
+
+def merge_verdicts(first, fresh):
+    """The final verdict table: `first` (the trend of the L launches) with every tripped row's
+    verdict columns taken from `fresh` (the trend of the re-measure launches) where it has the
+    point. Adds first_verdict, remeasured and held. Returns (table, counts)."""
+    import pandas as pd
+    table = first.copy()
+    table["first_verdict"] = table["verdict"] if "verdict" in table.columns else ""
+    table["remeasured"] = False
+    table["held"] = False
+    trip = tripped_rows(first)
+    counts = {"points": len(first), "tripped": len(trip), "remeasured": 0, "held": 0}
+    if fresh is None or len(fresh) == 0 or len(trip) == 0:
+        return table, counts
+    cols = _key_columns(first, fresh)
+    fresh_by_key = {point_key(r, cols): r for r in fresh.to_dict("records")}
+    carry = [c for c in fresh.columns if c not in cols and c not in KEY_SKIP]
+    for index in trip.index:
+        row = fresh_by_key.get(point_key(first.loc[index].to_dict(), cols))
+        if row is None:
+            continue
+        for c in carry:
+            if c not in table.columns:
+                table[c] = pd.Series([None] * len(table), index=table.index, dtype=object)
+            if table[c].dtype != object and not isinstance(row[c], (int, float)):
+                table[c] = table[c].astype(object)
+            table.at[index, c] = row[c]
+        table.at[index, "remeasured"] = True
+        held = is_changed(row.get("verdict"))
+        table.at[index, "held"] = held
+        counts["remeasured"] += 1
+        counts["held"] += int(held)
+    return table, counts
+
+
+def _read_table(path):
+    import pandas as pd
+    from collrepro.analysis.loading.errors import InputError
+    safeio.check_size(path, 256 * safeio.MIB, "a trend table")
+    try:
+        return pd.read_csv(path, dtype={"verdict": str, "reason": str})
+    except (ValueError, pd.errors.ParserError) as err:
+        raise InputError(f"{path}: not a trend table: {safeio.excerpt(err)}") from None
+
+
+def look_rounds(launches, looks):
+    """The rounds measured by each look (cumulative): `launches` split into `looks` about equal
+    parts of at least LOOK_LEAST rounds (10, 2 -> [5, 10]; 6, 2 -> [6])."""
+    looks = max(1, min(looks, launches // LOOK_LEAST))
+    return [launches * k // looks for k in range(1, looks + 1)]
+
+
+def sequential_fresh(first, looks):
+    """The fresh verdict table of a sequential re-measure: per point, the row of the first look
+    that settled it (stats.settled), else of the last look; looks: [(rounds, alpha, trend table)]
+    in order. Adds look, rounds_used, look_alpha and stopped (why measuring it stopped)."""
+    import pandas as pd
+    from collrepro.analysis.verdicts import stats
+    cols = _key_columns(first, *[t for _, _, t in looks])
+    chosen = {}
+    for k, (rounds, level, table) in enumerate(looks, 1):
+        for r in table.to_dict("records"):
+            key = point_key(r, cols)
+            if key in chosen and stats.settled(chosen[key].get("verdict")):
+                continue
+            stopped = (f"settled at look {k} ({rounds} rounds)" if stats.settled(r.get("verdict")) else
+                       f"round budget spent ({rounds} rounds in {k} looks)")
+            chosen[key] = dict(r, look=k, rounds_used=rounds, look_alpha=level, stopped=stopped)
+    return pd.DataFrame(list(chosen.values()))
+
+
+def _unsettled(first, table):
+    """Whether a tripped point of `first` is not yet settled (or not yet measured) in `table`."""
+    from collrepro.analysis.verdicts import stats
+    cols = _key_columns(first, table)
+    verdicts = {point_key(r, cols): r.get("verdict") for r in table.to_dict("records")}
+    return any(not stats.settled(verdicts.get(point_key(r, cols)))
+               for r in tripped_rows(first).to_dict("records"))
+
+
+def remeasure_summary(counts, launches):
+    return (f"re-measure on trip: {counts['tripped']} of {counts['points']} points tripped, "
+            f"{counts['remeasured']} re-measured with {launches} fresh interleaved launches per installation, "
+            f"{counts['held']} held (still changed on the fresh launches)")
+
+
+def _write_remeasure_report(reports, first, table, counts, launches, subset_path):
+    cols = [c for c in ("library", "before", "after", "setting", "shape", "algorithm", "msg_bytes",
+                        "first_verdict", "verdict",
+                        "reason", "ratio", "ci_low", "ci_high", "q_value", "n_before", "n_after", "held",
+                        "rounds_used", "look_alpha", "stopped")
+            if c in table.columns]
+    trip = table.loc[tripped_rows(first).index].copy()
+    if "reason" in trip.columns:
+        trip["reason"] = trip["reason"].fillna("").astype(str)
+    if "q_value" in trip.columns:
+        trip["q_value"] = [f"{q:.2g}" if isinstance(q, (int, float)) else str(q) for q in trip["q_value"]]
+    lines = ["# Re-measure on trip", "", remeasure_summary(counts, launches) + ".", "",
+             "The points whose row tripped the screen were measured again with fresh interleaved launches "
+             f"(the subset config {os.path.basename(subset_path)}); their verdict comes from the fresh "
+             "launches only, so selecting them on the first launches does not bias it. The fresh launches "
+             "come in looks, each judged under its share of alpha (alpha spending, docs/verdicts.md); a point "
+             "keeps the verdict of the look that settled it (`stopped`, `rounds_used`, `look_alpha`). "
+             "`verdicts.csv` is the trend table with these verdicts in place (first_verdict, remeasured, held).",
+             ""]
+    if len(trip):
+        from collrepro.analysis.frames.tables import markdown_table
+        lines += [markdown_table(trip, cols), ""]
+    safeio.write_text(os.path.join(reports, "remeasure.md"), "\n".join(lines))
+    safeio.write_csv(os.path.join(reports, "verdicts.csv"), table, index=False)
+
+
+def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DEFAULT_LOOKS):
+    """Re-measure the tripped points of <reports>/trend/regressions.csv in `looks` sequential
+    looks (look_rounds, stats.spending_levels); 0 or the failing step's exit code."""
+    from collrepro.analysis.verdicts import stats
+    first = _read_table(os.path.join(reports, "trend", "regressions.csv"))
+    trip = tripped_rows(first)
+    if launches == 0 or len(trip) == 0:
+        table, counts = merge_verdicts(first, None)
+        _say(f"re-measure on trip: {counts['tripped']} of {counts['points']} points tripped"
+             + (", re-measuring is off (--remeasure-launches 0)" if launches == 0 and len(trip) else ""))
+        if not dry_run:
+            safeio.write_csv(os.path.join(reports, "verdicts.csv"), table, index=False)
+        return 0
+    original = safeio.load_yaml_file(config, CONFIG_LIMIT, "the experiment config")
+    if not isinstance(original, dict):
+        raise safeio.UserError(f"{config}: not an experiment config (want a YAML map)")
+    libraries = set(trip["library"].astype(str)) if "library" in trip.columns else set()
+    kinds = {}
+    for n in names:
+        with contextlib.suppress(registry.RegistryError):
+            kinds[n] = registry.resolve(n).kind
+    again = [n for n in names if not libraries or kinds.get(n, n.split("-", 1)[0]) in libraries]
+    where = out.rstrip(os.sep) + "-remeasure"
+    subset_path = os.path.join(where, "remeasure.yaml")
+    import yaml
+    text = ("# The points that tripped in " + os.path.basename(out.rstrip(os.sep)) + ", measured again "
+            "(written by collrepro versions)\n" + yaml.safe_dump(subset_config(original, trip), sort_keys=False))
+    rounds = look_rounds(launches, looks)
+    levels = stats.spending_levels([n / rounds[-1] for n in rounds])
+    _say(f"re-measure on trip: {len(trip)} of {len(first)} points tripped; measuring them again with "
+         f"{launches} interleaved launches on {','.join(again)} into {where}, in {len(rounds)} look(s) "
+         f"at {', '.join(map(str, rounds))} rounds (alpha {', '.join(f'{a:.3g}' for a in levels)})")
+    if dry_run:
+        return interleaved(again, np, launches, where, subset_path, dry_run=True)
+    os.makedirs(where, exist_ok=True)
+    safeio.write_text(subset_path, text)
+    done = []
+    for k, (n, level) in enumerate(zip(rounds, levels), 1):
+        rc = interleaved(again, np, n, where, subset_path)
+        if rc:
+            return rc
+        fresh_dir = os.path.join(reports, "trend-remeasure" + (f"-look{k}" if len(rounds) > 1 else ""))
+        rc = _analyze(["trend", where, "-o", fresh_dir, "--alpha", repr(level),
+                       "--min-launches", str(stats.min_launches(stats.ALPHA))])
+        if not _findings("trend", rc, fresh_dir):
+            _say(f"analyze trend of the re-measure failed (exit {rc}, docs/exit-codes.md)")
+            return rc
+        done.append((n, level, _read_table(os.path.join(fresh_dir, "regressions.csv"))))
+        if not _unsettled(first, sequential_fresh(first, done)):
+            break
+    table, counts = merge_verdicts(first, sequential_fresh(first, done))
+    _write_remeasure_report(reports, first, table, counts, done[-1][0], subset_path)
+    _say(remeasure_summary(counts, done[-1][0]) + f"; see {reports}/remeasure.md")
+    return 0
+
+
+# ------------------------------------------------------------------ the commands
+
+def _prepare(names, build_missing):
+    """Source builds (when every installation is wanted) and collbench for each; 0 or a code."""
+    steps = ([["build", "--missing"]] if build_missing else []) + [["collbench"] + names]
+    for step in steps:
+        rc = safeio.run_cli("collmpi", installations_cli.main, step)
+        if rc:
+            return rc
+    return 0
+
+
+def _names(option):
+    names = [n for n in option.split(",") if n]
+    if not names or len(set(names)) != len(names):
+        raise safeio.UserError(f"--installations {option}: give distinct names, comma-separated")
+    return names
+
+
+def _declare(names, dry_run):
+    """The derived installations of the calibration, declared where missing (collmpi derive):
+    `<base>+aa` an A/A copy, `<base>+slowN` the base with calibration.delay_rule_for(N)."""
+    from collrepro.versions import calibration
+    for name in names:
+        setting = calibration.setting_of(name)
+        if setting is None:
+            continue
+        rule = calibration.delay_rule_for(setting[1]) if setting[1] else ""
+        try:
+            inst = registry.resolve(name)
+        except registry.RegistryError:
+            _say(f"{'would declare' if dry_run else 'declaring'} {name}: {calibration.base_of(name)} "
+                 + (f"with COLLREPRO_PMPI_DELAY={rule}" if rule else "launched separately (an A/A copy)"))
+            if not dry_run:
+                registry.derive(name, calibration.base_of(name), delay=rule)
+            continue
+        have = getattr(inst, "delay", "") or ""
+        if have != rule:
+            _say(f"{name} is declared with delay '{have}', not '{rule}': it runs as declared (the analysis "
+                 f"reads the rule from the metadata; `bench/collmpi remove {name}` to take the calibration's)")
+
+
+def _has_delay_mode(library):
+    """The PMPI library exists and knows COLLREPRO_PMPI_DELAY (one built before the delay mode
+    ignores the variable: a synthetic release would run undelayed)."""
+    try:
+        with open(library, "rb") as f:
+            return b"COLLREPRO_PMPI_DELAY" in f.read(256 * safeio.MIB)
+    except OSError:
+        return False
+
+
+def _unbuilt(names):
+    """The installations whose collbench or preloaded PMPI library is missing (or predates the
+    delay mode)."""
+    from collrepro.installations import collbench as installed_collbench
+    missing = []
+    for name in names:
+        try:
+            inst = registry.resolve(name)
+        except registry.RegistryError:  # declared by a dry run's real run: its base decides
+            continue
+        ready = installed_collbench.executable(inst) is not None
+        if ready and getattr(inst, "origin", "") == "derived":
+            from collrepro.installations import derived
+            ready = not derived.preloaded_library(inst) or _has_delay_mode(derived.preloaded_library(inst))
+        if not ready:
+            missing.append(name)
+    return missing
+
+
+def _calibrate(a):
+    from collrepro.versions import calibration
+    configs = sorted(glob.glob(os.path.join(paths.REPO, "configs", "versions", "calibration-*.yaml")))
+    if a.config:
+        configs = [a.config]
+    if not configs:
+        raise safeio.UserError("no configs/versions/calibration-*.yaml found")
+    names = _names(a.installations) if a.installations else calibration.installation_names(a.base)
+    np = _count(a.np or "2", "--np")
+    root = a.out or os.path.join(paths.output_root(), "versions", "calibration")
+    plan = []
+    for config in configs:
+        data = safeio.load_yaml_file(config, CONFIG_LIMIT, "the calibration config")
+        launches = _count(a.launches or str(data.get("launches", 5)), "--launches")
+        plan.append((config, data.get("experiment") or os.path.splitext(os.path.basename(config))[0], launches))
+    _say(f"calibration: {len(plan)} experiments on {','.join(names)} at {np} processes into {root}")
+    _declare(names, a.dry_run)
+    unbuilt = _unbuilt(names)
+    if unbuilt:
+        _say(f"collbench or the PMPI library is not built for {','.join(unbuilt)}: "
+             + ("the run builds them first" if a.dry_run else "building them first"))
+        if not a.dry_run:
+            rc = _prepare(unbuilt, build_missing=False)
+            if rc:
+                return rc
+    total = sum(launches for _, _, launches in plan) * len(names)
+    _say(f"{total} launches in all ({len(names)} installations; "
+         + ", ".join(f"{e}: {n} each" for _, e, n in plan) + ")")
+    for config, experiment, launches in plan:
+        out = os.path.join(root, experiment)
+        _say(f"{experiment}: {config}, {launches} rounds of one launch per installation, into {out}")
+        rc = interleaved(names, np, launches, out, config, dry_run=a.dry_run)
+        if rc:
+            return rc
+    _say(f"{'dry run: ' if a.dry_run else ''}analyse with: ./collrepro-py versions calibration "
+         f"{root} -o results/versions/calibration")
+    return 0
+
+
+def main(argv=None):
+    """The exit code of `collrepro versions ARGV`: the first failing step's code, else 0 (a
+    trend or guideline finding is reported, not returned)."""
+    a = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if a.config and not os.path.isfile(a.config):
+        raise safeio.UserError(f"config not found: {a.config} (give a YAML experiment, e.g. {DEFAULT_CONFIG})")
+    if a.calibrate:
+        return _calibrate(a)
+    config = a.config or os.path.join(paths.REPO, DEFAULT_CONFIG)
+    if not os.path.isfile(config):
+        raise safeio.UserError(f"config not found: {config} (give a YAML experiment, e.g. {DEFAULT_CONFIG})")
+    launches = _count(a.launches or os.environ.get("COLLREPRO_LAUNCHES", "5"), "--launches")
+    np = _count(a.np or os.environ.get("COLLREPRO_NP", "4"), "--np")
+    again = _count(DEFAULT_REMEASURE if a.remeasure_launches is None else a.remeasure_launches,
+                   "--remeasure-launches", allow_zero=True)
+    looks = _count(DEFAULT_LOOKS if a.remeasure_looks is None else a.remeasure_looks, "--remeasure-looks")
+    if a.installations:
+        names = _names(a.installations)
+        for n in names:
+            registry.resolve(n)
+    else:
+        # derived installations (synthetic releases, A/A copies) only when named
+        names = [i.name for i in registry.all_installations() if i.origin != "derived"]
+    if not a.dry_run:
+        rc = _prepare(names, build_missing=not a.installations)
+        if rc:
+            return rc
+    name = os.path.splitext(os.path.basename(config))[0]
+    out = a.out or os.path.join(paths.output_root(), "versions", name)
+    _say(f"running {config} on {','.join(names)} into {out} ({launches} launches each, interleaved)")
+    rc = interleaved(names, np, launches, out, config, dry_run=a.dry_run)
+    if rc or a.dry_run:
+        if a.dry_run:
+            _say(f"dry run: then trend into {out.rstrip(os.sep)}-reports/trend, re-measure of the tripped points "
+                 f"({again} launches each, in up to {looks} looks) into {out.rstrip(os.sep)}-remeasure, "
+                 f"guidelines and dashboard")
+        return rc
+    reports = out.rstrip(os.sep) + "-reports"
+    rc = _analyze(["trend", out, "-o", os.path.join(reports, "trend")])
+    if not _findings("trend", rc, os.path.join(reports, "trend")):
+        _say(f"analyze trend failed (exit {rc}, docs/exit-codes.md)")
+        return rc
+    rc = remeasure(config, names, np, again, out, reports, looks=looks)
+    if rc:
+        return rc
+    rc = _analyze(["guidelines", out, "-o", os.path.join(reports, "guidelines")])
+    if not _findings("guidelines", rc, os.path.join(reports, "guidelines")):
+        _say(f"analyze guidelines failed (exit {rc}, docs/exit-codes.md)")
+        return rc
+    rc = _analyze(["dashboard", out, "-o", os.path.join(reports, "dashboard")])
+    if rc:
+        return rc
+    page = os.path.join(os.path.abspath(reports), "dashboard", "index.html")
+    _say(f"done: dashboard at file://{page}")
+    if os.environ.get("DISPLAY") and shutil.which("xdg-open"):
+        subprocess.call(["xdg-open", page])
+    return 0
