@@ -417,7 +417,7 @@ def check_tune():
         raise Failure(f"colltune failed (exit {tuned.returncode}): {tuned.stderr}")
     with open(rules, encoding="utf-8") as f:
         tree = json.load(f)
-    sizes = tree["collective=allgather"]["groups=1:1"]["duplex=full"]
+    sizes = tree["collective=allgather"]["call=blocking"]["groups=1:1"]["duplex=full"]
     _, err, served = run_transparency(2, {"COLLREPRO_PMPI_RULES": rules}, os.path.join(work_dir("tune"), "report.txt"))
     if "collrepro-pmpi" in err:
         raise Failure(f"the library rejected colltune's rules: {err}")
