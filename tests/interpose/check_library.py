@@ -17,8 +17,9 @@
                 call=; no request left owned
   comm_cycle    communicators freed and re-created in a loop (the program links -lcollrepro_pmpi,
                 once through CMake and once with `pkg-config --libs collrepro-pmpi`)
-  tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun), interpose/colltune, and the
-                library accepts the rules and serves every call by the algorithm they name
+  tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun) of blocking and persistent calls,
+                interpose/colltune (one subtree per call form), and the library accepts the rules
+                and serves every call by the algorithm they name
   oversized_rules  a 600,000-key (~43.6 MB) rules file and a 100 MB one (a single key) at 6
                 processes: one short line naming the limit, every call native, the run completes
                 and takes seconds (the quadratic parse stalled MPI_Init for minutes)
@@ -417,6 +418,8 @@ def check_tune():
         raise Failure(f"colltune failed (exit {tuned.returncode}): {tuned.stderr}")
     with open(rules, encoding="utf-8") as f:
         tree = json.load(f)
+    if sorted(tree["collective=allgather"]) != ["call=blocking", "call=persistent"]:
+        raise Failure(f"colltune's rules do not split by the swept call forms: {json.dumps(tree)}")
     sizes = tree["collective=allgather"]["call=blocking"]["groups=1:1"]["duplex=full"]
     _, err, served = run_transparency(2, {"COLLREPRO_PMPI_RULES": rules}, os.path.join(work_dir("tune"), "report.txt"))
     if "collrepro-pmpi" in err:
