@@ -295,7 +295,7 @@ def check_started():
     # MPICH 4.0.2's own persistent intercommunicator Allgather returns the previous start's data
     # (results/callforms/README.md): the full-duplex persistent calls, which the library passes to
     # it, run only where the MPI library's own call is right.
-    args = ["4"] + (["--no-full-persistent"] if env("MPI_FLAVOR") == "mpich" else [])
+    args = ["6"] + (["--no-full-persistent"] if env("MPI_FLAVOR") == "mpich" else [])  # 6: every request call
     rules = write_rules("started.json", json.dumps(STARTED_RULES))
     out, made, served = run_started(np, {"COLLREPRO_PMPI_RULES": rules}, args)
     print(out.strip())

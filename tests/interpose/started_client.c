@@ -3,11 +3,13 @@
    it makes
 
      - persistent Allgathers: one init (MPI_Allgather_init, or Open MPI 4.1's MPIX_Allgather_init
-       from mpi-ext.h: whichever the build found, COLLREPRO_CLIENT_MPIX), then STARTS times
-       MPI_Start + MPI_Wait with the send buffer rewritten before every start, then
-       MPI_Request_free;
-     - nonblocking Allgathers: MPI_Iallgather + MPI_Wait, then two outstanding ones of the same
-       shape completed by one MPI_Waitall, then one completed by polling MPI_Test;
+       from mpi-ext.h: whichever the build found, COLLREPRO_CLIENT_MPIX), then STARTS starts with
+       the send buffer rewritten before every one: MPI_Start + MPI_Wait, then MPI_Startall
+       beside a persistent message to itself (MPI_COMM_SELF), completed by MPI_Waitall,
+       MPI_Waitany, MPI_Testsome, MPI_Testall and MPI_Wait in turn; then MPI_Request_free;
+     - nonblocking Allgathers: MPI_Iallgather + MPI_Wait, two outstanding ones of the same shape
+       completed by one MPI_Waitall, one completed by polling MPI_Test, then one beside a
+       message to itself per request call (Waitany, Testsome, Testall, Waitall, Wait);
 
    on half-duplex shapes (one group sends k bytes, the other none; k = 0, 1, 70000, and one with a
    strided send datatype) and, unless --no-full-persistent, full-duplex ones. After every
@@ -76,24 +78,80 @@ static void expect_native(const struct Shape* s, const unsigned char* send, cons
   ++equal;
 }
 
+static void fail(const char* what) {
+  fprintf(stderr, "started_client: rank %d: %s\n", world_rank, what);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* A message to itself on MPI_COMM_SELF whose requests share the array with the Allgather's:
+   the library's requests and the MPI library's mixed in one call. */
+struct Self {
+  int out, in;
+};
+
+/* Completes the `n` requests of `all` by one of the request calls (`how`): 0 MPI_Waitall (the
+   receive's status, when there is one, must name its source and tag), 1 MPI_Waitany until none
+   is left, 2 MPI_Testsome polled, 3 MPI_Testall polled, 4 MPI_Wait on each in turn. */
+static void complete(MPI_Request* all, int n, int how) {
+  MPI_Status st[3];
+  int index, flag = 0, outcount, indices[3], done = 0;
+  switch (how) {
+    case 0:
+      MPI_Waitall(n, all, st);
+      if (n == 3 && (st[2].MPI_SOURCE != 0 || st[2].MPI_TAG != 5)) fail("MPI_Waitall lost the receive's status");
+      break;
+    case 1:
+      do MPI_Waitany(n, all, &index, st);
+      while (index != MPI_UNDEFINED);
+      break;
+    case 2:
+      while (done < n) {
+        MPI_Testsome(n, all, &outcount, indices, st);
+        if (outcount == MPI_UNDEFINED) fail("MPI_Testsome found nothing active before every request completed");
+        done += outcount;
+      }
+      break;
+    case 3:
+      while (!flag) MPI_Testall(n, all, &flag, st);
+      break;
+    default:
+      for (int i = 0; i < n; ++i) MPI_Wait(&all[i], &st[0]);
+  }
+}
+
+static void expect_self(const struct Self* m) {
+  if (m->in != m->out) fail("the message to itself did not arrive beside the Allgather");
+}
+
 #ifdef ALLGATHER_INIT
+/* One init, `starts` starts, each with new send data, completed by each request call in turn. */
 static void persistent(const struct Shape* s, int starts) {
   unsigned char* send = malloc(s->span + 1);
   unsigned char* recv = malloc(recv_bytes(s));
-  MPI_Request request;
+  struct Self m = {0, -1};
+  MPI_Request all[3];
   fill(send, s->span, 0);
-  ALLGATHER_INIT(send, s->scount, s->stype, recv + GUARD, s->theirs, MPI_BYTE, s->inter, MPI_INFO_NULL, &request);
+  ALLGATHER_INIT(send, s->scount, s->stype, recv + GUARD, s->theirs, MPI_BYTE, s->inter, MPI_INFO_NULL, &all[0]);
+  MPI_Send_init(&m.out, 1, MPI_INT, 0, 5, MPI_COMM_SELF, &all[1]);
+  MPI_Recv_init(&m.in, 1, MPI_INT, 0, 5, MPI_COMM_SELF, &all[2]);
   for (int n = 0; n < starts; ++n) {
     fill(send, s->span, n + 1); /* new data at every start: a stale copy of the first fails */
     memset(recv, 0xA5, recv_bytes(s));
-    MPI_Start(&request);
-    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    m.out = 1000 + n;
+    m.in = -1;
+    if (n == 0) { /* the Allgather alone: MPI_Start and MPI_Wait */
+      MPI_Start(&all[0]);
+      MPI_Wait(&all[0], MPI_STATUS_IGNORE);
+    } else {
+      MPI_Startall(3, all);
+      complete(all, 3, n % 5);
+      expect_self(&m);
+    }
     expect_native(s, send, recv, "persistent", n);
   }
-  MPI_Request_free(&request);
-  if (request != MPI_REQUEST_NULL) {
-    fprintf(stderr, "started_client: MPI_Request_free left the request set\n");
-    MPI_Abort(MPI_COMM_WORLD, 1);
+  for (int i = 0; i < 3; ++i) {
+    MPI_Request_free(&all[i]);
+    if (all[i] != MPI_REQUEST_NULL) fail("MPI_Request_free left a request set");
   }
   made[s->half ? 0 : 2] += 1;
   if (s->half) made[1] += starts;
@@ -102,28 +160,33 @@ static void persistent(const struct Shape* s, int starts) {
 }
 #endif
 
+/* MPI_Iallgather, completed by every request call: one with MPI_Wait, two outstanding with one
+   MPI_Waitall, one polled with MPI_Test, then one beside a message to itself per request call. */
 static void nonblocking(const struct Shape* s) {
   unsigned char* send[2] = {malloc(s->span + 1), malloc(s->span + 1)};
   unsigned char* recv[2] = {malloc(recv_bytes(s)), malloc(recv_bytes(s))};
-  MPI_Request requests[2];
-  MPI_Status statuses[2];
-  for (int round = 0; round < 3; ++round) { /* one call and a wait; two and a waitall; one polled */
-    const int calls = round == 1 ? 2 : 1;
+  MPI_Request all[3];
+  for (int round = 0; round < 8; ++round) {
+    const int calls = round == 1 ? 2 : 1, mixed = round >= 3;
+    struct Self m = {round, -1};
     for (int c = 0; c < calls; ++c) {
       fill(send[c], s->span, 100 + 2 * round + c);
       memset(recv[c], 0xA5, recv_bytes(s));
-      MPI_Iallgather(send[c], s->scount, s->stype, recv[c] + GUARD, s->theirs, MPI_BYTE, s->inter, &requests[c]);
+      MPI_Iallgather(send[c], s->scount, s->stype, recv[c] + GUARD, s->theirs, MPI_BYTE, s->inter, &all[c]);
     }
-    if (round == 0) MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
-    if (round == 1) MPI_Waitall(2, requests, statuses);
-    for (int flag = 0; round == 2 && !flag;) MPI_Test(&requests[0], &flag, MPI_STATUS_IGNORE);
-    for (int c = 0; c < calls; ++c) {
-      if (requests[c] != MPI_REQUEST_NULL) {
-        fprintf(stderr, "started_client: a completed MPI_Iallgather left its request set\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
-      expect_native(s, send[c], recv[c], "nonblocking", round);
+    if (mixed) {
+      MPI_Irecv(&m.in, 1, MPI_INT, 0, 5, MPI_COMM_SELF, &all[2]);
+      MPI_Isend(&m.out, 1, MPI_INT, 0, 5, MPI_COMM_SELF, &all[1]);
+      complete(all, 3, round - 3);
+      expect_self(&m);
+    } else if (round == 2) {
+      for (int flag = 0; !flag;) MPI_Test(&all[0], &flag, MPI_STATUS_IGNORE);
+    } else {
+      complete(all, calls, round == 0 ? 4 : 0);
     }
+    for (int c = 0; c < (mixed ? 3 : calls); ++c)
+      if (all[c] != MPI_REQUEST_NULL) fail("a completed nonblocking request is still set");
+    for (int c = 0; c < calls; ++c) expect_native(s, send[c], recv[c], "nonblocking", round);
     made[s->half ? 3 : 4] += calls;
   }
   for (int c = 0; c < 2; ++c) {
@@ -178,7 +241,7 @@ static void split(int p, int starts, int full_persistent) {
 }
 
 int main(int argc, char** argv) {
-  int starts = 4, full_persistent = 1;
+  int starts = 6, full_persistent = 1;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--no-full-persistent") == 0)
       full_persistent = 0;
