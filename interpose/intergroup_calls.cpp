@@ -152,9 +152,11 @@ int serve_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf
   const std::size_t mine = block_bytes(scount, stype), theirs = block_bytes(rcount, rtype);
   InterKey key{Collective::Allgather, mine, {theirs}, {}};
   Plan<inter::Args>* plan = ctx.inter->allgather.find(key);
-  if (!plan)
-    plan = &ctx.inter->allgather.insert(std::move(key), make_plan(Collective::Allgather, allgather_shape(pair, mine, theirs),
-                                                                  pair, allgather_layout(pair, mine, theirs)));
+  if (!plan) {
+    auto made = make_plan(Collective::Allgather, allgather_shape(pair, mine, theirs), pair,
+                          allgather_layout(pair, mine, theirs));
+    plan = &ctx.inter->allgather.insert(std::move(key), std::move(made));
+  }
   count_served(Collective::Allgather, plan->algorithm);
   if (!plan->algorithm) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   const Staged send = send_side(ctx.send_scratch, sbuf, scount, stype);

@@ -149,15 +149,16 @@ TEST(Rules, CallChoosesPerForm) {
   const auto any_form = Rules::parse(R"({"collective=allgather": {"algorithm=halfduplex-fc": {}}})");
   for (CallForm form : contract::all<CallForm>()) EXPECT_EQ(any_form.select(form_query(form, 8)), "halfduplex-fc");
   // call= under groups=, as colltune writes it, and the default query (a blocking call).
-  const auto nested = Rules::parse(
-      R"({"collective=allgather": {"groups=3:1": {"duplex=half": {"call=blocking": {"algorithm=root-gathering": {}}}}}})");
+  const auto nested = Rules::parse(R"({"collective=allgather": {"groups=3:1": {"duplex=half": {
+      "call=blocking": {"algorithm=root-gathering": {}}}}}})");
   EXPECT_EQ(nested.select(inter_query(Collective::Allgather, 3, 1, true, 8)), "root-gathering");
   EXPECT_EQ(nested.select(form_query(CallForm::Persistent, 8)), std::nullopt);
 }
 
 TEST(Rules, RefusesABadCallValueInOneLine) {
   for (const char* value : {"", "Persistent", "blocking ", "i", "persistent,blocking", "nonblocking\\u0001"}) {
-    const std::string text = std::string(R"({"collective=allgather": {"call=)") + value + R"(": {"algorithm=native": {}}}})";
+    const std::string text =
+        std::string(R"({"collective=allgather": {"call=)") + value + R"(": {"algorithm=native": {}}}})";
     try {
       Rules::parse(text);
       ADD_FAILURE() << "accepted call=" << value;

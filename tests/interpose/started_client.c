@@ -8,8 +8,9 @@
        beside a persistent message to itself (MPI_COMM_SELF), completed by MPI_Waitall,
        MPI_Waitany, MPI_Testsome, MPI_Testall and MPI_Wait in turn; then MPI_Request_free;
      - nonblocking Allgathers: MPI_Iallgather + MPI_Wait, five outstanding ones of the same shape
-       (the fifth reuses the library's first runner of the shape) completed by one MPI_Waitall, one completed by polling MPI_Test, then one beside a
-       message to itself per request call (Waitany, Testsome, Testall, Waitall, Wait);
+       (the fifth reuses the library's busy runner of the first) completed by one MPI_Waitall,
+       one completed by polling MPI_Test, then one beside a message to itself per request call
+       (Waitany, Testsome, Testall, Waitall, Wait);
 
    on half-duplex shapes (one group sends k bytes, the other none; k = 0, 1, 70000, and one with a
    strided send datatype) and, unless --no-full-persistent, full-duplex ones. After every
@@ -54,7 +55,8 @@ struct Shape {
 };
 
 static void fill(unsigned char* buf, size_t n, int salt) {
-  for (size_t i = 0; i < n; ++i) buf[i] = (unsigned char)((i * 131 + (size_t)salt * 17 + (size_t)world_rank * 7 + 5) % 251);
+  for (size_t i = 0; i < n; ++i)
+    buf[i] = (unsigned char)((i * 131 + (size_t)salt * 17 + (size_t)world_rank * 7 + 5) % 251);
 }
 
 static size_t recv_bytes(const struct Shape* s) { return (size_t)s->theirs * (size_t)s->remote + 2 * GUARD; }

@@ -81,8 +81,9 @@ def test_benjamini_hochberg_over_the_whole_sweep():
 def test_each_call_form_is_tuned_apart():
     # Persistent: `fast` beats the library's persistent call; blocking: nothing beats the native
     # call. One sweep, two rule subtrees under call=, each against its own form's native call.
-    rows = (_rows({"call": "blocking"}, "native", NATIVE_5) + _rows({"call": "blocking"}, "fast", [10.1, 10.3, 10.5, 10.7, 10.9]) +
-            _rows({"call": "persistent"}, "native", NATIVE_5) + _rows({"call": "persistent"}, "fast", [2, 2.1, 2.2, 2.3, 2.4]))
+    blocking, persistent = {"call": "blocking"}, {"call": "persistent"}
+    rows = (_rows(blocking, "native", NATIVE_5) + _rows(blocking, "fast", [10.1, 10.3, 10.5, 10.7, 10.9]) +
+            _rows(persistent, "native", NATIVE_5) + _rows(persistent, "fast", [2, 2.1, 2.2, 2.3, 2.4]))
     decided = tune.decisions(pd.DataFrame(rows), KINDS, 0.05, 0.05, NEED)
     assert decided == {("collective=allgather", "call=blocking", "groups=5:3", "duplex=full"): {1024: "native"},
                        ("collective=allgather", "call=persistent", "groups=5:3", "duplex=full"): {1024: "fast"}}

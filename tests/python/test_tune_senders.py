@@ -63,7 +63,8 @@ def test_b_sending_counts_as_its_own_group(tmp_path):
 
 def test_one_orientation_writes_the_rules_as_before(tmp_path):
     tree = tuned(tmp_path, half_duplex_points(12, 4, LARGER_SENDS))
-    assert tree == {"collective=allgather": {"call=blocking": {"groups=12:4": {"duplex=half": sized("halfduplex-fc-minvol")}}}}
+    assert tree == {"collective=allgather": {"call=blocking": {
+        "groups=12:4": {"duplex=half": sized("halfduplex-fc-minvol")}}}}
     assert "senders=" not in json.dumps(tree)
 
 
