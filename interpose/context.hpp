@@ -29,11 +29,32 @@ struct InterKey {
   bool operator==(const InterKey&) const = default;
 };
 
+class ServedCall;  // requests.hpp
+
+// MPI_Iallgather: up to kNonblockingSlots Runners of the algorithm's nonblocking form per key,
+// taken in turn: the n-th call of a key takes slot n mod kNonblockingSlots, the same slot on
+// every process (every process makes the calls in the same order), and the first call that
+// takes a slot builds it (collective over both groups). A slot still busy with an earlier call
+// completes that call first. A served call holds its slot, so a slot outlives its plan.
+inline constexpr std::size_t kNonblockingSlots = 4;
+
+struct NonblockingSlot {
+  inter::Args args;  // the layout; the buffers are set at every start
+  std::unique_ptr<Runner> runner;
+  ServedCall* busy = nullptr;  // the call running on it, until it completes
+};
+
+struct NonblockingSlots {
+  std::vector<std::shared_ptr<NonblockingSlot>> slots;
+  std::size_t calls = 0;  // calls of this key so far
+};
+
 struct InterState {
   explicit InterState(MPI_Comm inter) : pair(GroupPair::from_intercomm(inter)) {}
   GroupPair pair;
   PlanCache<InterKey, inter::Args> allgather{8};
   PlanCache<InterKey, inter::Args> allgatherv{1};
+  PlanCache<InterKey, NonblockingSlots> iallgather{8};  // the choice; `args` holds the slots, no runner
 };
 
 // Isomorphic plans are local (no collective set-up) and bound to buffer addresses.
@@ -51,7 +72,9 @@ struct IsoState {
 };
 
 struct Context {
-  std::unique_ptr<InterState> inter;    // built by the first inter-group call
+  // Built by the first inter-group call; shared with the served nonblocking and persistent calls,
+  // which may outlive the communicator (the application may free it before their requests).
+  std::shared_ptr<InterState> inter;
   std::unique_ptr<IsoState> iso;        // built by the first neighbourhood call
   std::vector<std::byte> send_scratch;  // staging of non-contiguous datatypes (staging.hpp)
   std::vector<std::byte> recv_scratch;

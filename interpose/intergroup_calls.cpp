@@ -1,11 +1,18 @@
 // MPI_Allgather and MPI_Allgatherv on intercommunicators, served by the inter-group
-// algorithms (algorithms/intergroup, algorithms/ring). Intracommunicator calls pass through.
+// algorithms (algorithms/intergroup, algorithms/ring), and the other forms of MPI_Allgather:
+// MPI_Iallgather and the persistent init (allgather_init.cpp exports it under the name the
+// build found), served by the algorithms' nonblocking and persistent forms behind requests the
+// library owns (requests.hpp). Intracommunicator calls pass through.
+#include "intergroup_calls.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
 #include "collrepro/capabilities.hpp"
+#include "collrepro/mpi.hpp"
 #include "context.hpp"
 #include "intercept.hpp"
+#include "requests.hpp"
 #include "selection.hpp"
 #include "served.hpp"
 #include "staging.hpp"
@@ -38,14 +45,27 @@ Query query_of(Collective c, const inter::Shape& shape) {
   return q;
 }
 
-const Algorithm* choose(Collective c, const inter::Shape& shape) {
+// The algorithm that serves this shape in this form (nullptr: the MPI library's call). An
+// algorithm that does not offer the form (Algorithm::supports_call, with the capabilities
+// probed at MPI_Init) is not a candidate, as one that does not support the shape.
+const Algorithm* choose(Collective c, const inter::Shape& shape, CallForm form) {
   std::vector<Candidate> candidates;
   for (const auto* a : Registry::global().family<inter::InterAlgorithm>(c)) {
     Candidate k{a, a->supports(shape, PairMode::Intercomm), {}};
+    if (k.support) k.support = a->supports_call(form, settings().caps);
     if (k.support) k.cost = a->cost(shape);
     candidates.push_back(std::move(k));
   }
-  return select(settings(), query_of(c, shape), candidates, shape.describe());
+  Query q = query_of(c, shape);
+  q.call = form;
+  return select(settings(), q, candidates, shape.describe() + " (" + to_string(form) + ")");
+}
+
+// The algorithm's Runner for `form` (collective over both groups). A persistent form binds the
+// buffers `args` holds now; the other forms read them at every call.
+std::unique_ptr<Runner> prepare(const Algorithm* algorithm, const GroupPair& pair, const inter::Args& args,
+                                CallForm form) {
+  return static_cast<const inter::InterAlgorithm*>(algorithm)->prepare_call(pair, args, form, settings().caps);
 }
 
 // A new plan for this shape: the choice, and for an algorithm its prepared Runner (collective
@@ -53,10 +73,10 @@ const Algorithm* choose(Collective c, const inter::Shape& shape) {
 std::unique_ptr<Plan<inter::Args>> make_plan(Collective c, const inter::Shape& shape, const GroupPair& pair,
                                              inter::Args args) {
   auto plan = std::make_unique<Plan<inter::Args>>();
-  plan->algorithm = choose(c, shape);
+  plan->algorithm = choose(c, shape, CallForm::Blocking);
   if (!plan->algorithm) return plan;
   plan->args = std::make_unique<inter::Args>(std::move(args));
-  plan->runner = static_cast<const inter::InterAlgorithm*>(plan->algorithm)->prepare(pair, *plan->args);
+  plan->runner = prepare(plan->algorithm, pair, *plan->args, CallForm::Blocking);
   return plan;
 }
 
@@ -83,14 +103,27 @@ std::vector<Block> recv_blocks(void* rbuf, const int* counts, const int* displs,
 // The communicator's context, with its GroupPair built on the first inter-group call.
 Context& inter_context(MPI_Comm comm) {
   Context& ctx = context_of(comm);
-  if (!ctx.inter) ctx.inter = std::make_unique<InterState>(comm);
+  if (!ctx.inter) ctx.inter = std::make_shared<InterState>(comm);
   return ctx;
 }
 
 // The send side: one block.
-Staged send_side(Context& ctx, const void* sbuf, int scount, MPI_Datatype stype) {
+Staged send_side(std::vector<std::byte>& scratch, const void* sbuf, int scount, MPI_Datatype stype) {
   auto* at = const_cast<std::byte*>(static_cast<const std::byte*>(sbuf));
-  return Staged(at, {{at, scount, stype}}, ctx.send_scratch, Staged::Side::Send);
+  return Staged(at, {{at, scount, stype}}, scratch, Staged::Side::Send);
+}
+
+// The receive side of an Allgather: remote block j at j * theirs bytes from the first.
+Staged allgather_recv_side(std::vector<std::byte>& scratch, const GroupPair& pair, void* rbuf, int rcount,
+                           MPI_Datatype rtype, std::size_t theirs) {
+  return Staged(static_cast<std::byte*>(rbuf), recv_blocks(rbuf, nullptr, nullptr, pair.remote_size(), rcount, rtype),
+                scratch, Staged::Side::Recv, theirs);
+}
+
+// The global shape of an Allgather, from this process's two block sizes.
+inter::Shape allgather_shape(const GroupPair& pair, std::size_t mine, std::size_t theirs) {
+  const bool a = pair.side() == 0;
+  return inter::Shape::uniform(pair.size_of(0), pair.size_of(1), a ? mine : theirs, a ? theirs : mine);
 }
 
 inter::Args layout(std::size_t send_bytes, std::vector<std::size_t> counts, std::vector<std::size_t> displs) {
@@ -99,6 +132,14 @@ inter::Args layout(std::size_t send_bytes, std::vector<std::size_t> counts, std:
   args.recv_counts = std::move(counts);
   args.recv_displs = std::move(displs);
   return args;
+}
+
+// The layout of an Allgather: every remote block of `theirs` bytes, block j at j * theirs.
+inter::Args allgather_layout(const GroupPair& pair, std::size_t mine, std::size_t theirs) {
+  const auto n = static_cast<std::size_t>(pair.remote_size());
+  std::vector<std::size_t> displs(n);
+  for (std::size_t j = 0; j < n; ++j) displs[j] = j * theirs;
+  return layout(mine, std::vector(n, theirs), displs);
 }
 
 // The layout of an Allgather is fixed by the two block sizes: remote block j at j * theirs,
@@ -112,19 +153,14 @@ int serve_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf
   InterKey key{Collective::Allgather, mine, {theirs}, {}};
   Plan<inter::Args>* plan = ctx.inter->allgather.find(key);
   if (!plan) {
-    const bool a = pair.side() == 0;
-    const auto shape = inter::Shape::uniform(pair.size_of(0), pair.size_of(1), a ? mine : theirs, a ? theirs : mine);
-    const auto n = static_cast<std::size_t>(pair.remote_size());
-    std::vector<std::size_t> displs(n);
-    for (std::size_t j = 0; j < n; ++j) displs[j] = j * theirs;
-    plan = &ctx.inter->allgather.insert(
-        std::move(key), make_plan(Collective::Allgather, shape, pair, layout(mine, std::vector(n, theirs), displs)));
+    auto made = make_plan(Collective::Allgather, allgather_shape(pair, mine, theirs), pair,
+                          allgather_layout(pair, mine, theirs));
+    plan = &ctx.inter->allgather.insert(std::move(key), std::move(made));
   }
   count_served(Collective::Allgather, plan->algorithm);
   if (!plan->algorithm) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-  const Staged send = send_side(ctx, sbuf, scount, stype);
-  const Staged recv(static_cast<std::byte*>(rbuf), recv_blocks(rbuf, nullptr, nullptr, pair.remote_size(), rcount, rtype),
-                    ctx.recv_scratch, Staged::Side::Recv, theirs);
+  const Staged send = send_side(ctx.send_scratch, sbuf, scount, stype);
+  const Staged recv = allgather_recv_side(ctx.recv_scratch, pair, rbuf, rcount, rtype, theirs);
   run(*plan, send, recv, recv.displs()[0]);  // the blocks lie at j * theirs from the first
   return MPI_SUCCESS;
 }
@@ -146,7 +182,7 @@ int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
                      const int* rdispls, MPI_Datatype rtype, MPI_Comm comm) {
   Context& ctx = inter_context(comm);
   const GroupPair& pair = ctx.inter->pair;
-  const Staged send = send_side(ctx, sbuf, scount, stype);
+  const Staged send = send_side(ctx.send_scratch, sbuf, scount, stype);
   Staged recv(static_cast<std::byte*>(rbuf), recv_blocks(rbuf, rcounts, rdispls, pair.remote_size(), 0, rtype),
               ctx.recv_scratch, Staged::Side::Recv);
   InterKey key{Collective::Allgatherv, send.counts()[0], recv.counts(), recv.displs()};
@@ -162,6 +198,158 @@ int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
   count_served(Collective::Allgatherv, plan->algorithm);
   if (!plan->algorithm) return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm);
   run(*plan, send, recv, 0);
+  return MPI_SUCCESS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// MPI_Iallgather and the persistent init: the algorithms' nonblocking and persistent forms
+// (InterAlgorithm::prepare_call) behind requests the library owns (requests.hpp).
+
+// A nonblocking or persistent form is a StartedRunner; a form that needs no requests (nothing
+// to move) may be a plain Runner, run whole at the start.
+void start_runner(Runner& r) {
+  if (auto* started = dynamic_cast<StartedRunner*>(&r)) return started->start();
+  r.run();
+}
+void wait_runner(Runner& r) {
+  if (auto* started = dynamic_cast<StartedRunner*>(&r)) started->wait();
+}
+
+// The buffers of one served nonblocking or persistent Allgather, with scratch of its own (a
+// staged side packs at every start and unpacks at every completion), apart from the blocking
+// calls' scratch and from other outstanding calls.
+struct CallBuffers {
+  CallBuffers(const GroupPair& pair, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+              MPI_Datatype rtype, std::size_t theirs)
+      : send(send_side(send_scratch, sbuf, scount, stype)),
+        recv(allgather_recv_side(recv_scratch, pair, rbuf, rcount, rtype, theirs)) {}
+  CallBuffers(const CallBuffers&) = delete;
+  CallBuffers& operator=(const CallBuffers&) = delete;
+
+  void bind(inter::Args& args) const {
+    args.send = send.base() + send.displs()[0];
+    args.recv = recv.base() + recv.displs()[0];  // the blocks lie at j * theirs from the first
+  }
+
+  std::vector<std::byte> send_scratch, recv_scratch;  // before the Staged sides that point into them
+  Staged send, recv;
+};
+
+// A persistent Allgather an algorithm serves: its own Runner of the persistent form, built at
+// init on the application's buffers (a persistent form binds them, as MPI_Send_init does), so a
+// start only starts what the init built.
+class PersistentAllgather final : public ServedCall {
+ public:
+  PersistentAllgather(std::shared_ptr<InterState> state, const Algorithm* algorithm, const void* sbuf, int scount,
+                      MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, std::size_t mine,
+                      std::size_t theirs)
+      : state_(std::move(state)), algorithm_(algorithm),
+        buffers_(state_->pair, sbuf, scount, stype, rbuf, rcount, rtype, theirs),
+        args_(allgather_layout(state_->pair, mine, theirs)) {
+    buffers_.bind(args_);
+    runner_ = prepare(algorithm_, state_->pair, args_, CallForm::Persistent);
+  }
+
+  void start() override {
+    buffers_.send.pack();
+    start_runner(*runner_);
+    count_started(Collective::Allgather, algorithm_);
+  }
+  void finish() override {
+    wait_runner(*runner_);
+    buffers_.recv.unpack();
+  }
+
+ private:
+  std::shared_ptr<InterState> state_;  // the pair the runner works on
+  const Algorithm* algorithm_;
+  CallBuffers buffers_;
+  inter::Args args_;
+  std::unique_ptr<Runner> runner_;  // destroyed first: it frees its persistent requests
+};
+
+// One MPI_Iallgather an algorithm serves, on a slot of its key (context.hpp).
+class NonblockingAllgather final : public ServedCall {
+ public:
+  NonblockingAllgather(std::shared_ptr<InterState> state, std::shared_ptr<NonblockingSlot> slot, const void* sbuf,
+                       int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, std::size_t theirs)
+      : state_(std::move(state)), slot_(std::move(slot)),
+        buffers_(state_->pair, sbuf, scount, stype, rbuf, rcount, rtype, theirs) {}
+  ~NonblockingAllgather() override {
+    if (slot_->busy == this) slot_->busy = nullptr;
+  }
+
+  void start() override {
+    if (slot_->busy) slot_->busy->finish();  // the slot's earlier call completes first
+    buffers_.send.pack();
+    buffers_.bind(slot_->args);
+    start_runner(*slot_->runner);
+    slot_->busy = this;
+  }
+  void finish() override {
+    if (slot_->busy != this) return;  // completed already (its slot was needed again)
+    wait_runner(*slot_->runner);
+    buffers_.recv.unpack();
+    slot_->busy = nullptr;
+  }
+
+ private:
+  std::shared_ptr<InterState> state_;
+  std::shared_ptr<NonblockingSlot> slot_;
+  CallBuffers buffers_;
+};
+
+// The slot the next call of this key takes, built by the first call that takes it.
+std::shared_ptr<NonblockingSlot> take_slot(Plan<NonblockingSlots>& plan, const GroupPair& pair, std::size_t mine,
+                                           std::size_t theirs) {
+  NonblockingSlots& s = *plan.args;
+  const std::size_t i = s.calls++ % kNonblockingSlots;
+  if (i == s.slots.size()) {
+    auto slot = std::make_shared<NonblockingSlot>();
+    slot->args = allgather_layout(pair, mine, theirs);
+    slot->runner = prepare(plan.algorithm, pair, slot->args, CallForm::Nonblocking);
+    s.slots.push_back(std::move(slot));
+  }
+  return s.slots[i];
+}
+
+int serve_iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                     MPI_Comm comm, MPI_Request* request) {
+  Context& ctx = inter_context(comm);
+  const GroupPair& pair = ctx.inter->pair;
+  const std::size_t mine = block_bytes(scount, stype), theirs = block_bytes(rcount, rtype);
+  InterKey key{Collective::Allgather, mine, {theirs}, {}};
+  Plan<NonblockingSlots>* plan = ctx.inter->iallgather.find(key);
+  if (!plan) {
+    auto made = std::make_unique<Plan<NonblockingSlots>>();
+    made->algorithm = choose(Collective::Allgather, allgather_shape(pair, mine, theirs), CallForm::Nonblocking);
+    made->args = std::make_unique<NonblockingSlots>();
+    plan = &ctx.inter->iallgather.insert(std::move(key), std::move(made));
+  }
+  count_served(Collective::Allgather, plan->algorithm, CallForm::Nonblocking);
+  if (!plan->algorithm) return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+  auto call = std::make_unique<NonblockingAllgather>(ctx.inter, take_slot(*plan, pair, mine, theirs), sbuf, scount,
+                                                     stype, rbuf, rcount, rtype, theirs);
+  call->start();
+  *request = own_request(std::move(call), false, "MPI_Iallgather", comm);
+  return MPI_SUCCESS;
+}
+
+// The choice needs no communication (the shape is global); the persistent form's init is
+// collective over both groups, as the application's init call is.
+int serve_allgather_init(const char* name, AllgatherInit library, const void* sbuf, int scount, MPI_Datatype stype,
+                         void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request) {
+  Context& ctx = inter_context(comm);
+  const GroupPair& pair = ctx.inter->pair;
+  const std::size_t mine = block_bytes(scount, stype), theirs = block_bytes(rcount, rtype);
+  const Algorithm* algorithm =
+      choose(Collective::Allgather, allgather_shape(pair, mine, theirs), CallForm::Persistent);
+  count_served(Collective::Allgather, algorithm, CallForm::Persistent);
+  if (!algorithm) return library(sbuf, scount, stype, rbuf, rcount, rtype, comm, info, request);
+  *request = own_request(std::make_unique<PersistentAllgather>(ctx.inter, algorithm, sbuf, scount, stype, rbuf,
+                                                               rcount, rtype, mine, theirs),
+                         true, name, comm);
   return MPI_SUCCESS;
 }
 
@@ -215,4 +403,22 @@ extern "C" int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, 
       return delayed(*rule, bytes, comm, call);
   }
   return call();
+}
+
+extern "C" int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                              MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  if (!intercepting() || !is_intercomm(comm))
+    return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+  return guarded("MPI_Iallgather", comm,
+                 [&] { return serve_iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request); });
+}
+
+int collrepro::pmpi::allgather_init_call(const char* name, AllgatherInit library, const void* sbuf, int scount,
+                                         MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+                                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (!intercepting() || !is_intercomm(comm))
+    return library(sbuf, scount, stype, rbuf, rcount, rtype, comm, info, request);
+  return guarded(name, comm, [&] {
+    return serve_allgather_init(name, library, sbuf, scount, stype, rbuf, rcount, rtype, comm, info, request);
+  });
 }

@@ -4,13 +4,15 @@
 // The rules file is read once per job: world rank 0 reads it (size-checked) and broadcasts what it read with PMPI_Bcast on
 // MPI_COMM_WORLD, and every rank parses that text, so all ranks agree. MPI_Finalize writes the
 // report when asked and frees every plan before the MPI library finalizes.
-// Two C functions let programs and tests look inside: collrepro_pmpi_live_plans() and
-// collrepro_pmpi_live_contexts().
+// MPI_Finalize also completes and frees the requests the library still owns (requests.hpp).
+// Three C functions let programs and tests look inside: collrepro_pmpi_live_plans(),
+// collrepro_pmpi_live_contexts() and collrepro_pmpi_owned_requests().
 #include <cstdio>
 #include <cstdlib>
 
 #include "context.hpp"
 #include "intercept.hpp"
+#include "requests.hpp"
 #include "served.hpp"
 
 namespace collrepro::pmpi {
@@ -78,6 +80,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 int MPI_Finalize(void) {
   {
     Entered inside;
+    release_requests();
     if (!settings().report.empty()) write_report(settings().report, settings().error);
     release_contexts();
   }
@@ -86,5 +89,6 @@ int MPI_Finalize(void) {
 
 long collrepro_pmpi_live_plans(void) { return live_plans().load(); }
 long collrepro_pmpi_live_contexts(void) { return live_contexts(); }
+long collrepro_pmpi_owned_requests(void) { return owned_requests(); }
 
 }

@@ -28,9 +28,10 @@ namespace {
 constexpr std::string_view kAlgorithm = "algorithm=";
 
 struct Condition {
-  enum class Kind : unsigned char { Any, Collective, Groups, Duplex, Senders, Neighborhood, AtMost, Above, Leaf };
+  enum class Kind : unsigned char { Any, Collective, Call, Groups, Duplex, Senders, Neighborhood, AtMost, Above, Leaf };
   Kind kind = Kind::Any;
   Collective collective = Collective::Allgather;
+  CallForm call = CallForm::Blocking;
   int larger = 0, smaller = 0;
   int senders = 0;
   bool half = false;
@@ -388,6 +389,13 @@ class Checker {
       }
       out.kind = Condition::Kind::Collective;
       inner = out.collective;
+    } else if (c.name == "call" && c.op == "=") {
+      const auto form = contract::parse<CallForm>(c.value);
+      if (!form)
+        fail("at " + where(path_) + ": call='" + excerpt(c.value) +
+             "' is not a call form (blocking, nonblocking or persistent)");
+      out.kind = Condition::Kind::Call;
+      out.call = *form;
     } else if (c.name == "groups" && c.op == "=") {
       std::tie(out.larger, out.smaller) = parse_groups(c.value, path_);
       out.kind = Condition::Kind::Groups;
@@ -406,7 +414,7 @@ class Checker {
       out.bytes = parse_bytes(c.value, path_);
     } else {
       fail("at " + where(path_) +
-           ": unknown condition (use collective=, groups=, duplex=, senders=, neighborhood=, "
+           ": unknown condition (use collective=, call=, groups=, duplex=, senders=, neighborhood=, "
            "msg_size<=, msg_size>, any or algorithm=)");
     }
   }
@@ -471,6 +479,7 @@ bool matches(const Condition& c, const Query& q) {
   switch (c.kind) {
     case Condition::Kind::Any: return true;
     case Condition::Kind::Collective: return c.collective == q.collective;
+    case Condition::Kind::Call: return c.call == q.call;
     case Condition::Kind::Groups: return q.larger == c.larger && q.smaller == c.smaller;
     case Condition::Kind::Duplex: return q.larger > 0 && c.half == q.half_duplex;
     case Condition::Kind::Senders: return q.larger > 0 && q.half_duplex && q.senders > 0 && c.senders == q.senders;

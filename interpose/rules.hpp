@@ -14,7 +14,9 @@
 //     }
 //   }
 //
-// Conditions: collective=NAME (registry names), groups=P:Q (inter-group sizes, either order),
+// Conditions: collective=NAME (registry names), call=blocking|nonblocking|persistent (the call
+// form: MPI_Allgather, MPI_Iallgather, MPI_Allgather_init; a tree without call= matches every
+// form), groups=P:Q (inter-group sizes, either order),
 // duplex=half|full, senders=N (a half-duplex inter-group call whose sending group has N
 // processes: with groups=12:4 it tells 12 -> 4 from 4 -> 12; never a full-duplex call nor one
 // where nobody sends), neighborhood=SPEC (the collbench syntax; the same offsets in any order
@@ -67,6 +69,7 @@ std::string excerpt(std::string_view text, std::size_t max = kExcerptChars);
 // What the rules see of one call.
 struct Query {
   Collective collective = Collective::Allgather;
+  CallForm call = CallForm::Blocking;  // how the application called it
   int larger = 0, smaller = 0;       // inter-group: the group sizes, larger first
   bool half_duplex = false;          // inter-group: one direction carries no data
   int senders = 0;                   // inter-group, half duplex: the sending group's size; 0 none

@@ -3,6 +3,11 @@
 // algorithm) that served a call, written by world rank 0:
 //   collrepro-pmpi: served allgather fullduplex-allgather 1234
 //   collrepro-pmpi: served neighbor-alltoall native 10
+// then the same counts of the calls made in another form than blocking (a nonblocking call,
+// a persistent init: where the choice is made), and the starts of the persistent requests an
+// algorithm serves (requests.hpp):
+//   collrepro-pmpi: served-call persistent allgather halfduplex-fc 2
+//   collrepro-pmpi: started allgather halfduplex-fc 10
 // and, in delay mode (delay.hpp), the calls world rank 0 delayed per call and size, with the
 // seconds those calls took in the MPI library and the seconds it then waited:
 //   collrepro-pmpi: delayed allgather 1048576 205 0.0412 0.0209
@@ -16,8 +21,11 @@
 
 namespace collrepro::pmpi {
 
-// nullptr: the native call.
-void count_served(Collective c, const Algorithm* algorithm);
+// nullptr: the native call. A persistent call counts at its init (MPI_Allgather_init).
+void count_served(Collective c, const Algorithm* algorithm, CallForm form = CallForm::Blocking);
+
+// One MPI_Start of a persistent request that `algorithm` serves.
+void count_started(Collective c, const Algorithm* algorithm);
 
 // One call that delay mode slowed: its call, the size its rule matched, the seconds the MPI
 // library's call took and the seconds waited after it.

@@ -8,10 +8,18 @@
                 right), a good rules file, a senders= rules file at 4 processes (3:1 and 1:3
                 served by different algorithms, results right), a forced algorithm that does not support the shape
                 (native, warned once per process), COLLREPRO_PMPI_DISABLE
+  started       tests/interpose/started_client.c, a C program: persistent (MPI_Allgather_init or
+                MPIX_, Start/Wait with the send buffer rewritten between starts) and nonblocking
+                (MPI_Iallgather: Wait, Waitall of two, Test) inter-group Allgathers, every result equal to
+                the native blocking call; under rules with call= the library's report counts exactly
+                the calls the client made: half duplex by halfduplex-fc (persistent: its inits and its
+                starts), full duplex passed to the MPI library; forced; nonblocking routed native by
+                call=; no request left owned
   comm_cycle    communicators freed and re-created in a loop (the program links -lcollrepro_pmpi,
                 once through CMake and once with `pkg-config --libs collrepro-pmpi`)
-  tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun), interpose/colltune, and the
-                library accepts the rules and serves every call by the algorithm they name
+  tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun) of blocking and persistent calls,
+                interpose/colltune (one subtree per call form), and the library accepts the rules
+                and serves every call by the algorithm they name
   oversized_rules  a 600,000-key (~43.6 MB) rules file and a 100 MB one (a single key) at 6
                 processes: one short line naming the limit, every call native, the run completes
                 and takes seconds (the quadratic parse stalled MPI_Init for minutes)
@@ -236,6 +244,91 @@ def check_senders_rules(report):
     print(f"senders rules at 4 processes: {sorted(served.items())}")
 
 
+# The rules of the started check: the project's persistent and nonblocking halfduplex-fc on
+# half-duplex shapes, the MPI library's call on the others (full duplex).
+STARTED_RULES = {"collective=allgather": {
+    "call=persistent": {"duplex=half": {"algorithm=halfduplex-fc": {}}, "any": {"algorithm=native": {}}},
+    "call=nonblocking": {"duplex=half": {"algorithm=halfduplex-fc": {}}, "any": {"algorithm=native": {}}},
+    "any": {"algorithm=native": {}}}}
+# The same, with the nonblocking calls left to the MPI library.
+STARTED_NONBLOCKING_NATIVE = {"collective=allgather": {
+    "call=persistent": {"duplex=half": {"algorithm=halfduplex-fc": {}}, "any": {"algorithm=native": {}}},
+    "call=nonblocking": {"algorithm=native": {}}}}
+
+
+def run_started(np, variables, args, preload=True):
+    """started_client's counts of the calls it made, {name: process-calls}, and the report."""
+    report = os.path.join(work_dir("started"), "report.txt")
+    if os.path.exists(report):
+        os.remove(report)
+    variables = {**variables, "COLLREPRO_PMPI_REPORT": report} if preload else variables
+    rc, out, err = mpirun(np, [env("STARTED_CLIENT"), *args], variables, preload=preload)
+    made = re.search(r"made half-persistent (\d+) starts (\d+) full-persistent (\d+) half-nonblocking (\d+) "
+                     r"full-nonblocking (\d+)", out)
+    if rc != 0 or "completions equal" not in out or not made:
+        raise Failure(f"started_client with {variables or 'no library'} failed (exit {rc}):\n{out}\n{err}")
+    counts = dict(zip(("half-persistent", "starts", "full-persistent", "half-nonblocking", "full-nonblocking"),
+                      (int(n) for n in made.groups())))
+    if preload and "owned requests left 0" not in out:
+        raise Failure(f"started_client: the library still owns requests at the end:\n{out}")
+    served = {}
+    if preload:
+        with open(report, encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"collrepro-pmpi: (served-call \S+|started) (\S+) (\S+) (\d+)$", line.strip())
+                if m:
+                    served[(m.group(1), m.group(3))] = int(m.group(4))
+    return out, counts, served
+
+
+def expect_served(what, served, want):
+    """The report's served-call and started lines for allgather equal `want` (absent: none)."""
+    got = {k: n for k, n in served.items() if n}
+    want = {k: n for k, n in want.items() if n}
+    if got != want:
+        raise Failure(f"{what}: the report counts {got}, the client made {want}")
+    print(f"{what}: {sorted(got.items())}")
+
+
+def check_started():
+    np = 3 if busy_polling() else 4
+    # MPICH 4.0.2's own persistent intercommunicator Allgather returns the previous start's data
+    # (results/callforms/README.md): the full-duplex persistent calls, which the library passes to
+    # it, run only where the MPI library's own call is right.
+    args = ["6"] + (["--no-full-persistent"] if env("MPI_FLAVOR") == "mpich" else [])  # 6: every request call
+    rules = write_rules("started.json", json.dumps(STARTED_RULES))
+    out, made, served = run_started(np, {"COLLREPRO_PMPI_RULES": rules}, args)
+    print(out.strip())
+    expect_served("rules with call=", served, {
+        ("served-call persistent", "halfduplex-fc"): made["half-persistent"],
+        ("started", "halfduplex-fc"): made["starts"],
+        ("served-call persistent", "native"): made["full-persistent"],
+        ("served-call nonblocking", "halfduplex-fc"): made["half-nonblocking"],
+        ("served-call nonblocking", "native"): made["full-nonblocking"]})
+    if not made["half-persistent"] or not made["starts"] or not made["half-nonblocking"]:
+        raise Failure(f"started_client made no served calls: {made}")
+
+    _, made, served = run_started(np, {"COLLREPRO_PMPI_FORCE": "halfduplex-fc"}, args)
+    expect_served("COLLREPRO_PMPI_FORCE=halfduplex-fc", served, {
+        ("served-call persistent", "halfduplex-fc"): made["half-persistent"],
+        ("started", "halfduplex-fc"): made["starts"],
+        ("served-call persistent", "native"): made["full-persistent"],
+        ("served-call nonblocking", "halfduplex-fc"): made["half-nonblocking"],
+        ("served-call nonblocking", "native"): made["full-nonblocking"]})
+
+    rules = write_rules("started-nonblocking-native.json", json.dumps(STARTED_NONBLOCKING_NATIVE))
+    _, made, served = run_started(np, {"COLLREPRO_PMPI_RULES": rules}, args)
+    expect_served("call=nonblocking routed native", served, {
+        ("served-call persistent", "halfduplex-fc"): made["half-persistent"],
+        ("started", "halfduplex-fc"): made["starts"],
+        ("served-call persistent", "native"): made["full-persistent"],
+        ("served-call nonblocking", "native"): made["half-nonblocking"] + made["full-nonblocking"]})
+
+    if env("MPI_FLAVOR") != "mpich":  # the client itself, every call native (the control)
+        out, _, _ = run_started(np, {}, args, preload=False)
+        print(f"without the library: {out.strip().splitlines()[-1]}")
+
+
 def write_many_keys(path, keys, size):
     """A valid rules file of `keys` keys and `size` bytes (the audit's: 600,000 keys, 43.6 MB)."""
     entries = keys // 2 - 1
@@ -308,6 +401,15 @@ def check_comm_cycle():
         print(f"{os.path.basename(program)}: {out.strip()}")
 
 
+def leaves(tree):
+    """The algorithm names of a rules tree's leaves."""
+    for key, child in tree.items():
+        if key.startswith("algorithm="):
+            yield key.split("=", 1)[1]
+        elif isinstance(child, dict):
+            yield from leaves(child)
+
+
 def check_tune():
     repo = env("REPO")
     out_dir = os.path.join(work_dir("tune"), "sweep")
@@ -325,14 +427,16 @@ def check_tune():
         raise Failure(f"colltune failed (exit {tuned.returncode}): {tuned.stderr}")
     with open(rules, encoding="utf-8") as f:
         tree = json.load(f)
-    sizes = tree["collective=allgather"]["groups=1:1"]["duplex=full"]
+    if sorted(tree["collective=allgather"]) != ["call=blocking", "call=persistent"]:
+        raise Failure(f"colltune's rules do not split by the swept call forms: {json.dumps(tree)}")
+    sizes = tree["collective=allgather"]["call=blocking"]["groups=1:1"]["duplex=full"]
     _, err, served = run_transparency(2, {"COLLREPRO_PMPI_RULES": rules}, os.path.join(work_dir("tune"), "report.txt"))
     if "collrepro-pmpi" in err:
         raise Failure(f"the library rejected colltune's rules: {err}")
-    named = {k.split("=", 1)[1] for leaves in sizes.values() for k in leaves}
+    named = set(leaves(tree))  # every form and shape: the sweep measured half duplex too
     unexpected = {a for (c, a) in served if c == "allgather" and a not in named and a != "native"}
     if unexpected:
-        raise Failure(f"allgather calls served by {unexpected}, which the rules {sizes} do not name")
+        raise Failure(f"allgather calls served by {unexpected}, which the rules {json.dumps(tree)} do not name")
     print(f"colltune: {tuned.stdout.strip()}; rules for 1:1 full duplex: {json.dumps(sizes)}; served {served}")
 
 
@@ -416,7 +520,8 @@ def check_delay():
 
 
 def main():
-    checks = {"transparency": check_transparency, "settings": check_settings, "comm_cycle": check_comm_cycle,
+    checks = {"transparency": check_transparency, "settings": check_settings, "started": check_started,
+              "comm_cycle": check_comm_cycle,
               "tune": check_tune, "oversized_rules": check_oversized_rules, "delay": check_delay}
     try:
         if sys.argv[1:] == ["mpich_suite"]:

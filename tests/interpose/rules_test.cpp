@@ -125,6 +125,58 @@ TEST(Rules, RefusesABadSendersValueInOneLine) {
   EXPECT_NO_THROW(Rules::parse(R"({"senders=2147483647": {"algorithm=native": {}}})"));
 }
 
+// call= chooses per call form (MPI_Allgather, MPI_Iallgather, MPI_Allgather_init); a tree
+// without call= matches every form, as before the condition existed.
+Query form_query(CallForm form, std::size_t size) {
+  Query query = inter_query(Collective::Allgather, 3, 1, true, size);
+  query.call = form;
+  return query;
+}
+
+TEST(Rules, CallChoosesPerForm) {
+  const auto rules = Rules::parse(R"({
+    "collective=allgather": {
+      "call=persistent": {"msg_size<=65536": {"algorithm=halfduplex-fc": {}}, "any": {"algorithm=native": {}}},
+      "call=nonblocking": {"algorithm=halfduplex-fc-minvol": {}},
+      "any": {"algorithm=root-gathering": {}}
+    }
+  })");
+  EXPECT_EQ(rules.select(form_query(CallForm::Persistent, 65536)), "halfduplex-fc");
+  EXPECT_EQ(rules.select(form_query(CallForm::Persistent, 65537)), "native");
+  EXPECT_EQ(rules.select(form_query(CallForm::Nonblocking, 65537)), "halfduplex-fc-minvol");
+  EXPECT_EQ(rules.select(form_query(CallForm::Blocking, 8)), "root-gathering");
+  // Without call=, every form matches.
+  const auto any_form = Rules::parse(R"({"collective=allgather": {"algorithm=halfduplex-fc": {}}})");
+  for (CallForm form : contract::all<CallForm>()) EXPECT_EQ(any_form.select(form_query(form, 8)), "halfduplex-fc");
+  // call= under groups=, as colltune writes it, and the default query (a blocking call).
+  const auto nested = Rules::parse(R"({"collective=allgather": {"groups=3:1": {"duplex=half": {
+      "call=blocking": {"algorithm=root-gathering": {}}}}}})");
+  EXPECT_EQ(nested.select(inter_query(Collective::Allgather, 3, 1, true, 8)), "root-gathering");
+  EXPECT_EQ(nested.select(form_query(CallForm::Persistent, 8)), std::nullopt);
+}
+
+TEST(Rules, RefusesABadCallValueInOneLine) {
+  for (const char* value : {"", "Persistent", "blocking ", "i", "persistent,blocking", "nonblocking\\u0001"}) {
+    const std::string text =
+        std::string(R"({"collective=allgather": {"call=)") + value + R"(": {"algorithm=native": {}}}})";
+    try {
+      Rules::parse(text);
+      ADD_FAILURE() << "accepted call=" << value;
+    } catch (const RulesError& e) {
+      const std::string line = e.what();
+      EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+      EXPECT_NE(line.find("/collective=allgather/call="), std::string::npos) << line;
+      EXPECT_NE(line.find("is not a call form (blocking, nonblocking or persistent)"), std::string::npos) << line;
+    }
+  }
+  try {
+    Rules::parse(R"({"call<=persistent": {"algorithm=native": {}}})");
+    ADD_FAILURE() << "accepted call<=";
+  } catch (const RulesError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown condition (use collective=, call=,"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Rules, BacktracksWhenASubtreeHasNoMatch) {
   const auto rules = Rules::parse(R"({
     "collective=allgather": {"msg_size<=8": {"groups=2:1": {"algorithm=root-gathering": {}}}},

@@ -49,10 +49,10 @@ def test_points_the_library_cannot_tell_apart_must_agree():
             _rows({"placement": "interleaved"}, "native", [10, 10, 10, 10]) +
             _rows({"placement": "interleaved"}, "slow", [1, 1.1, 1.2, 1.3]))
     decided = tune.decisions(pd.DataFrame(rows), KINDS, 0.05, 0.05, NEED)
-    assert decided == {("collective=allgather", "groups=5:3", "duplex=full"): {1024: "native"}}
+    assert decided == {("collective=allgather", "call=blocking", "groups=5:3", "duplex=full"): {1024: "native"}}
     agreeing = [r for r in rows if r["placement"] == "block"]
     decided = tune.decisions(pd.DataFrame(agreeing), KINDS, 0.05, 0.05, NEED)
-    assert decided == {("collective=allgather", "groups=5:3", "duplex=full"): {1024: "fast"}}
+    assert decided == {("collective=allgather", "call=blocking", "groups=5:3", "duplex=full"): {1024: "fast"}}
 
 
 def test_the_interval_must_lie_beyond_the_threshold():
@@ -70,9 +70,24 @@ def test_benjamini_hochberg_over_the_whole_sweep():
     assert tune.choose({"native": NATIVE_5, "fast": MARGINAL}, KINDS, 0.05, 0.05, NEED) == "fast"
     rows = _rows({}, "native", NATIVE_5) + _rows({}, "fast", MARGINAL)
     decided = tune.decisions(pd.DataFrame(rows), KINDS, 0.05, 0.05, NEED)
-    assert decided == {("collective=allgather", "groups=5:3", "duplex=full"): {1024: "fast"}}
+    assert decided == {("collective=allgather", "call=blocking", "groups=5:3", "duplex=full"): {1024: "fast"}}
     # Nine more sizes where `fast` is no faster: q = 0.006 x 10 > 0.05, native everywhere.
     for size in range(2048, 2048 * 10, 2048):
         rows += _rows({}, "native", NATIVE_5, size) + _rows({}, "fast", [10.1, 10.3, 10.5, 10.7, 10.9], size)
     decided = tune.decisions(pd.DataFrame(rows), KINDS, 0.05, 0.05, NEED)
-    assert set(decided[("collective=allgather", "groups=5:3", "duplex=full")].values()) == {"native"}
+    assert set(decided[("collective=allgather", "call=blocking", "groups=5:3", "duplex=full")].values()) == {"native"}
+
+
+def test_each_call_form_is_tuned_apart():
+    # Persistent: `fast` beats the library's persistent call; blocking: nothing beats the native
+    # call. One sweep, two rule subtrees under call=, each against its own form's native call.
+    blocking, persistent = {"call": "blocking"}, {"call": "persistent"}
+    rows = (_rows(blocking, "native", NATIVE_5) + _rows(blocking, "fast", [10.1, 10.3, 10.5, 10.7, 10.9]) +
+            _rows(persistent, "native", NATIVE_5) + _rows(persistent, "fast", [2, 2.1, 2.2, 2.3, 2.4]))
+    decided = tune.decisions(pd.DataFrame(rows), KINDS, 0.05, 0.05, NEED)
+    assert decided == {("collective=allgather", "call=blocking", "groups=5:3", "duplex=full"): {1024: "native"},
+                       ("collective=allgather", "call=persistent", "groups=5:3", "duplex=full"): {1024: "fast"}}
+    tree = tune.rules_tree(decided)
+    assert list(tree["collective=allgather"]) == ["call=blocking", "call=persistent"]
+    assert tree["collective=allgather"]["call=persistent"]["groups=5:3"]["duplex=full"]["msg_size<=1024"] == {
+        "algorithm=fast": {}}

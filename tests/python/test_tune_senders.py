@@ -10,7 +10,7 @@ from collrepro.analysis.verdicts import stats
 
 NEED = stats.min_launches(0.05)
 SIZES = (65536, 1 << 20)
-HALF = ("collective=allgather", "groups=12:4", "duplex=half")
+HALF = ("collective=allgather", "call=blocking", "groups=12:4", "duplex=half")
 
 
 def half_duplex_points(p, q, factors):
@@ -63,7 +63,8 @@ def test_b_sending_counts_as_its_own_group(tmp_path):
 
 def test_one_orientation_writes_the_rules_as_before(tmp_path):
     tree = tuned(tmp_path, half_duplex_points(12, 4, LARGER_SENDS))
-    assert tree == {"collective=allgather": {"groups=12:4": {"duplex=half": sized("halfduplex-fc-minvol")}}}
+    assert tree == {"collective=allgather": {"call=blocking": {
+        "groups=12:4": {"duplex=half": sized("halfduplex-fc-minvol")}}}}
     assert "senders=" not in json.dumps(tree)
 
 
@@ -73,7 +74,7 @@ def test_two_orientations_that_agree_are_not_split(tmp_path):
     # Equal groups: both orientations are senders=4, one situation; disagreeing sizes -> native.
     tree = tuned(tmp_path / "b", half_duplex_points(4, 4, LARGER_SENDS) + [
         dict(pt, ka=0, kb=pt["ka"], bytes_a=0, bytes_b=pt["bytes_a"]) for pt in half_duplex_points(4, 4, SMALLER_SENDS)])
-    assert node(tree, ("collective=allgather", "groups=4:4", "duplex=half")) == {
+    assert node(tree, ("collective=allgather", "call=blocking", "groups=4:4", "duplex=half")) == {
         f"msg_size<={SIZES[-1]}": {"algorithm=native": {}}, "any": {"algorithm=native": {}}}
 
 

@@ -46,7 +46,7 @@ def test_some_thin_points_give_rules_and_exit_4(tmp_path, capsys):
     assert tune.main([str(full), str(thin), "-o", str(rules)]) == 4
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"1 of 2 points have fewer than {NEED} launches (the fewest: 2)" in err[0]
-    sizes = json.loads(rules.read_text())["collective=allgather"]["groups=4:4"]["duplex=full"]
+    sizes = json.loads(rules.read_text())["collective=allgather"]["call=blocking"]["groups=4:4"]["duplex=full"]
     assert sizes["msg_size<=1024"] == {"algorithm=fullduplex-allgather": {}}   # measured: faster
     assert sizes["msg_size<=65536"] == {"algorithm=native": {}}                # thin: native
     assert sizes["any"] == {"algorithm=native": {}}

@@ -2,7 +2,10 @@
 
     interpose/colltune RESULT_DIR [RESULT_DIR ...] -o rules.json [--alpha 0.05] [--threshold 0.05]
 
-For every measured situation the library can tell apart (collective; inter-group: the group
+For every measured situation the library can tell apart (collective; the call form, the sweep
+key `call`: every rule colltune writes sits under `call=blocking`, `call=nonblocking` or
+`call=persistent`, so each form is tuned against the library's own call of that form, and a
+form the sweep did not measure falls to native; inter-group: the group
 sizes, whether one direction is empty and, for a half-duplex call, which group sends;
 isomorphic: the neighbourhood) and every message
 size, the per-launch medians (the analysis loader, Tukey-filtered as everywhere) of each
@@ -53,15 +56,21 @@ NATIVE = "native"
 PROG = "colltune"
 
 
+def call_form(row):
+    """The point's call form (the sweep key call); blocking for rows without one."""
+    call = row.get("call")
+    return call if isinstance(call, str) and call else "blocking"
+
+
 def situation(row):
     """The rule path of a point, without its size: a tuple of condition keys."""
     if row["family"] == "inter-group":
         p, q = int(row["p"]), int(row["q"])
         half = int(row["ka"]) == 0 or int(row["kb"]) == 0
-        return (f"collective={row['collective']}", f"groups={max(p, q)}:{min(p, q)}",
+        return (f"collective={row['collective']}", f"call={call_form(row)}", f"groups={max(p, q)}:{min(p, q)}",
                 f"duplex={'half' if half else 'full'}")
     if row["family"] == "isomorphic":
-        return (f"collective={row['collective']}", f"neighborhood={row['neighborhood']}")
+        return (f"collective={row['collective']}", f"call={call_form(row)}", f"neighborhood={row['neighborhood']}")
     return None
 
 
