@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""The CI injected-slowdown test (ctest versions.openmpi.injected_slowdown, labels versions and
-timing): the pipeline of a release comparison, re-measure on trip included, finds a synthetic
-release that no load can hide.
+"""The CI injected-slowdown tests (ctest versions.openmpi.injected_slowdown and
+versions.openmpi.injected_slowdown_preload, labels versions and timing): the pipeline of a release
+comparison, re-measure on trip included, finds a synthetic release that no load can hide, made
+by either of the calibration's two independent mechanisms.
 
 This checks the pipeline, not the method's power: the power and the false-change rate are measured
 by the calibration (docs/verdicts.md), not asserted here. So the effect is one that no load on the
@@ -12,20 +13,25 @@ quiet machine and of 4-20 ms scheduler ticks beside two CPU-bound jobs (there a 
 and the slowed launches grew from 11 s to 163 s).
 
 Two installations of one library, through the path a release comparison takes: the Debian Open
-MPI (collbench of build/openmpi) and `<base>+late100ms`, derived from it in a private registry
+MPI (collbench of build/openmpi) and a synthetic release of it in a private registry. With
+INJECTED_MECHANISM=pmpi-delay (the default) that is `<base>+late100ms`, derived from it
 (registry.derive: the PMPI library of build/openmpi preloaded, its delay mode slowing native
-MPI_Allgather calls of 128 KiB and more by a fixed 100 ms). A small
+MPI_Allgather calls of 128 KiB and more by a fixed 100 ms); with INJECTED_MECHANISM=slowlib it is
+`<base>+preload100ms`, an ordinary added installation (registry.add_entry: the base's record with
+the preload slowdown library SLOWLIB, tests/slowlib, sleeping 100 ms after every MPI_Allgather on
+an intercommunicator whose block is 128 KiB or more). A small
 experiment (2 processes, native and root-gathering at 16, 128 and 256 KiB: 6 points, two of them in
 the rule's subset) runs 4 rounds (collrun --installations: one launch per installation a round, in
 a seeded order), after one warm-up round not kept. The verdicts are the trend's, as collrepro
 versions takes them: the points whose row tripped the screen are measured again with 8 fresh
 rounds (versions.subset_config) and take their verdict from those (versions.merge_verdicts). It
-asserts: the rule's subset (the delay mode's own predicate) is the two native points; both end
+asserts: the rule's subset (the mechanism's own predicate) is the two native points; both end
 flagged slower (a regression, or changed with a ratio above 1) with a ratio of at least 3; no
 untouched point is flagged with a change of that size (ratio beyond 3 either way). Smaller false
 changes among the untouched points are printed, not asserted: their rate is the calibration's.
 
-The build passes WORK (a scratch directory) and REPO in the environment (tests/CMakeLists.txt).
+The build passes WORK (a scratch directory), REPO, and for the slowlib mechanism SLOWLIB (the
+library) in the environment (tests/CMakeLists.txt).
 """
 
 import os
@@ -35,7 +41,8 @@ import time
 
 LAUNCHES = int(os.environ.get("INJECTED_LAUNCHES", "4"))      # the screen: 4 a side, the least for a verdict
 REMEASURE = int(os.environ.get("INJECTED_REMEASURE", "8"))    # the tripped points again, fresh
-RULE = "allgather:>=128KiB:+100ms"
+MECHANISM = os.environ.get("INJECTED_MECHANISM", "pmpi-delay")
+RULES = {"pmpi-delay": "allgather:>=128KiB:+100ms", "slowlib": "MPI_Allgather,inter,131072,+100ms"}
 LEAST = 3.0   # the injected ratio is hundreds on a quiet machine; no untouched point may reach this either way
 WANT = [("native", 131072), ("native", 262144)]
 OVERRIDES = {"algorithms": ["native", "root-gathering"], "sizes": ["16KiB", "128KiB", "256KiB"],
@@ -71,15 +78,23 @@ def main():
     sys.path.insert(0, os.path.join(need("REPO"), "python"))
     import yaml
     from collrepro import calibration, versions
-    from collrepro.installations import delay, registry
+    from collrepro.installations import delay, registry, slowlib
 
     start = time.monotonic()
     work = os.path.join(need("WORK"), "injected")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     os.environ["COLLREPRO_CONFIG_DIR"] = os.path.join(work, "config")   # a private registry
+    if MECHANISM not in RULES:
+        sys.exit(f"injected_slowdown: INJECTED_MECHANISM={MECHANISM} is not one of {', '.join(RULES)}")
+    rule = RULES[MECHANISM]
     base = registry.resolve("openmpi")        # the Debian Open MPI; its collbench is build/openmpi
-    slow = registry.derive(f"{base.name}+late100ms", base.name, delay=RULE)
+    if MECHANISM == "slowlib":   # an ordinary added installation whose environment preloads the library
+        slow = registry.add_entry(slowlib.installation(f"{base.name}+preload100ms", base, rule, need("SLOWLIB")))
+        affected = slowlib.affected
+    else:
+        slow = registry.derive(f"{base.name}+late100ms", base.name, delay=rule)
+        affected = delay.affected
     names = [base.name, slow.name]
     config = yaml.safe_load(open(os.path.join(need("REPO"), "configs", "quick.yaml"), encoding="utf-8"))
     config.update(OVERRIDES, experiment="injected")
@@ -99,7 +114,7 @@ def main():
         interleaved(subset, os.path.join(work, "remeasure"), names, REMEASURE)
         fresh = verdicts(os.path.join(work, "remeasure"), base.name)
     table, counts = versions.merge_verdicts(first, fresh)
-    injected = [bool(delay.affected(RULE, row)) for row in table.to_dict("records")]
+    injected = [bool(affected(rule, row)) for row in table.to_dict("records")]
     table = table.assign(injected=injected)
     hit, untouched = table[table["injected"]], table[~table["injected"]]
     slower = hit["verdict"].astype(str).isin(calibration.SLOWER_WORDS) | (
@@ -122,7 +137,7 @@ def main():
     if len(big):
         failures.append(f"untouched points flagged with a change of the injected size: "
                         f"{big[['algorithm', 'msg_bytes', 'verdict', 'ratio']].to_dict('records')}")
-    print(f"injected_slowdown: {LAUNCHES} + {LAUNCHES} launches, {versions.remeasure_summary(counts, REMEASURE)}; "
+    print(f"injected_slowdown ({MECHANISM}: {slow.name}): {LAUNCHES} + {LAUNCHES} launches, {versions.remeasure_summary(counts, REMEASURE)}; "
           f"detected {int(slower.sum())}/{len(hit)}, smaller false changes (printed, not asserted: the "
           f"calibration's) {int(changed.sum())}/{len(untouched)}; {time.monotonic() - start:.0f} s")
     for f in failures:
