@@ -397,7 +397,8 @@ def readme(summary, metas, source, alpha, threshold):
               f"when its verdict is a change (regression, improvement or changed, not comparable). alpha = {alpha}, "
               f"threshold = max({threshold:.0%}, the point's noise floor) where the verdicts carry one. The "
               "injected subset of a setting is the set of points its rule slows, decided by its mechanism's "
-              "predicate (the PMPI delay mode's or the preload slowdown library's), not by the data. A/A: the base against a separately launched, interleaved "
+              "predicate (the PMPI delay mode's or the preload slowdown library's), not by the data. "
+              "A/A: the base against a separately launched, interleaved "
               "copy of itself; every point is outside the injected subset. These are the verdicts of the launches "
               "below, before any re-measure on trip (`collrepro versions` measures the tripped points again "
               "and keeps a change only when the fresh launches confirm it: fewer false changes, and a "
@@ -449,7 +450,8 @@ def side_by_side(summary):
         row = {"injected": f"+{pct} %", "launches a side": launches}
         for mechanism in sorted(set(totals["mechanism"])):
             r = sub[sub["mechanism"] == mechanism]
-            row[f"{mechanism}: detected"] = _rate(int(r["detected"].sum()), int(r["injected"].sum())) if len(r) else "–"
+            row[f"{mechanism}: detected"] = (_rate(int(r["detected"].sum()), int(r["injected"].sum()))
+                                             if len(r) else "–")
             realised = float(r["realised"].iloc[0]) if len(r) else float("nan")
             row[f"{mechanism}: realised"] = f"x{realised:.3f}" if math.isfinite(realised) else "–"
         rows.append(row)

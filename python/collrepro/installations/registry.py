@@ -232,7 +232,8 @@ def add_entry(inst: Installation):
     by hand (e.g. a library's own wrappers with a slowdown library preloaded, slowlib.py);
     RegistryError (one line) for a bad or taken name."""
     if not NAME_RE.fullmatch(inst.name):
-        raise RegistryError(f"add {inst.name}: a name is <kind>-<version>[+<tag>] in lower case, e.g. openmpi-4.1.4+preload25")
+        raise RegistryError(f"add {inst.name}: a name is <kind>-<version>[+<tag>] in lower case, "
+                            "e.g. openmpi-4.1.4+preload25")
     if inst.name in {i.name for i in debian_installations() + built_installations()} or \
             inst.name in {d["name"] for d in derived_declarations()}:
         raise RegistryError(f"add {inst.name}: the name is taken by another installation; choose another")
