@@ -19,27 +19,39 @@ def rule_slows(rule, row):
     return str(row["algorithm"]) == "native" and int(row["msg_bytes"]) >= 65536 and rule.startswith("allgather:")
 
 
+SLOWLIB_RULE = "MPI_Allgather,inter,65536,+{pct}%"
+
+
 def record(name, rule=""):
-    """The metadata's installation record; a derived one's as collrun writes it (base, delay)."""
+    """The metadata's installation record as collrun writes it: a derived one's (base, delay), or
+    an added one's that preloads the slowdown library (its variables)."""
     rec = {"name": name, "kind": "openmpi", "version": "4.1.4", "prefix": "/usr", "origin": "debian"}
-    if "+" in name:
+    if "+preload" in name:
+        rec.update(origin="added", preload="/x/libcollrepro_slowlib.so",
+                   env={"LD_PRELOAD": "/x/libcollrepro_slowlib.so", "COLLREPRO_SLOWLIB": rule})
+    elif "+" in name:
         rec.update(origin="derived", base=calibration.base_of(name), delay=rule, preload="")
     return rec
 
 
 def write_calibration(root, settings, experiment="calib", launches=6, noise=0.0):
-    """root/<experiment>/<name>/ for the base and each (tag, pct, factor on the injected points)."""
-    def time_fn(factor, offset):
+    """root/<experiment>/<name>/ for the base and each (tag, pct, factor on the injected points[,
+    points outside them slowed alike: (algorithm, msg_bytes) pairs])."""
+    def time_fn(factor, offset, spilled=()):
         def fn(pt, launch, rep):
             injected = pt["algorithm"] == "native" and pt["msg_bytes"] >= 65536
+            injected = injected or (pt["algorithm"], pt["msg_bytes"]) in spilled
             wobble = 1 + 0.004 * ((launch + offset) % 5) + noise * (((launch * 7 + offset) % 3) - 1)
             return S.default_time(pt, launch, rep) * (factor if injected else 1.0) * wobble
         return fn
-    runs = [("openmpi-4.1.4", "", 1.0)] + [(f"openmpi-4.1.4+{tag}", RULE.format(pct=pct) if pct else "", factor)
-                                           for tag, pct, factor in settings]
-    for n, (name, rule, factor) in enumerate(runs):
+
+    def rule(tag, pct):
+        return "" if not pct else (SLOWLIB_RULE if tag.startswith("preload") else RULE).format(pct=pct)
+    runs = [("openmpi-4.1.4", "", 1.0, ())] + [(f"openmpi-4.1.4+{s[0]}", rule(s[0], s[1]), s[2], tuple(s[3:4]) and s[3])
+                                               for s in settings]
+    for n, (name, rule, factor, spilled) in enumerate(runs):
         S.write_result_set(root / experiment / name, POINTS, launches=launches, reps=6,
-                           time_fn=time_fn(factor, n), experiment=experiment, nprocs=2, ppn=2,
+                           time_fn=time_fn(factor, n, spilled), experiment=experiment, nprocs=2, ppn=2,
                            start_utc=f"2026-11-26T13:0{n}:00Z",
                            extra_meta={"mpi_installation": record(name, rule), **S.ONE_PER_CORE})
 
@@ -50,8 +62,16 @@ def test_names_and_settings():
     assert calibration.setting_of("openmpi-4.1.4+aa") == ("aa", 0)
     assert calibration.setting_of("openmpi-4.1.4+slow25") == ("slow25", 25)
     assert calibration.setting_of("openmpi-4.1.4") is None
+    assert calibration.setting_of("openmpi-4.1.4+preload25") == ("preload25", 25)
+    assert [calibration.mechanism_of(t) for t in ("aa", "slow5", "preload5")] == ["none", "pmpi-delay", "slowlib"]
     assert calibration.installation_names("openmpi-4.1.4+x")[1:] == [
-        "openmpi-4.1.4+x+aa", "openmpi-4.1.4+x+slow5", "openmpi-4.1.4+x+slow10", "openmpi-4.1.4+x+slow25"]
+        "openmpi-4.1.4+x+aa", "openmpi-4.1.4+x+slow5", "openmpi-4.1.4+x+slow10", "openmpi-4.1.4+x+slow25",
+        "openmpi-4.1.4+x+preload5", "openmpi-4.1.4+x+preload10", "openmpi-4.1.4+x+preload25"]
+    assert calibration.installation_names("openmpi-4.1.4", ("slowlib",))[2:] == [
+        "openmpi-4.1.4+preload5", "openmpi-4.1.4+preload10", "openmpi-4.1.4+preload25"]
+    assert calibration.mechanisms_option("slowlib, pmpi-delay") == ("slowlib", "pmpi-delay")
+    with pytest.raises(safeio.UserError, match="--mechanisms 'ld-preload': want one or more of pmpi-delay, slowlib"):
+        calibration.mechanisms_option("ld-preload")
 
 
 def test_aa_flags_nothing_and_a_large_injection_is_found(tmp_path):
@@ -97,7 +117,7 @@ def test_a_slowdown_without_a_rule_is_refused(tmp_path):
     (tmp_path / "runs" / "calib" / "openmpi-4.1.4+slow10").rename(tmp_path / "runs" / "calib" / "x")
     for meta in (tmp_path / "runs" / "calib" / "x").glob("meta-*.json"):
         meta.write_text(meta.read_text().replace('"openmpi-4.1.4+slow10"', '"openmpi-4.1.4+slow7"'))
-    with pytest.raises(safeio.UserError, match="no delay rule"):
+    with pytest.raises(safeio.UserError, match="has no pmpi-delay rule"):
         calibration.main([str(tmp_path / "runs"), "-o", str(tmp_path / "o")], predicate=rule_slows)
 
 
@@ -130,3 +150,47 @@ def test_the_calibration_declares_its_missing_derived_installations(monkeypatch,
     err = capsys.readouterr().err
     assert "would declare openmpi-4.1.4+aa" in err
     assert "openmpi-4.1.4+slow10 is declared with delay 'allgather:>=64KiB:+10%'" in err
+
+
+def test_both_mechanisms_side_by_side_with_their_own_predicates(tmp_path):
+    """Each mechanism's injected subset comes from its own predicate (the delay mode's and the
+    slowdown library's, not a stand-in); summary.csv has the mechanism; the README puts both
+    side by side; a wrongly slowed point outside the subset shows in the FDR."""
+    spill = [("root-gathering", 262144)]  # slowed by the preload setting, but outside its rule's subset
+    write_calibration(tmp_path / "runs", [("aa", 0, 1.0), ("slow50", 50, 1.5), ("preload50", 50, 1.5, spill)])
+    out = tmp_path / "calibration"
+    assert calibration.main([str(tmp_path / "runs"), "-o", str(out), "--launches", "all"]) == 0
+    summary = pd.read_csv(out / "summary.csv").set_index("setting")
+    assert list(summary.index) == ["aa", "slow50", "preload50"]
+    assert list(summary["mechanism"]) == ["none", "pmpi-delay", "slowlib"]
+    delay, lib = summary.loc["slow50"], summary.loc["preload50"]
+    assert (delay["injected"], delay["detected"], delay["flagged"], delay["false_changes"]) == (2, 2, 2, 0)
+    assert delay["fdr"] == 0.0
+    assert (lib["injected"], lib["detected"], lib["flagged"], lib["false_changes"]) == (2, 2, 3, 1)
+    assert lib["fdr"] == pytest.approx(1 / 3)
+    assert lib["rule"] == "MPI_Allgather,inter,65536,+50%"
+    assert pd.isna(summary.loc["aa", "fdr"])                              # no injected setting: no FDR
+    points = pd.read_csv(out / "points.csv")
+    hit = points[(points["mechanism"] == "slowlib") & points["injected"]]
+    assert sorted(zip(hit["algorithm"], hit["msg_bytes"])) == [("native", 65536), ("native", 262144)]
+    text = (out / "README.md").read_text()
+    assert "## Both mechanisms side by side" in text and "## +50 % injected (slowlib)" in text
+    assert "| +50 % | 6 | 2 / 2 (100 %) | x1.5" in text                  # pmpi-delay first, then slowlib
+    assert "## False discovery rate over the injected settings" in text
+    assert "| 6 | slowlib | 3 | 1 | 1 / 3 (33.3 %) |" in text
+    assert "| 6 | all | 5 | 1 | 1 / 5 (20.0 %) |" in text
+    assert (out / calibration.FIGURE).stat().st_size > 1000
+
+
+def test_fdr_is_the_share_of_flagged_points_not_injected():
+    assert calibration.fdr(1, 4) == 0.25 and calibration.fdr(0, 3) == 0.0
+    assert calibration.fdr(0, 0) != calibration.fdr(0, 0)                   # nothing flagged: nan
+
+
+def test_a_preload_setting_without_a_rule_is_refused(tmp_path):
+    write_calibration(tmp_path / "runs", [("preload10", 10, 1.1)])
+    for meta in (tmp_path / "runs" / "calib" / "openmpi-4.1.4+preload10").glob("meta-*.json"):
+        meta.write_text(meta.read_text().replace('"COLLREPRO_SLOWLIB": "MPI_Allgather,inter,65536,+10%"',
+                                                 '"OTHER": ""'))
+    with pytest.raises(safeio.UserError, match=r"has no slowlib rule \(COLLREPRO_SLOWLIB\)"):
+        calibration.main([str(tmp_path / "runs"), "-o", str(tmp_path / "o")])

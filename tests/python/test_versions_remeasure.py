@@ -198,10 +198,19 @@ def test_calibrate_dry_run_declares_and_launches_nothing(tmp_path, monkeypatch, 
     assert versions.main(["--calibrate", "--dry-run", "--base", "openmpi-4.1.4", "--out", str(tmp_path / "c")]) == 0
     err = capsys.readouterr().err
     assert "would declare openmpi-4.1.4+slow25: openmpi-4.1.4 with COLLREPRO_PMPI_DELAY=allgather:>=16KiB:+25%" in err
-    assert "160 launches in all (5 installations; calibration-quick: 16 each, calibration-seed000: 16 each)" in err
+    assert ("would add openmpi-4.1.4+preload25: openmpi-4.1.4 with the preload slowdown library, "
+            "COLLREPRO_SLOWLIB=MPI_Allgather,inter,16384,+25%") in err
+    assert "256 launches in all (8 installations; calibration-quick: 16 each, calibration-seed000: 16 each)" in err
     assert err.count("would run: collrun --installations openmpi-4.1.4,openmpi-4.1.4+aa,openmpi-4.1.4+slow5,"
-                     "openmpi-4.1.4+slow10,openmpi-4.1.4+slow25 --np 2 --launches 16") == 2
+                     "openmpi-4.1.4+slow10,openmpi-4.1.4+slow25,openmpi-4.1.4+preload5,openmpi-4.1.4+preload10,"
+                     "openmpi-4.1.4+preload25 --np 2 --launches 16") == 2
     assert not (tmp_path / "config").exists() and not (tmp_path / "c").exists()
+    # one mechanism only: the delay mode's settings
+    assert versions.main(["--calibrate", "--dry-run", "--base", "openmpi-4.1.4", "--mechanisms", "pmpi-delay",
+                          "--out", str(tmp_path / "c")]) == 0
+    err = capsys.readouterr().err
+    assert "160 launches in all (5 installations; calibration-quick: 16 each, calibration-seed000: 16 each)" in err
+    assert "preload" not in err
 
 
 def _fake_resolve(name):

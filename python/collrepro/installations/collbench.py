@@ -27,16 +27,23 @@ def build_dir(inst: Installation, repo=REPO):
 
 def executable(inst: Installation, repo=REPO):
     """collbench of `inst` in this clone, or None when it is not built (a derived installation
-    runs its base's)."""
+    runs its base's; one built with a Debian library's wrapper, that library's preset build)."""
     inst = getattr(inst, "base_installation", None) or inst
     candidates = [build_dir(inst, repo)]
-    if inst.origin == "debian":
+    if inst.origin == "debian" or _debian_wrapper(inst):
         candidates.append(os.path.join(repo, "build", inst.kind))  # the CMake preset's build
     for d in candidates:
         exe = os.path.join(d, "bench", "collbench")
         if os.path.isfile(exe) and os.access(exe, os.X_OK):
             return exe
     return None
+
+
+def _debian_wrapper(inst: Installation):
+    """An added installation built with a Debian library's own C++ wrapper (e.g. that library with
+    a slowdown library preloaded, installations/slowlib.py): collbench built for it is the preset's."""
+    from .registry import DEBIAN  # not at import time: the registry imports this module
+    return any(inst.kind == kind and inst.mpicxx == wrappers[2] for kind, wrappers in DEBIAN.items())
 
 
 def cmake_configure_command(inst: Installation, repo=REPO):

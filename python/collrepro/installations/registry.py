@@ -19,6 +19,7 @@ modification time.
 """
 
 import os
+from dataclasses import replace
 
 from collrepro import safeio
 from collrepro.installations import debian as debian_source
@@ -224,6 +225,20 @@ def add(name, prefix, kind=None):
         raise RegistryError(f"add {name}: the name is taken by a Debian package or a source build; choose another")
     added = [i for i in added_installations() if i.name != name] + [inst]
     _save_added(added)
+    return inst
+
+
+def add_entry(inst: Installation):
+    """Register an installation record as it is, as a user writes an entry into the registry file
+    by hand (e.g. a library's own wrappers with a slowdown library preloaded, slowlib.py);
+    RegistryError (one line) for a bad or taken name."""
+    if not NAME_RE.fullmatch(inst.name):
+        raise RegistryError(f"add {inst.name}: a name is <kind>-<version>[+<tag>] in lower case, "
+                            "e.g. openmpi-4.1.4+preload25")
+    if inst.name in {i.name for i in debian_installations() + built_installations()} or \
+            inst.name in {d["name"] for d in derived_declarations()}:
+        raise RegistryError(f"add {inst.name}: the name is taken by another installation; choose another")
+    _save_added([i for i in added_installations() if i.name != inst.name] + [replace(inst, origin="added")])
     return inst
 
 

@@ -24,11 +24,14 @@ def installation_environment(inst, oversubscribed=False, base=None):
     """mpi_environment for an installation (collrepro.installations): its own variables (PATH,
     LD_LIBRARY_PATH of a non-system prefix), its kind's settings, and COLLREPRO_MPI_INSTALLATION,
     the record collbench copies into the metadata (`mpi_installation`; a derived installation
-    adds base, delay and the preloaded library)."""
+    adds base, delay and the preloaded library; another that preloads a library adds the library
+    and its variables, `env`)."""
     env = mpi_environment(inst.kind, oversubscribed, inst.environment(base))
     record = {k: getattr(inst, k) for k in ("name", "kind", "version", "prefix", "origin", "configure")}
     if inst.origin == "derived":
         record.update(base=inst.base, delay=inst.delay, preload=derived.preloaded_library(inst))
+    elif inst.env.get("LD_PRELOAD"):  # e.g. a slowdown library (installations/slowlib.py): what it ran with
+        record.update(preload=inst.env["LD_PRELOAD"], env=dict(inst.env))
     env["COLLREPRO_MPI_INSTALLATION"] = json.dumps(record)
     return env
 
@@ -91,6 +94,9 @@ def _installation_run(name, opts, np, out):
         raise EnvironmentProblem(f"collbench is not built for {name}" + (f" ({exe} is missing)" if exe else "")
                                  + f": collrepro mpi collbench {name}")
     derived.check_ready(inst)  # a synthetic release whose library is missing would run undelayed
+    for lib in inst.env.get("LD_PRELOAD", "").replace(":", " ").split():
+        if not os.path.isfile(lib):  # the loader would skip it with a warning and run every call untouched
+            raise EnvironmentProblem(f"{name}: the library it preloads, {lib}, is missing: build it first")
     launcher = Launcher(inst.kind, program=inst.launcher, oversubscribe=True,
                         flags=os.environ.get("COLLRUN_LAUNCHER_FLAGS", "").split())
     env = installation_environment(inst, oversubscribed=np > len(os.sched_getaffinity(0)))

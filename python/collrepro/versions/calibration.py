@@ -2,10 +2,14 @@
 
 DIR is what `collrepro versions --calibrate` wrote: one directory per experiment, holding one
 result directory per installation: the base installation (e.g. openmpi-4.1.4), its A/A copy
-(`<base>+aa`: the same library, launched separately, interleaved) and its synthetic releases
-(`<base>+slowN`: the same library with the PMPI delay mode slowing chosen native calls by N % of
-their own duration). Every setting is compared with the base exactly as a release is (the trend
-verdicts of two installations), and per setting and experiment OUT/README.md gives:
+(`<base>+aa`: the same library, launched separately, interleaved) and its synthetic releases,
+made by two independent mechanisms (`mechanism` in summary.csv):
+- pmpi-delay, `<base>+slowN`: the same library with the PMPI delay mode slowing chosen native
+  calls by N % of their own duration (a derived installation, installations/derived.py);
+- slowlib, `<base>+preloadN`: the same library with the preload slowdown library of tests/slowlib
+  doing the same after the call returns (an ordinary added installation, installations/slowlib.py).
+Every setting is compared with the base exactly as a release is (the trend verdicts of two
+installations), and per setting and experiment OUT/README.md gives:
 
 - false changes: points flagged changed outside the injected subset (every point of A/A);
 - detection: injected points flagged slower (a regression, or a change not comparable with a
@@ -14,10 +18,12 @@ verdicts of two installations), and per setting and experiment OUT/README.md giv
   threshold is made of; without one, the same robust spread of the base's per-launch medians),
   its median and 90th percentile over the points, and the median threshold;
 - the minimum detectable effect the verdict table reports (median over the points);
-- the launches behind each number, the machine, the process count and the dates.
+- the launches behind each number, the machine, the process count and the dates;
+- both mechanisms side by side (detection at each injected percent), and the false discovery
+  rate over the injected settings: flagged points outside the injected subset / flagged points.
 
-The injected subset of a setting is decided by the delay rule of its installation and the
-delay mode's own predicate (which points a rule slows), never by the data. Every figure in
+The injected subset of a setting is decided by the rule of its installation and its mechanism's
+own predicate (which points a rule slows), never by the data. Every figure in
 the README is computed here from DIR; nothing is typed in by hand.
 """
 
@@ -33,8 +39,11 @@ from collrepro.cliargs import ArgumentParser
 PROG = "versions calibration"
 AA = "aa"
 SLOWDOWNS = (5, 10, 25)
-TAG_RE = re.compile(r"^(?P<base>.+?)\+(?P<tag>aa|slow(?P<pct>[0-9]+))$")
+TAG_RE = re.compile(r"^(?P<base>.+?)\+(?P<tag>aa|(?P<kind>slow|preload)(?P<pct>[0-9]+))$")
 DELAY_VARIABLE = "COLLREPRO_PMPI_DELAY"
+# The two injection mechanisms and the tag of their synthetic releases (`<base>+slow10`, `+preload10`).
+MECHANISMS = {"pmpi-delay": "slow", "slowlib": "preload"}
+NO_MECHANISM = "none"  # A/A
 # The calibration's synthetic releases slow the native inter-group Allgather from 16 KiB on
 # (collrepro.installations.delay: the `native` points of these sizes; smaller ones are
 # scheduler-tick bound at 2 processes).
@@ -43,11 +52,22 @@ CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower"
 SLOWER_WORDS = ("regression", "slower")
 
 
-def installation_names(base="openmpi"):
-    """The calibration's installations: the base, its A/A copy and its injected slowdowns."""
+def installation_names(base="openmpi", mechanisms=tuple(MECHANISMS)):
+    """The calibration's installations: the base, its A/A copy and its injected slowdowns, by
+    each of `mechanisms`."""
     from collrepro.installations import registry
     name = registry.resolve(base).name if "+" not in base else base
-    return [name, f"{name}+{AA}"] + [f"{name}+slow{p}" for p in SLOWDOWNS]
+    return [name, f"{name}+{AA}"] + [f"{name}+{MECHANISMS[m]}{p}" for m in mechanisms for p in SLOWDOWNS]
+
+
+def mechanisms_option(text):
+    """--mechanisms: 'pmpi-delay,slowlib' -> the tuple; UserError (one line) for an unknown one."""
+    chosen = tuple(dict.fromkeys(m.strip() for m in str(text).split(",") if m.strip()))
+    unknown = [m for m in chosen if m not in MECHANISMS]
+    if unknown or not chosen:
+        raise safeio.UserError(f"--mechanisms {text!r}: want one or more of {', '.join(MECHANISMS)}, "
+                               "separated by commas")
+    return chosen
 
 
 def delay_rule_for(pct):
@@ -62,16 +82,22 @@ def base_of(name):
 
 
 def setting_of(name):
-    """(tag, injected percent) of a derived installation name: ('aa', 0), ('slow10', 10); None
-    for the base."""
+    """(tag, injected percent) of a calibration installation name: ('aa', 0), ('slow10', 10),
+    ('preload10', 10); None for the base."""
     m = TAG_RE.match(name)
     if not m:
         return None
     return m.group("tag"), int(m.group("pct") or 0)
 
 
+def mechanism_of(tag):
+    """The mechanism of a setting's tag: 'pmpi-delay' (slowN), 'slowlib' (preloadN), 'none' (aa)."""
+    kind = re.match(r"[a-z]+", tag).group(0)
+    return next((m for m, prefix in MECHANISMS.items() if prefix == kind), NO_MECHANISM)
+
+
 def setting_title(tag, pct):
-    return "A/A (no change)" if tag == AA else f"+{pct} % injected"
+    return "A/A (no change)" if tag == AA else f"+{pct} % injected ({mechanism_of(tag)})"
 
 
 # ------------------------------------------------------------------ the injected subset
@@ -97,15 +123,35 @@ def delay_rule(name, metas=()):
     return str(getattr(inst, "delay", "") or inst.env.get(DELAY_VARIABLE, ""))
 
 
-def default_predicate():
-    """The delay mode's predicate: predicate(rule, row) -> does the rule slow this point."""
+def slowlib_rule(name, metas=()):
+    """The COLLREPRO_SLOWLIB rules a preload installation runs with: its metadata's record (the
+    installation's variables), else the registry's; '' for none."""
+    from collrepro.installations import registry, slowlib
+    for m in metas:
+        record = m.get("mpi_installation") if isinstance(m, dict) else None
+        if slowlib.rules_of(record):
+            return slowlib.rules_of(record)
     try:
-        from collrepro.installations.delay import affected
+        return slowlib.rules_of(registry.resolve(name))
+    except registry.RegistryError:
+        return ""
+
+
+def injection_rule(mechanism, name, metas=()):
+    """The rule of a setting, read the way its mechanism records it."""
+    return slowlib_rule(name, metas) if mechanism == "slowlib" else delay_rule(name, metas)
+
+
+def default_predicate(mechanism="pmpi-delay"):
+    """The mechanism's predicate: predicate(rule, row) -> does the rule slow this point."""
+    module = "slowlib" if mechanism == "slowlib" else "delay"
+    try:
+        from importlib import import_module
+        return import_module(f"collrepro.installations.{module}").affected
     except ImportError:
         raise safeio.EnvironmentProblem(
-            "the delay mode's predicate (collrepro.installations.delay) is missing: it decides which points "
-            "a delay rule slows; update the checkout") from None
-    return affected
+            f"the predicate of {mechanism} (collrepro.installations.{module}) is missing: it decides which points "
+            "a rule slows; update the checkout") from None
 
 
 # ------------------------------------------------------------------ per setting
@@ -180,13 +226,21 @@ def assess(table, rule, predicate, pct):
     outside = [r for r, hit in zip(rows, injected) if not hit]
     inside = [r for r, hit in zip(rows, injected) if hit]
     false = sum(_is_changed(r.get("verdict")) for r in outside)
+    flagged = sum(_is_changed(r.get("verdict")) for r in rows)
     detected = sum(_is_slower(r) for r in inside)
     refused = sum(str(r.get("verdict")) in ("insufficient",) or
                   (str(r.get("verdict")) == "inconclusive" and "launch" in str(r.get("reason", ""))) for r in rows)
     return {"points": len(rows), "injected": len(inside), "outside": len(outside),
             "false_changes": false, "false_rate": false / len(outside) if outside else float("nan"),
             "detected": detected, "detection_rate": detected / len(inside) if inside else float("nan"),
+            "flagged": flagged, "fdr": fdr(false, flagged) if inside else float("nan"),
             "refused": refused, "injected_flags": injected}
+
+
+def fdr(false_changes, flagged):
+    """The false discovery rate of an injected setting: flagged points outside the injected subset
+    over flagged points (nan when nothing is flagged)."""
+    return false_changes / flagged if flagged else float("nan")
 
 
 def _launch_counts(entry, launches=None):
@@ -197,9 +251,10 @@ def _launch_counts(entry, launches=None):
 
 
 def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(None,)):
-    """(summary rows, point rows) of every (experiment, setting) in `entries` (inventory entries)."""
+    """(summary rows, point rows) of every (experiment, setting) in `entries` (inventory entries).
+    `predicate(rule, row)` decides the injected subset of every mechanism (None: each
+    mechanism's own, default_predicate)."""
     import pandas as pd
-    predicate = predicate or default_predicate()
     by_experiment = {}
     for e in entries:
         by_experiment.setdefault(e.experiment, []).append(e)
@@ -211,18 +266,20 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
             raise safeio.UserError(f"{experiment}: want one base installation beside its +aa / +slowN copies, "
                                    f"found {names or 'none'}")
         base = bases[0]
-        for other in sorted((e for e in group if e is not base),
-                            key=lambda e: (setting_of(e.installation.name) or ("", 0))[1]):
+        for other in sorted((e for e in group if e is not base), key=_setting_order):
             tag, pct = setting_of(other.installation.name)
             if base_of(other.installation.name) != base.installation.name:
                 raise safeio.UserError(f"{experiment}: {other.installation.name} does not derive from "
                                        f"{base.installation.name}")
-            rule = delay_rule(other.installation.name, other.rs.metas) if pct else ""
+            mechanism = mechanism_of(tag)
+            rule = injection_rule(mechanism, other.installation.name, other.rs.metas) if pct else ""
             if pct and not rule:
-                raise safeio.UserError(f"{experiment}: {other.installation.name} has no delay rule "
-                                       f"({DELAY_VARIABLE}) in its metadata or the registry")
+                variable = "COLLREPRO_SLOWLIB" if mechanism == "slowlib" else DELAY_VARIABLE
+                raise safeio.UserError(f"{experiment}: {other.installation.name} has no {mechanism} rule "
+                                       f"({variable}) in its metadata or the registry")
+            slows = predicate or default_predicate(mechanism)
             for launches in launch_counts:
-                summary_row, rows = _setting(experiment, base, other, tag, pct, rule, predicate,
+                summary_row, rows = _setting(experiment, base, other, tag, pct, rule, slows,
                                              alpha, threshold, launches)
                 summary.append(summary_row)
                 points.append(rows)
@@ -232,6 +289,12 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
     frame = pd.DataFrame(summary)
     point_rows = pd.concat(points, ignore_index=True) if points else pd.DataFrame()
     return frame, point_rows
+
+
+def _setting_order(entry):
+    """By injected percent, then mechanism (in MECHANISMS' order), then name."""
+    tag, pct = setting_of(entry.installation.name) or ("", 0)
+    return pct, list(MECHANISMS).index(mechanism_of(tag)) if tag != AA else -1, entry.installation.name
 
 
 def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, launches):
@@ -249,7 +312,8 @@ def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshol
         return _quantile(table[column], q) if column in table.columns else float("nan")
 
     summary = dict(
-        experiment=experiment, setting=tag, injected_pct=pct, title=setting_title(tag, pct), rule=rule,
+        experiment=experiment, setting=tag, mechanism=mechanism_of(tag), injected_pct=pct,
+        title=setting_title(tag, pct), rule=rule,
         base=base.installation.name, other=other.installation.name,
         launches_base=_launch_counts(base, launches), launches_other=_launch_counts(other, launches),
         **counts, realised_median=_quantile(table["ratio"][flags], 0.5) if any(flags) else float("nan"),
@@ -260,7 +324,7 @@ def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshol
                         "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold", "mde",
                         "n_before", "n_after", "tripped") if c in table.columns]
     rows = table[keep].rename(columns={"setting": "config_setting"}).assign(
-        experiment=experiment, setting=tag, injected_pct=pct, injected=flags,
+        experiment=experiment, setting=tag, mechanism=mechanism_of(tag), injected_pct=pct, injected=flags,
         launches=summary["launches_other"])
     return summary, rows
 
@@ -298,6 +362,7 @@ def _summary_cells(r, pct):
             "launches (base + other)": f"{r['launches_base']} + {r['launches_other']}",
             "false changes (outside injected)": _rate(r["false_changes"], r["outside"]),
             "detected (injected, slower)": _rate(r["detected"], r["injected"]) if pct else "–",
+            "FDR (not injected / flagged)": _rate(r["false_changes"], r["flagged"]) if pct else "–",
             "realised slowdown (median ratio, injected)": (f"x{r['realised_median']:.3f}"
                                                            if pct and math.isfinite(r["realised_median"]) else "–"),
             "noise floor (median / p90)": f"{_pct(r['noise_median'])} / {_pct(r['noise_p90'])}",
@@ -313,6 +378,8 @@ def _total_cells(sub, pct):
             "false changes (outside injected)": _rate(int(sub["false_changes"].sum()), int(sub["outside"].sum())),
             "detected (injected, slower)": (_rate(int(sub["detected"].sum()), int(sub["injected"].sum()))
                                             if pct else "–"),
+            "FDR (not injected / flagged)": (_rate(int(sub["false_changes"].sum()), int(sub["flagged"].sum()))
+                                             if pct else "–"),
             "realised slowdown (median ratio, injected)": "",
             "noise floor (median / p90)": "", "threshold (median)": "", "MDE 80 % (median / p90)": "",
             "no verdict": int(sub["refused"].sum())}
@@ -330,8 +397,9 @@ def readme(summary, metas, source, alpha, threshold):
               "(`analyze trend` over the two installations, the same verdict code); a point is *flagged* "
               f"when its verdict is a change (regression, improvement or changed, not comparable). alpha = {alpha}, "
               f"threshold = max({threshold:.0%}, the point's noise floor) where the verdicts carry one. The "
-              "injected subset of a setting is the set of points its delay rule slows, decided by the delay "
-              "mode's predicate, not by the data. A/A: the base against a separately launched, interleaved "
+              "injected subset of a setting is the set of points its rule slows, decided by its mechanism's "
+              "predicate (the PMPI delay mode's or the preload slowdown library's), not by the data. "
+              "A/A: the base against a separately launched, interleaved "
               "copy of itself; every point is outside the injected subset. These are the verdicts of the launches "
               "below, before any re-measure on trip (`collrepro versions` measures the tripped points again "
               "and keeps a change only when the fresh launches confirm it: fewer false changes, and a "
@@ -340,7 +408,7 @@ def readme(summary, metas, source, alpha, threshold):
         title = setting_title(tag, pct)
         lines += [f"## {title}", ""]
         if pct:
-            lines += [f"Delay rule: `{'`, `'.join(sorted(set(sub['rule'])))}`.", ""]
+            lines += [f"Rule ({mechanism_of(tag)}): `{'`, `'.join(sorted(set(sub['rule'])))}`.", ""]
         rows = []
         for _, by_launches in sub.groupby("launches_other", sort=True):
             rows += [_summary_cells(r, pct) for _, r in by_launches.iterrows()]
@@ -349,12 +417,99 @@ def readme(summary, metas, source, alpha, threshold):
         import pandas as pd
         table = pd.DataFrame(rows)
         lines += [markdown_table(table, list(table.columns)), ""]
+    lines += side_by_side(summary) + fdr_section(summary)
     lines += ["## Files", "",
               "- `summary.csv`: the tables above, one row per experiment, setting and launch count (the "
-              "first N launches of each installation, so that one run also gives a shorter run's rates).",
-              "- `points.csv`: every point's verdict per setting, with `injected` (in the delay rule's subset).",
+              "first N launches of each installation, so that one run also gives a shorter run's rates), "
+              "with its `mechanism`, `flagged` points and `fdr`.",
+              "- `points.csv`: every point's verdict per setting, with `injected` (in the rule's subset).",
+              f"- `{FIGURE}`: detection rate against the realised slowdown, one curve per mechanism.",
               ""]
     return "\n".join(lines)
+
+
+def _by_mechanism(summary):
+    """The injected settings, totalled per (mechanism, injected percent, launches a side): detected,
+    injected, false changes, flagged, and the median realised slowdown over the experiments."""
+    injected = summary[summary["injected_pct"] > 0]
+    if not len(injected):
+        return injected
+    return injected.groupby(["mechanism", "injected_pct", "launches_other"], sort=True).agg(
+        detected=("detected", "sum"), injected=("injected", "sum"), false_changes=("false_changes", "sum"),
+        flagged=("flagged", "sum"), realised=("realised_median", "median")).reset_index()
+
+
+def side_by_side(summary):
+    """README lines: both mechanisms' detection at each injected percent, in one table."""
+    from collrepro.analysis.tables import markdown_table
+    import pandas as pd
+    totals = _by_mechanism(summary)
+    if not len(totals):
+        return []
+    rows = []
+    for (pct, launches), sub in totals.groupby(["injected_pct", "launches_other"], sort=True):
+        row = {"injected": f"+{pct} %", "launches a side": launches}
+        for mechanism in sorted(set(totals["mechanism"])):
+            r = sub[sub["mechanism"] == mechanism]
+            row[f"{mechanism}: detected"] = (_rate(int(r["detected"].sum()), int(r["injected"].sum()))
+                                             if len(r) else "–")
+            realised = float(r["realised"].iloc[0]) if len(r) else float("nan")
+            row[f"{mechanism}: realised"] = f"x{realised:.3f}" if math.isfinite(realised) else "–"
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    return ["## Both mechanisms side by side", "",
+            "Injected points flagged slower, over every experiment, and the median realised slowdown "
+            f"(the ratio at the injected points); `{FIGURE}` draws the same as curves.", "",
+            markdown_table(table, list(table.columns)), ""]
+
+
+def fdr_section(summary):
+    """README lines: the false discovery rate over the injected settings, per mechanism and in all."""
+    from collrepro.analysis.tables import markdown_table
+    import pandas as pd
+    totals = _by_mechanism(summary)
+    if not len(totals):
+        return []
+    rows = []
+    for launches, sub in totals.groupby("launches_other", sort=True):
+        for mechanism, by in list(sub.groupby("mechanism", sort=True)) + [("all", sub)]:
+            false, flagged = int(by["false_changes"].sum()), int(by["flagged"].sum())
+            rows.append({"launches a side": launches, "mechanism": mechanism, "flagged points": flagged,
+                         "not injected": false,
+                         "FDR": "–" if not flagged else f"{false} / {flagged} ({100 * fdr(false, flagged):.1f} %)"})
+    table = pd.DataFrame(rows)
+    return ["## False discovery rate over the injected settings", "",
+            "Of the points flagged changed in the injected settings (every experiment and percent), the share "
+            "outside the injected subset: flagged points not injected / flagged points.", "",
+            markdown_table(table, list(table.columns)), ""]
+
+
+FIGURE = "detection.png"
+
+
+def figure(summary, path):
+    """Detection rate against the realised slowdown, one curve per mechanism and launch count."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    totals = _by_mechanism(summary)
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    colours = {m: f"C{i}" for i, m in enumerate(MECHANISMS)}
+    styles = {n: s for n, s in zip(sorted(set(totals["launches_other"])) if len(totals) else [], ("--", "-", ":", "-."))}
+    for (mechanism, launches), sub in totals.groupby(["mechanism", "launches_other"], sort=True):
+        sub = sub.sort_values("injected_pct")
+        rate = [d / n if n else float("nan") for d, n in zip(sub["detected"], sub["injected"])]
+        ax.plot(100 * (sub["realised"] - 1), rate, marker="o", color=colours.get(mechanism, "k"),
+                linestyle=styles.get(launches, "-"), label=f"{mechanism}, {launches} + {launches} launches")
+    ax.set_xlabel("realised slowdown at the injected points (median, %)")
+    ax.set_ylabel("detection rate (injected points flagged slower)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.grid(alpha=0.3)
+    if len(totals):
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def write(outdir, summary, points, metas, source, alpha, threshold):
@@ -362,6 +517,7 @@ def write(outdir, summary, points, metas, source, alpha, threshold):
         safeio.write_csv(Path(staging) / "summary.csv", summary, index=False)
         safeio.write_csv(Path(staging) / "points.csv", points, index=False)
         safeio.write_text(Path(staging) / "README.md", readme(summary, metas, source, alpha, threshold))
+        figure(summary, Path(staging) / FIGURE)
     return Path(outdir) / "README.md"
 
 
@@ -405,7 +561,8 @@ def main(argv=None, predicate=None):
     path = write(a.out, summary, points, metas, a.dir, a.alpha, a.threshold)
     for _, r in summary.iterrows():
         print(f"{r['experiment']} {r['title']} ({r['launches_base']} + {r['launches_other']} launches): false changes {r['false_changes']}/{r['outside']}, "
-              f"detected {r['detected']}/{r['injected']}")
+              f"detected {r['detected']}/{r['injected']}" + (f", FDR {r['false_changes']}/{r['flagged']}"
+                                                             if r["injected_pct"] else ""))
     print(path)
     return 0
 

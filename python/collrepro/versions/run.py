@@ -16,7 +16,9 @@ launches and points are kept.
 
 --calibrate runs the calibration of the method instead (calibration.py): every
 configs/versions/calibration-*.yaml at one rank per core on the base installation, its A/A copy
-and its injected slowdowns, into results/local/versions/calibration/; `collrepro-py versions
+and its injected slowdowns by each of --mechanisms (pmpi-delay: derived `+slowN`; slowlib:
+added `+preloadN`, the preload slowdown library of tests/slowlib), into
+results/local/versions/calibration/; `collrepro-py versions
 calibration DIR -o results/versions/calibration` analyses it.
 """
 
@@ -65,7 +67,7 @@ def _parser():
     ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
                     help="the installations to compare (default: every known one but the derived ones; "
                          "--calibrate: the base "
-                         "installation, +aa, +slow5, +slow10, +slow25)")
+                         "installation, +aa, +slow5, +slow10, +slow25, +preload5, +preload10, +preload25)")
     ap.add_argument("--remeasure-launches", default=None, metavar="N",
                     help=f"launches per installation that re-measure the points whose row tripped "
                          f"(default {DEFAULT_REMEASURE}; 0 turns re-measuring off; --calibrate: 0)")
@@ -81,6 +83,9 @@ def _parser():
     ap.add_argument("--base", default="openmpi",
                     help="--calibrate: the installation the synthetic releases derive from (default openmpi: "
                          "the Debian Open MPI)")
+    ap.add_argument("--mechanisms", default="pmpi-delay,slowlib",
+                    help="--calibrate: the injection mechanisms of the synthetic releases (default "
+                         "pmpi-delay,slowlib: the PMPI delay mode, +slowN, and the preload slowdown library, +preloadN)")
     ap.add_argument("--dry-run", action="store_true",
                     help="check the installations and configs, print the launches it would run, run nothing")
     return ap
@@ -426,13 +431,36 @@ def _names(option):
     return names
 
 
+def _declare_preload(name, dry_run):
+    """A calibration `<base>+preloadN`, added where missing (registry.add_entry, as a user adds an
+    installation): the base with the preload slowdown library and slowlib.calibration_rule(N)."""
+    from collrepro.versions import calibration
+    from collrepro.installations import slowlib
+    rule = slowlib.calibration_rule(calibration.setting_of(name)[1])
+    try:
+        have = slowlib.rules_of(registry.resolve(name))
+    except registry.RegistryError:
+        _say(f"{'would add' if dry_run else 'adding'} {name}: {calibration.base_of(name)} with the preload "
+             f"slowdown library, {slowlib.VARIABLE}={rule}")
+        if not dry_run:
+            registry.add_entry(slowlib.installation(name, registry.resolve(calibration.base_of(name)), rule))
+        return
+    if have != rule:
+        _say(f"{name} is added with {slowlib.VARIABLE} '{have}', not '{rule}': it runs as added (the analysis "
+             f"reads the rule from the metadata; `bench/collmpi remove {name}` to take the calibration's)")
+
+
 def _declare(names, dry_run):
-    """The derived installations of the calibration, declared where missing (collmpi derive):
-    `<base>+aa` an A/A copy, `<base>+slowN` the base with calibration.delay_rule_for(N)."""
+    """The installations of the calibration, declared where missing: `<base>+aa` an A/A copy and
+    `<base>+slowN` the base with calibration.delay_rule_for(N) (collmpi derive), `<base>+preloadN`
+    an added installation (_declare_preload)."""
     from collrepro.versions import calibration
     for name in names:
         setting = calibration.setting_of(name)
         if setting is None:
+            continue
+        if calibration.mechanism_of(setting[0]) == "slowlib":
+            _declare_preload(name, dry_run)
             continue
         rule = calibration.delay_rule_for(setting[1]) if setting[1] else ""
         try:
@@ -478,6 +506,21 @@ def _unbuilt(names):
     return missing
 
 
+def _check_slowlib(names):
+    """The preload slowdown library of the `+preloadN` installations exists (it is built with the
+    tests, not by collmpi collbench); EnvironmentProblem (one line, exit 5) naming the command."""
+    from collrepro.installations import slowlib
+    for name in names:
+        try:
+            inst = registry.resolve(name)
+        except registry.RegistryError:  # a dry run: not added yet
+            continue
+        lib = inst.env.get("LD_PRELOAD", "")
+        if slowlib.rules_of(inst) and not os.path.isfile(lib):
+            raise safeio.EnvironmentProblem(f"{name}: {lib} is missing (the preload slowdown library): "
+                                            f"cmake --build --preset {inst.kind} --target collrepro_slowlib")
+
+
 def _calibrate(a):
     from collrepro.versions import calibration
     configs = sorted(glob.glob(os.path.join(paths.REPO, "configs", "versions", "calibration-*.yaml")))
@@ -485,7 +528,8 @@ def _calibrate(a):
         configs = [a.config]
     if not configs:
         raise safeio.UserError("no configs/versions/calibration-*.yaml found")
-    names = _names(a.installations) if a.installations else calibration.installation_names(a.base)
+    names = (_names(a.installations) if a.installations
+             else calibration.installation_names(a.base, calibration.mechanisms_option(a.mechanisms)))
     np = _count(a.np or "2", "--np")
     root = a.out or os.path.join(paths.output_root(), "versions", "calibration")
     plan = []
@@ -495,6 +539,7 @@ def _calibrate(a):
         plan.append((config, data.get("experiment") or os.path.splitext(os.path.basename(config))[0], launches))
     _say(f"calibration: {len(plan)} experiments on {','.join(names)} at {np} processes into {root}")
     _declare(names, a.dry_run)
+    _check_slowlib(names)
     unbuilt = _unbuilt(names)
     if unbuilt:
         _say(f"collbench or the PMPI library is not built for {','.join(unbuilt)}: "
