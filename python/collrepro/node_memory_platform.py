@@ -73,8 +73,7 @@ def check(nodes, cores, mem_gbps, nic_gbps, core_gbps, routes="switch"):
     if routes not in ROUTES:
         raise UserError(f"--routes {routes}: use switch (two routes per node) or pairs (one per node pair)")
     if not 2 <= nodes <= 384:
-        raise UserError(f"--nodes {nodes}: use 2..384 (the paper sets need up to 256; SimGrid's Floyd routing "
-                        "takes nodes^3 steps to start)")
+        raise UserError(f"--nodes {nodes}: use 2..384 (nodes of the job; the paper sets need up to 256)")
     if not 1 <= cores <= 64:
         raise UserError(f"--cores {cores}: use 1..64 (processes per node)")
     if mem_gbps != 0 and not 1 <= mem_gbps <= 1000:
