@@ -32,6 +32,7 @@ latencies the former file gave it with a route for every ordered pair of nodes (
 nodes x (nodes - 1) <zoneRoute>s, 2.8 MB at 128 nodes, 11 MB at 256, parsed and held by every
 simulation). The switch adds no link of its own, so it stays contention-free, as before.
 sim.node-memory-routes checks that both give the same medians; the file grows linearly in nodes.
+(Loading cost and what does make the 1024 x 8 sets slow: results/sim/README.md, "The platform's size".)
 
 --mem-gbps, and where a plausible range comes from: a Cori Haswell node has two sockets with four
 DDR4-2133 channels each (NERSC, "Cori Configuration"): 8 x 17.07 GB/s = 136.5 GB/s of peak memory
