@@ -50,9 +50,16 @@ add_test(NAME sim.node-memory
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/node_memory.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.node-memory PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)
 
+# sim.node-memory-routes: cori-memory routed through one switch (two routes per node) gives the
+# medians of the former file with a route per node pair, within 1 % (tests/sim/node_memory_routes.sh;
+# two 32-rank simulations of 36 points, seconds after the build).
+add_test(NAME sim.node-memory-routes
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/node_memory_routes.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.node-memory-routes PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)
+
 # Cores (cmake/TestResources.cmake): sim.smoke, the costliest (ctest starts it first), builds the
 # variant with two compile jobs; a simulation is one process.
 collrepro_test_cores(sim.smoke 2)
-foreach(_sim_test cori-effects fast-path allgather-ring wide node-platform node-memory)
+foreach(_sim_test cori-effects fast-path allgather-ring wide node-platform node-memory node-memory-routes)
   collrepro_test_cores(sim.${_sim_test} 1)
 endforeach()

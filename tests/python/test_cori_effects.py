@@ -103,21 +103,74 @@ def test_sensitivity_reads_plain_and_compressed_summaries(tmp_path):
 
 def test_node_memory_platform_structure():
     """Each node a cluster of its cores (hosts node-0.. numbered node-major), a shared memory
-    backbone only when --mem-gbps is set, one route per ordered node pair through both NICs."""
+    backbone only when --mem-gbps is set, two routes per node (to the switch over its NIC's up
+    direction, back over its down direction), joined by the top zone's Floyd routing."""
     from collrepro.sim import node_memory as nm
     root = parse(nm.platform_xml(3, 4, mem_gbps=34))
+    top = root.find("zone")
+    assert top.get("routing") == "Floyd"
     clusters = root.findall(".//cluster")
     assert [c.get("radical") for c in clusters] == ["0-3", "4-7", "8-11"]
     assert all(c.get("bb_bw") == "34GBps" and c.get("bb_sharing_policy") == "SHARED" for c in clusters)
-    routes = root.findall(".//zoneRoute")
-    assert len(routes) == 6
-    r = next(x for x in routes if x.get("src") == "n0" and x.get("dst") == "n2")
-    assert [(l.get("id"), l.get("direction")) for l in r] == [("nic0", "UP"), ("nic2", "DOWN")]
+    assert [r.get("id") for r in top.findall("./zone/router")] == ["switch-router"]
+    routes = {(r.get("src"), r.get("dst")): [(l.get("id"), l.get("direction")) for l in r]
+              for r in root.findall(".//zoneRoute")}
+    assert routes == {**{(f"n{n}", "switch"): [(f"nic{n}", "UP")] for n in range(3)},
+                      **{("switch", f"n{n}"): [(f"nic{n}", "DOWN")] for n in range(3)}}
     flat = parse(nm.platform_xml(3, 4, mem_gbps=0))
     assert all(c.get("bb_bw") is None for c in flat.findall(".//cluster"))
-    for bad in ({"nodes": 1, "cores": 4}, {"nodes": 3, "cores": 0}, {"nodes": 3, "cores": 4, "mem_gbps": -1}):
+    for bad in ({"nodes": 1, "cores": 4}, {"nodes": 3, "cores": 0}, {"nodes": 3, "cores": 4, "mem_gbps": -1},
+                {"nodes": 3, "cores": 4, "routes": "star"}):
         with pytest.raises(UserError):
             nm.platform_xml(**bad)
+
+
+def node_to_node(root):
+    """{(a, b): [(link, direction), ...]} between every ordered pair of node zones: the pair's own
+    <zoneRoute>, or the two through the switch joined at the switch's router (what Floyd routing
+    returns where they are the only path)."""
+    hops = {(r.get("src"), r.get("dst")): r for r in root.findall(".//zoneRoute")}
+    nodes = [c.get("id") for c in root.findall(".//cluster")]
+    paths = {}
+    for a in nodes:
+        for b in (x for x in nodes if x != a):
+            legs = [hops[(a, b)]] if (a, b) in hops else [hops[(a, "switch")], hops[("switch", b)]]
+            assert legs[0].get("gw_src") == "r" + a[1:] and legs[-1].get("gw_dst") == "r" + b[1:]
+            assert all(x.get("gw_dst") == y.get("gw_src") for x, y in zip(legs, legs[1:]))
+            paths[(a, b)] = [(l.get("id"), l.get("direction")) for leg in legs for l in leg]
+    return paths
+
+
+def test_node_memory_routes_through_the_switch_cross_the_pair_routes_links():
+    """The switch platform and the former pair-routed one: the same clusters and links, and
+    between every two nodes the same links in the same directions (the switch adds none)."""
+    from collrepro.sim import node_memory as nm
+    switch, pairs = (parse(nm.platform_xml(6, 2, mem_gbps=16, routes=r)) for r in ("switch", "pairs"))
+    assert pairs.find("zone").get("routing") == "Full" and not pairs.findall(".//router")
+    for tag in ("cluster", "link"):
+        assert [e.attrib for e in switch.iter(tag)] == [e.attrib for e in pairs.iter(tag)]
+    routed = node_to_node(switch)
+    assert len(routed) == 30 and routed == node_to_node(pairs)
+
+
+def test_node_memory_platform_grows_linearly_in_nodes():
+    """No route per node pair: clusters, links and routes 1, 1 and 2 per node, and the file's size
+    grows linearly (doubling the nodes at most doubles what the nodes add; the pair-routed file's
+    growth quadruples)."""
+    from collrepro.sim import node_memory as nm
+
+    def size(nodes, routes):
+        return len(nm.platform_xml(nodes, 8, mem_gbps=16, routes=routes))
+
+    for nodes in (16, 128, 384):
+        root = parse(nm.platform_xml(nodes, 8, mem_gbps=16))
+        counts = [len(root.findall(f".//{tag}")) for tag in ("cluster", "link", "zoneRoute")]
+        assert counts == [nodes, nodes, 2 * nodes]
+        assert all("switch" in (r.get("src"), r.get("dst")) for r in root.findall(".//zoneRoute"))
+    grows = [size(256, r) - size(128, r) for r in ("switch", "pairs")]
+    before = [size(128, r) - size(64, r) for r in ("switch", "pairs")]
+    assert grows[0] <= 2.1 * before[0] and grows[1] >= 3.5 * before[1]
+    assert size(384, "switch") < 250_000 < 2_500_000 < size(128, "pairs")
 
 
 def test_simrun_places_one_rank_per_core_on_node_memory_platforms(tmp_path):

@@ -206,8 +206,8 @@ def main(argv=None):
 
 def memory_platform(out, mem_gbps, np_, ppn, dry_run):
     """The node-memory crossbar for one shape (np_ / ppn nodes of ppn cores), written into
-    OUT/platforms/ (not committed: up to 11 MB at 256 nodes; written each time, so a file from an
-    older generator is never reused)."""
+    OUT/platforms/ (not committed: 150 kB at 256 nodes; written each time, so a file from an older
+    generator is never reused)."""
     nodes, cores = node_memory.node_shape(np_, ppn)
     path = os.path.join(out, "platforms", f"node-mem-{mem_gbps:g}-{nodes}x{cores}.xml")
     return path if dry_run else node_memory.write_for_job(path, np_, ppn, mem_gbps)
