@@ -12,7 +12,7 @@ import re
 import subprocess
 
 from ..safeio import EnvironmentProblem
-from .model import Installation
+from .model import DEBIAN, Installation
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -42,7 +42,6 @@ def executable(inst: Installation, repo=REPO):
 def _debian_wrapper(inst: Installation):
     """An added installation built with a Debian library's own C++ wrapper (e.g. that library with
     a slowdown library preloaded, installations/slowlib.py): collbench built for it is the preset's."""
-    from .registry import DEBIAN  # not at import time: the registry imports this module
     return any(inst.kind == kind and inst.mpicxx == wrappers[2] for kind, wrappers in DEBIAN.items())
 
 

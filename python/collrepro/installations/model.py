@@ -4,6 +4,17 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 
+MULTIARCH_LIB = "/usr/lib/x86_64-linux-gnu"
+
+# How Debian installs its two MPI libraries: (kind, version tool, C and C++ wrappers, launcher,
+# prefix holding include/ and lib/).
+DEBIAN = {
+    "openmpi": ("/usr/bin/ompi_info", "/usr/bin/mpicc.openmpi", "/usr/bin/mpicxx.openmpi",
+                "/usr/bin/mpirun.openmpi", os.path.join(MULTIARCH_LIB, "openmpi")),
+    "mpich": ("/usr/bin/mpichversion", "/usr/bin/mpicc.mpich", "/usr/bin/mpicxx.mpich",
+              "/usr/bin/mpiexec.mpich", os.path.join(MULTIARCH_LIB, "mpich")),
+}
+
 NAME_RE = re.compile(r"[a-z][a-z0-9]*-[0-9][A-Za-z0-9._+-]*")
 
 

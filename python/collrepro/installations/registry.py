@@ -27,18 +27,8 @@ from ..safeio import UserError
 from . import build as builder
 from . import derived as derivation
 from . import probe
-from .model import NAME_RE, Installation, prefix_layout
+from .model import DEBIAN, NAME_RE, Installation, prefix_layout
 
-MULTIARCH_LIB = "/usr/lib/x86_64-linux-gnu"
-
-# How Debian installs its two MPI libraries: (kind, version tool, C and C++ wrappers, launcher,
-# prefix holding include/ and lib/).
-DEBIAN = {
-    "openmpi": ("/usr/bin/ompi_info", "/usr/bin/mpicc.openmpi", "/usr/bin/mpicxx.openmpi",
-                "/usr/bin/mpirun.openmpi", os.path.join(MULTIARCH_LIB, "openmpi")),
-    "mpich": ("/usr/bin/mpichversion", "/usr/bin/mpicc.mpich", "/usr/bin/mpicxx.mpich",
-              "/usr/bin/mpiexec.mpich", os.path.join(MULTIARCH_LIB, "mpich")),
-}
 
 
 class RegistryError(UserError, RuntimeError):
