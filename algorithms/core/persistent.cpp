@@ -33,6 +33,16 @@ int allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, vo
 int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
   return COLLREPRO_PERSISTENT(Bcast_init)(buffer, count, type, root, comm, MPI_INFO_NULL, request);
 }
+int gather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                MPI_Datatype recv_type, int root, MPI_Comm comm, MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Gather_init)(send, send_count, send_type, recv, recv_count, recv_type, root, comm,
+                                           MPI_INFO_NULL, request);
+}
+int gatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
+                 const int* displs, MPI_Datatype recv_type, int root, MPI_Comm comm, MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Gatherv_init)(send, send_count, send_type, recv, recv_counts, displs, recv_type, root,
+                                            comm, MPI_INFO_NULL, request);
+}
 #undef COLLREPRO_PERSISTENT
 
 #else
@@ -47,6 +57,13 @@ int allgatherv_init(const void*, int, MPI_Datatype, void*, const int*, const int
   return MPI_ERR_OTHER;
 }
 int bcast_init(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*) { return MPI_ERR_OTHER; }
+int gather_init(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+int gatherv_init(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm,
+                 MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
 
 #endif
 

@@ -18,6 +18,10 @@ int allgather_init(const void* send, int send_count, MPI_Datatype send_type, voi
 int allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
                     const int* displs, MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request);
 int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request);
+int gather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                MPI_Datatype recv_type, int root, MPI_Comm comm, MPI_Request* request);
+int gatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
+                 const int* displs, MPI_Datatype recv_type, int root, MPI_Comm comm, MPI_Request* request);
 
 }  // namespace collrepro
 
