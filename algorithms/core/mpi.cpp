@@ -240,6 +240,49 @@ std::string try_intra_persistent(MPI_Comm world, int rank, int size) {
   return error;
 }
 
+// The native neighbourhood forms on a distributed-graph ring of `world` (in-neighbour rank - 1,
+// out-neighbour rank + 1): MPI_Ineighbor_alltoall, then the persistent Neighbor_alltoall_init,
+// each started twice with new data. {nonblocking error, persistent error}, "" when right.
+std::pair<std::string, std::string> try_neighbor_calls(MPI_Comm world, int rank, int size) {
+  const int from = (rank + size - 1) % size, to = (rank + 1) % size;
+  MPI_Comm graph = MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  const int rc = MPI_Dist_graph_create_adjacent(world, 1, &from, MPI_UNWEIGHTED, 1, &to, MPI_UNWEIGHTED, MPI_INFO_NULL,
+                                                0, &graph);
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
+  if (rc != MPI_SUCCESS) return {"MPI_Dist_graph_create_adjacent failed", "MPI_Dist_graph_create_adjacent failed"};
+  Comm owned(graph);
+  MPI_Comm_set_errhandler(graph, MPI_ERRORS_RETURN);
+  int mine = 0;
+  std::vector<int> got(1, -1);
+  const auto set = [&](int round) {
+    mine = rank + kRoundStep * round;
+    got[0] = -1;
+  };
+  const auto check_from = [&](const std::string& call) {
+    return [&, call](int round) { return check_received(got, from, round, call); };
+  };
+  std::string nonblocking;
+  for (int round = 0; round < 2 && nonblocking.empty(); ++round) {
+    set(round);
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (MPI_Ineighbor_alltoall(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, graph, &request) != MPI_SUCCESS ||
+        MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      nonblocking = "MPI_Ineighbor_alltoall failed";
+    else
+      nonblocking = check_from("MPI_Ineighbor_alltoall")(round);
+  }
+  std::string persistent;
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (!*persistent_neighbor_collectives())
+    persistent = "no MPI_Neighbor_alltoall_init in this build (MPI-4, or MPIX_ in mpi-ext.h)";
+  else if (neighbor_alltoall_init(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, graph, &request) != MPI_SUCCESS)
+    persistent = std::string(persistent_neighbor_collectives()) + " failed";
+  else
+    persistent = start_twice(request, persistent_neighbor_collectives(), set, check_from(persistent_neighbor_collectives()));
+  return {nonblocking, persistent};
+}
+
 // An intercommunicator between the lower and the upper half of the world, under
 // MPI_ERRORS_RETURN: created, and both sides see the other's size. Needs two processes.
 // With `calls`, also probes the native nonblocking and persistent forms on it.
@@ -317,6 +360,16 @@ Capabilities probe_capabilities(MPI_Comm world) {
   c.intra_persistent = on_every_rank(intra.empty(), world);
   if (!c.intra_persistent) c.calls_reason += (c.calls_reason.empty() ? "" : "; ") + (intra.empty() ? "on another rank" : intra);
   c.how += "; persistent sub-collectives: probed";
+  if (c.dist_graph) {
+    const auto [nonblocking, persistent] = try_neighbor_calls(world, rank, size);
+    c.neighbor_nonblocking = on_every_rank(nonblocking.empty(), world);
+    c.neighbor_persistent = on_every_rank(persistent.empty(), world);
+    for (const std::string& e : {nonblocking, persistent})
+      if (!e.empty()) c.calls_reason += (c.calls_reason.empty() ? "" : "; ") + e;
+    c.how += "; neighbourhood nonblocking, persistent: probed";
+  } else {
+    c.neighbor_nonblocking = c.neighbor_persistent = false;
+  }
   std::string missing;
   if (!c.intercomm) missing += "MPI_Intercomm_create failed";
   if (!c.dist_graph) missing += std::string(missing.empty() ? "" : ", ") + "MPI_Dist_graph_create_adjacent failed";

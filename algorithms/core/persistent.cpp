@@ -2,7 +2,8 @@
 
 #include "collrepro/mpi.hpp"
 
-#if COLLREPRO_HAVE_MPIX_ALLGATHER_INIT && !COLLREPRO_HAVE_MPI_ALLGATHER_INIT
+#if (COLLREPRO_HAVE_MPIX_ALLGATHER_INIT && !COLLREPRO_HAVE_MPI_ALLGATHER_INIT) || \
+    (COLLREPRO_HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT && !COLLREPRO_HAVE_MPI_NEIGHBOR_ALLTOALL_INIT)
 #include <mpi-ext.h>
 #endif
 
@@ -33,6 +34,16 @@ int allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, vo
 int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
   return COLLREPRO_PERSISTENT(Bcast_init)(buffer, count, type, root, comm, MPI_INFO_NULL, request);
 }
+int gather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                MPI_Datatype recv_type, int root, MPI_Comm comm, MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Gather_init)(send, send_count, send_type, recv, recv_count, recv_type, root, comm,
+                                           MPI_INFO_NULL, request);
+}
+int gatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
+                 const int* displs, MPI_Datatype recv_type, int root, MPI_Comm comm, MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Gatherv_init)(send, send_count, send_type, recv, recv_counts, displs, recv_type, root,
+                                            comm, MPI_INFO_NULL, request);
+}
 #undef COLLREPRO_PERSISTENT
 
 #else
@@ -47,6 +58,80 @@ int allgatherv_init(const void*, int, MPI_Datatype, void*, const int*, const int
   return MPI_ERR_OTHER;
 }
 int bcast_init(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*) { return MPI_ERR_OTHER; }
+int gather_init(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+int gatherv_init(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm,
+                 MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+
+#endif
+
+// The persistent neighbourhood collectives, likewise.
+#if COLLREPRO_HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+#define COLLREPRO_PERSISTENT(name) MPI_##name
+const char* persistent_neighbor_collectives() { return "MPI_Neighbor_alltoall_init"; }
+#elif COLLREPRO_HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
+#define COLLREPRO_PERSISTENT(name) MPIX_##name
+const char* persistent_neighbor_collectives() { return "MPIX_Neighbor_alltoall_init (mpi-ext.h)"; }
+#endif
+
+#ifdef COLLREPRO_PERSISTENT
+
+int neighbor_alltoall_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                           MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Neighbor_alltoall_init)(send, send_count, send_type, recv, recv_count, recv_type, comm,
+                                                      MPI_INFO_NULL, request);
+}
+int neighbor_alltoallv_init(const void* send, const int* send_counts, const int* send_displs, MPI_Datatype send_type,
+                            void* recv, const int* recv_counts, const int* recv_displs, MPI_Datatype recv_type,
+                            MPI_Comm comm, MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Neighbor_alltoallv_init)(send, send_counts, send_displs, send_type, recv, recv_counts,
+                                                       recv_displs, recv_type, comm, MPI_INFO_NULL, request);
+}
+int neighbor_allgather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                            MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Neighbor_allgather_init)(send, send_count, send_type, recv, recv_count, recv_type, comm,
+                                                       MPI_INFO_NULL, request);
+}
+int neighbor_allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv,
+                             const int* recv_counts, const int* displs, MPI_Datatype recv_type, MPI_Comm comm,
+                             MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Neighbor_allgatherv_init)(send, send_count, send_type, recv, recv_counts, displs,
+                                                        recv_type, comm, MPI_INFO_NULL, request);
+}
+int neighbor_alltoallw_init(const void* send, const int* send_counts, const MPI_Aint* send_displs,
+                            const MPI_Datatype* send_types, void* recv, const int* recv_counts,
+                            const MPI_Aint* recv_displs, const MPI_Datatype* recv_types, MPI_Comm comm,
+                            MPI_Request* request) {
+  return COLLREPRO_PERSISTENT(Neighbor_alltoallw_init)(send, send_counts, send_displs, send_types, recv, recv_counts,
+                                                       recv_displs, recv_types, comm, MPI_INFO_NULL, request);
+}
+#undef COLLREPRO_PERSISTENT
+
+#else
+
+const char* persistent_neighbor_collectives() { return ""; }
+
+int neighbor_alltoall_init(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+int neighbor_alltoallv_init(const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*,
+                            MPI_Datatype, MPI_Comm, MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+int neighbor_allgather_init(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+int neighbor_allgatherv_init(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, MPI_Comm,
+                             MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
+int neighbor_alltoallw_init(const void*, const int*, const MPI_Aint*, const MPI_Datatype*, void*, const int*,
+                            const MPI_Aint*, const MPI_Datatype*, MPI_Comm, MPI_Request*) {
+  return MPI_ERR_OTHER;
+}
 
 #endif
 

@@ -42,14 +42,27 @@ void ExchangeExecutor::gather(std::byte* result, const std::vector<int>& counts,
   allgatherv_in_place(pair_.local(), result, counts, displs, "MPI_Allgatherv (intra-group)");
 }
 
-namespace {
-// True when the pieces are equal and follow each other in rank order (an Allgather's layout).
+void ExchangeExecutor::exchange(StartedRounds& rounds, const std::byte* send, const std::vector<Transfer>& sends,
+                                std::byte* result, const std::vector<Transfer>& recvs) const {
+  const MPI_Comm comm = pair_.p2p();
+  rounds.next_round();
+  for (const Transfer& r : recvs)
+    rounds.recv(result + r.offset, mpi_count(r.bytes, "MPI_Irecv"), MPI_BYTE, pair_.remote(r.peer), kExchangeTag, comm);
+  for (const Transfer& s : sends)
+    rounds.send(send + s.offset, mpi_count(s.bytes, "MPI_Isend"), MPI_BYTE, pair_.remote(s.peer), kExchangeTag, comm);
+}
+
+void ExchangeExecutor::gather(StartedRounds& rounds, std::byte* result, const std::vector<int>& counts,
+                              const std::vector<int>& displs) const {
+  rounds.next_round();
+  rounds.allgatherv_in_place(pair_.local(), result, counts, displs, "intra-group");
+}
+
 bool uniform_in_rank_order(const std::vector<int>& counts, const std::vector<int>& displs) {
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] != counts[0] || displs[i] != static_cast<int>(i) * counts[0]) return false;
   return true;
 }
-}  // namespace
 
 void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                          const std::vector<int>& displs, const char* what) {

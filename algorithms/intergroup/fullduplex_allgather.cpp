@@ -15,6 +15,9 @@
 //   + max((p-1) ceil(k_B / floor(p/q)), (q-1) ceil(p/q) k_A)) t_w.
 // Plan: fullduplex_allgather_plan.cpp (pure, collplan). Executor: exchange_executor.cpp.
 // Phases (timing.phases): exchange, group-allgatherv.
+// Call forms: blocking; nonblocking and persistent (the same two phases as two rounds of
+//   started_rounds.hpp, built by the executor: MPI_Isend / MPI_Irecv then MPI_Iallgather(v),
+//   or MPI_Send_init / MPI_Recv_init and the library's persistent Allgather(v) built at init).
 // Cases: any p, q >= 1 (roles by size: the larger group takes role A; on p = q both do and
 //   a_i <-> b_i swap whole blocks); q not dividing p; k_B not divisible by the subgroup
 //   size; k_B smaller than the subgroup (empty segments, never sent); k_A = 0 or k_B = 0
@@ -29,12 +32,16 @@
 namespace collrepro::inter {
 namespace {
 
+ExchangePlan plan_for(const GroupPair& pair, const Args& args) {
+  return plan_fullduplex_allgather(pair.local_size(), pair.remote_size(), pair.local_rank(), args.send_bytes,
+                                   args.recv_block());
+}
+
 class SegmentedAllgather final : public Runner {
  public:
   SegmentedAllgather(const GroupPair& pair, const Args& args)
       : args_(args),
-        plan_(plan_fullduplex_allgather(pair.local_size(), pair.remote_size(), pair.local_rank(), args.send_bytes,
-                                        args.recv_block())),
+        plan_(plan_for(pair, args)),
         counts_(to_int_counts(plan_.gather_counts, "Allgatherv count")),
         displs_(to_int_counts(plan_.gather_displs, "Allgatherv displacement")),
         executor_(pair, /*ordered=*/false) {}
@@ -53,6 +60,28 @@ class SegmentedAllgather final : public Runner {
   ExchangePlan plan_;
   std::vector<int> counts_, displs_;
   ExchangeExecutor executor_;
+};
+
+// The nonblocking and persistent calls: the same plan, its two phases as two rounds.
+class SegmentedAllgatherStarted final : public StartedRunner {
+ public:
+  SegmentedAllgatherStarted(const GroupPair& pair, const Args& args, CallForm form, const Capabilities& caps)
+      : plan_(plan_for(pair, args)),
+        counts_(to_int_counts(plan_.gather_counts, "Allgatherv count")),
+        displs_(to_int_counts(plan_.gather_displs, "Allgatherv displacement")),
+        rounds_(form, caps) {
+    const ExchangeExecutor executor(pair, /*ordered=*/false);
+    executor.exchange(rounds_, args.send, plan_.sends, args.recv, plan_.recvs);
+    executor.gather(rounds_, args.recv, counts_, displs_);
+  }
+
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
+
+ private:
+  ExchangePlan plan_;
+  std::vector<int> counts_, displs_;
+  StartedRounds rounds_;  // last: its requests read the members above
 };
 
 class FullDuplexAllgather final : public InterAlgorithm {
@@ -76,6 +105,15 @@ class FullDuplexAllgather final : public InterAlgorithm {
 
   std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
     return std::make_unique<SegmentedAllgather>(pair, args);
+  }
+
+  std::vector<CallForm> calls() const override {
+    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+  }
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    if (form == CallForm::Blocking) return prepare(pair, args);
+    return std::make_unique<SegmentedAllgatherStarted>(pair, args, form, caps);
   }
 };
 

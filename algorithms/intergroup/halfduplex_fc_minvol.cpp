@@ -14,6 +14,9 @@
 //   2. receiver-allgatherv: the q receivers run an in-place Allgatherv of their ranges
 //      (MPI_Allgather when q divides p); the senders take no part.
 // Phases (timing.phases): to-owners, receiver-allgatherv; every rank marks both.
+// Call forms: blocking; nonblocking and persistent (the same two phases as two rounds of
+//   started_rounds.hpp: MPI_Isend / MPI_Irecv then MPI_Iallgather(v), or MPI_Send_init /
+//   MPI_Recv_init and the library's persistent Allgather(v) built at init).
 // Cases: every p, q >= 1 with one schedule: p > q (receivers own about p/q blocks each),
 //   p = q (one each), p < q (the first p receivers own one block, the others none and receive
 //   everything in phase 2); q = 1: phase 2 is empty.
@@ -38,6 +41,7 @@
 #include "collrepro/intergroup.hpp"
 #include "intergroup/costs.hpp"
 #include "intergroup/exchange_executor.hpp"
+#include "intergroup/started_rounds.hpp"
 
 namespace collrepro::inter {
 namespace {
@@ -103,6 +107,38 @@ class HalfDuplexFcMinvol final : public Runner {
   std::vector<int> counts_, displs_;
 };
 
+// The nonblocking and persistent calls: the blocking call's two phases as two rounds.
+class HalfDuplexFcMinvolStarted final : public StartedRunner {
+ public:
+  HalfDuplexFcMinvolStarted(const GroupPair& pair, const Args& args, CallForm form, const Capabilities& caps)
+      : rounds_(form, caps) {
+    const bool sender = args.send_bytes > 0;
+    const std::size_t k = sender ? args.send_bytes : args.recv_block();
+    const int p = sender ? pair.local_size() : pair.remote_size(), q = sender ? pair.remote_size() : pair.local_size();
+    const auto plan = plan_halfduplex_fc_minvol(p, q, sender, pair.local_rank());
+    const int count = mpi_count(k, "MPI_Send/MPI_Irecv");
+    rounds_.next_round();  // to-owners
+    if (sender) rounds_.send(args.send, count, MPI_BYTE, pair.remote(plan.send_to), kToOwnersTag, pair.p2p());
+    for (int i = plan.own_lo; !sender && i < plan.own_hi; ++i)
+      rounds_.recv(args.recv + static_cast<std::size_t>(i) * k, count, MPI_BYTE, pair.remote(i), kToOwnersTag,
+                   pair.p2p());
+    rounds_.next_round();  // receiver-allgatherv
+    if (sender || q == 1) return;
+    for (std::size_t j = 0; j < plan.counts.size(); ++j) {
+      counts_.push_back(mpi_count(plan.counts[j] * k, "receiver Allgatherv count"));
+      displs_.push_back(mpi_count(plan.displs[j] * k, "receiver Allgatherv displacement"));
+    }
+    rounds_.allgatherv_in_place(pair.local(), args.recv, counts_, displs_, "receivers");
+  }
+
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
+
+ private:
+  std::vector<int> counts_, displs_;  // before rounds_: its requests read them
+  StartedRounds rounds_;
+};
+
 class HalfDuplexFcMinvolAlgorithm final : public InterAlgorithm {
  public:
   HalfDuplexFcMinvolAlgorithm()
@@ -124,6 +160,15 @@ class HalfDuplexFcMinvolAlgorithm final : public InterAlgorithm {
   std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
     if (args.send_bytes == 0 && args.recv_block() == 0) return std::make_unique<NoOp>();
     return std::make_unique<HalfDuplexFcMinvol>(pair, args);
+  }
+
+  std::vector<CallForm> calls() const override {
+    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+  }
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    if (form == CallForm::Blocking || (args.send_bytes == 0 && args.recv_block() == 0)) return prepare(pair, args);
+    return std::make_unique<HalfDuplexFcMinvolStarted>(pair, args, form, caps);
   }
 };
 

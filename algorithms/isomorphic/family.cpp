@@ -96,6 +96,11 @@ Cost IsoAlgorithm::lower_bound(const Shape& shape) const {
   return c;
 }
 
+std::unique_ptr<Runner> IsoAlgorithm::prepare_call(const IsoComm& comm, const Args& args, CallForm form) const {
+  if (form == CallForm::Blocking) return prepare(comm, args);
+  throw std::logic_error(info().name + " has no " + to_string(form) + " call (supports_call() says so)");
+}
+
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

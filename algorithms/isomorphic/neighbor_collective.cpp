@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "collrepro/capabilities.hpp"
+#include "collrepro/persistent.hpp"
 
 namespace collrepro::iso {
 namespace {
@@ -81,7 +82,59 @@ std::vector<int> probe_pairing(const NeighborGraph& g, Call call, const IsoComm&
   return recv;
 }
 
-class NeighborAlltoall final : public Runner {
+// One neighbourhood call with its arguments, in any call form: blocking (request unused),
+// nonblocking (MPI_Ineighbor_*) or persistent (the *_init call, collrepro/persistent.hpp).
+class NeighborCall : public Runner {
+ public:
+  void run() override { issue(CallForm::Blocking, nullptr); }
+  // Makes the call in `form`; throws MpiError naming the call on an error.
+  virtual void issue(CallForm form, MPI_Request* request) const = 0;
+};
+
+// The nonblocking call (posted at each start) or the persistent one (built here, started at
+// each start) of a NeighborCall.
+class NeighborStarted final : public StartedRunner {
+ public:
+  NeighborStarted(std::unique_ptr<NeighborCall> call, CallForm form)
+      : call_(std::move(call)), persistent_(form == CallForm::Persistent) {
+    if (persistent_) call_->issue(CallForm::Persistent, &request_);
+  }
+  ~NeighborStarted() override {
+    if (request_ == MPI_REQUEST_NULL) return;
+    if (active_) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    if (request_ != MPI_REQUEST_NULL) MPI_Request_free(&request_);
+  }
+  NeighborStarted(const NeighborStarted&) = delete;
+  NeighborStarted& operator=(const NeighborStarted&) = delete;
+
+  void start() override {
+    if (persistent_)
+      check(MPI_Start(&request_), "MPI_Start (neighbourhood collective)");
+    else
+      call_->issue(CallForm::Nonblocking, &request_);
+    active_ = true;
+  }
+  void wait() override {
+    active_ = false;
+    check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait (neighbourhood collective)");
+  }
+
+ private:
+  std::unique_ptr<NeighborCall> call_;
+  bool persistent_;
+  bool active_ = false;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
+// The MPI name of `blocking` in `form`: "MPI_Neighbor_x", "MPI_Ineighbor_x" or "x_init".
+std::string call_name(CallForm form, const std::string& x) {
+  if (form == CallForm::Nonblocking) return "MPI_Ineighbor_" + x;
+  if (form == CallForm::Persistent) return std::string("persistent Neighbor_") + x + " (" +
+                                           persistent_neighbor_collectives() + ")";
+  return "MPI_Neighbor_" + x;
+}
+
+class NeighborAlltoall final : public NeighborCall {
  public:
   NeighborAlltoall(NeighborGraph g, const Args& a, const IsoComm& comm) : g_(std::move(g)), a_(a) {
     plain_ =
@@ -92,15 +145,23 @@ class NeighborAlltoall final : public Runner {
     rcounts_ = ints(a.recv_counts, in_block, "MPI_Neighbor_alltoall count");
     rdispls_ = ints(a.recv_displs, in_block, "MPI_Neighbor_alltoallv displacement");
   }
-  void run() override {
+  void issue(CallForm form, MPI_Request* r) const override {
+    const MPI_Comm c = g_.comm.get();
     if (plain_) {
       const int m = static_cast<int>(m_);
-      check(MPI_Neighbor_alltoall(a_.send, m, MPI_BYTE, a_.recv, m, MPI_BYTE, g_.comm.get()), "MPI_Neighbor_alltoall");
-    } else {
-      check(MPI_Neighbor_alltoallv(a_.send, scounts_.data(), sdispls_.data(), MPI_BYTE, a_.recv, rcounts_.data(),
-                                   rdispls_.data(), MPI_BYTE, g_.comm.get()),
-            "MPI_Neighbor_alltoallv");
+      check(form == CallForm::Nonblocking  ? MPI_Ineighbor_alltoall(a_.send, m, MPI_BYTE, a_.recv, m, MPI_BYTE, c, r)
+            : form == CallForm::Persistent ? neighbor_alltoall_init(a_.send, m, MPI_BYTE, a_.recv, m, MPI_BYTE, c, r)
+                                           : MPI_Neighbor_alltoall(a_.send, m, MPI_BYTE, a_.recv, m, MPI_BYTE, c),
+            call_name(form, "alltoall").c_str());
+      return;
     }
+    const int *sc = scounts_.data(), *sd = sdispls_.data(), *rc = rcounts_.data(), *rd = rdispls_.data();
+    check(form == CallForm::Nonblocking
+              ? MPI_Ineighbor_alltoallv(a_.send, sc, sd, MPI_BYTE, a_.recv, rc, rd, MPI_BYTE, c, r)
+          : form == CallForm::Persistent
+              ? neighbor_alltoallv_init(a_.send, sc, sd, MPI_BYTE, a_.recv, rc, rd, MPI_BYTE, c, r)
+              : MPI_Neighbor_alltoallv(a_.send, sc, sd, MPI_BYTE, a_.recv, rc, rd, MPI_BYTE, c),
+          call_name(form, "alltoallv").c_str());
   }
 
  private:
@@ -113,7 +174,7 @@ class NeighborAlltoall final : public Runner {
 
 // Every edge from one source carries the same block, so the pairing of repeated edges does not
 // matter: in-edge l may fill any block whose source is its rank.
-class NeighborAllgather final : public Runner {
+class NeighborAllgather final : public NeighborCall {
  public:
   NeighborAllgather(NeighborGraph g, const Args& a, const IsoComm& comm) : g_(std::move(g)), a_(a) {
     const auto in_block = match_neighbors(g_.in_ranks, comm.sources());
@@ -122,16 +183,22 @@ class NeighborAllgather final : public Runner {
     rcounts_ = ints(a.recv_counts, in_block, "MPI_Neighbor_allgather count");
     rdispls_ = ints(a.recv_displs, in_block, "MPI_Neighbor_allgatherv displacement");
   }
-  void run() override {
+  void issue(CallForm form, MPI_Request* r) const override {
     const std::byte* send = a_.send + a_.send_displs.front();
+    const MPI_Comm c = g_.comm.get();
+    const int n = count_;
     if (plain_) {
-      check(MPI_Neighbor_allgather(send, count_, MPI_BYTE, a_.recv, count_, MPI_BYTE, g_.comm.get()),
-            "MPI_Neighbor_allgather");
-    } else {
-      check(MPI_Neighbor_allgatherv(send, count_, MPI_BYTE, a_.recv, rcounts_.data(), rdispls_.data(), MPI_BYTE,
-                                    g_.comm.get()),
-            "MPI_Neighbor_allgatherv");
+      check(form == CallForm::Nonblocking  ? MPI_Ineighbor_allgather(send, n, MPI_BYTE, a_.recv, n, MPI_BYTE, c, r)
+            : form == CallForm::Persistent ? neighbor_allgather_init(send, n, MPI_BYTE, a_.recv, n, MPI_BYTE, c, r)
+                                           : MPI_Neighbor_allgather(send, n, MPI_BYTE, a_.recv, n, MPI_BYTE, c),
+            call_name(form, "allgather").c_str());
+      return;
     }
+    const int *rc = rcounts_.data(), *rd = rdispls_.data();
+    check(form == CallForm::Nonblocking  ? MPI_Ineighbor_allgatherv(send, n, MPI_BYTE, a_.recv, rc, rd, MPI_BYTE, c, r)
+          : form == CallForm::Persistent ? neighbor_allgatherv_init(send, n, MPI_BYTE, a_.recv, rc, rd, MPI_BYTE, c, r)
+                                         : MPI_Neighbor_allgatherv(send, n, MPI_BYTE, a_.recv, rc, rd, MPI_BYTE, c),
+          call_name(form, "allgatherv").c_str());
   }
 
  private:
@@ -143,7 +210,7 @@ class NeighborAllgather final : public Runner {
   std::vector<int> rcounts_, rdispls_;
 };
 
-class NeighborAlltoallw final : public Runner {
+class NeighborAlltoallw final : public NeighborCall {
  public:
   NeighborAlltoallw(NeighborGraph g, const Args& a, const IsoComm& comm) : g_(std::move(g)), a_(a) {
     const auto in_block = probe_pairing(g_, Call::Alltoallw, comm);
@@ -154,10 +221,15 @@ class NeighborAlltoallw final : public Runner {
     stypes_.assign(scounts_.size(), MPI_BYTE);
     rtypes_.assign(rcounts_.size(), MPI_BYTE);
   }
-  void run() override {
-    check(MPI_Neighbor_alltoallw(a_.send, scounts_.data(), sdispls_.data(), stypes_.data(), a_.recv, rcounts_.data(),
-                                 rdispls_.data(), rtypes_.data(), g_.comm.get()),
-          "MPI_Neighbor_alltoallw");
+  void issue(CallForm form, MPI_Request* r) const override {
+    const MPI_Comm c = g_.comm.get();
+    const int *sc = scounts_.data(), *rc = rcounts_.data();
+    const MPI_Aint *sd = sdispls_.data(), *rd = rdispls_.data();
+    const MPI_Datatype *st = stypes_.data(), *rt = rtypes_.data();
+    check(form == CallForm::Nonblocking  ? MPI_Ineighbor_alltoallw(a_.send, sc, sd, st, a_.recv, rc, rd, rt, c, r)
+          : form == CallForm::Persistent ? neighbor_alltoallw_init(a_.send, sc, sd, st, a_.recv, rc, rd, rt, c, r)
+                                         : MPI_Neighbor_alltoallw(a_.send, sc, sd, st, a_.recv, rc, rd, rt, c),
+          call_name(form, "alltoallw").c_str());
   }
 
  private:
@@ -240,15 +312,41 @@ Support NeighborAlgorithm::supports_shape(const Shape&, const Capabilities& caps
   return Support::yes();
 }
 
-std::unique_ptr<Runner> NeighborAlgorithm::prepare(const IsoComm& comm, const Args& args) const {
-  args.validate(info().collective, comm.neighborhood().size());
-  NeighborGraph g = build_(comm);
-  switch (info().collective) {
+namespace {
+
+std::unique_ptr<NeighborCall> neighbor_call(Collective collective, NeighborGraph g, const Args& args,
+                                            const IsoComm& comm) {
+  switch (collective) {
     case Collective::NeighborAlltoall: return std::make_unique<NeighborAlltoall>(std::move(g), args, comm);
     case Collective::NeighborAllgather: return std::make_unique<NeighborAllgather>(std::move(g), args, comm);
     case Collective::NeighborAlltoallw: return std::make_unique<NeighborAlltoallw>(std::move(g), args, comm);
     default: throw std::logic_error("NeighborAlgorithm: not a neighbourhood collective");
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Runner> NeighborAlgorithm::prepare(const IsoComm& comm, const Args& args) const {
+  args.validate(info().collective, comm.neighborhood().size());
+  return neighbor_call(info().collective, build_(comm), args, comm);
+}
+
+std::vector<CallForm> NeighborAlgorithm::calls() const {
+  return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+}
+
+Support NeighborAlgorithm::supports_call(CallForm form, const Capabilities& caps) const {
+  if ((form == CallForm::Nonblocking && !caps.neighbor_nonblocking) ||
+      (form == CallForm::Persistent && !caps.neighbor_persistent))
+    return Support::no("this MPI library's " + std::string(to_string(form)) +
+                       " neighbourhood call failed the probe (" + caps.calls_reason + ")");
+  return Support::yes();
+}
+
+std::unique_ptr<Runner> NeighborAlgorithm::prepare_call(const IsoComm& comm, const Args& args, CallForm form) const {
+  if (form == CallForm::Blocking) return prepare(comm, args);
+  args.validate(info().collective, comm.neighborhood().size());
+  return std::make_unique<NeighborStarted>(neighbor_call(info().collective, build_(comm), args, comm), form);
 }
 
 }  // namespace collrepro::iso

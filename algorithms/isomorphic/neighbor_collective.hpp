@@ -21,6 +21,12 @@
 // MPI_Neighbor_alltoallv/allgatherv with the displacements permuted into the graph's order
 // (still no copy). All-to-allw always takes per-neighbour counts and displacements (MPI_Aint).
 // The graphs are built with reorder = 0 and no weights.
+//
+// Call forms: the same call as MPI_Ineighbor_* (nonblocking) or the library's persistent
+// MPI_Neighbor_*_init (MPI-4, or Open MPI 4.1's MPIX_: collrepro/persistent.hpp, found at
+// configure time), on the same graph and arguments (the pairing probed with the blocking call),
+// where the capability probe found the form right; otherwise the form is skipped with the probe's
+// finding.
 #pragma once
 
 #include <vector>
@@ -65,6 +71,11 @@ class NeighborAlgorithm : public IsoAlgorithm {
   NeighborAlgorithm(AlgorithmInfo info, GraphBuilder build) : IsoAlgorithm(std::move(info)), build_(build) {}
   Cost cost(const Shape& shape) const override;
   std::unique_ptr<Runner> prepare(const IsoComm& comm, const Args& args) const override;
+  // Nonblocking (MPI_Ineighbor_*) and persistent (MPI_Neighbor_*_init, or MPIX_) forms, where
+  // the capability probe found them right (neighbor_nonblocking, neighbor_persistent).
+  std::vector<CallForm> calls() const override;
+  Support supports_call(CallForm form, const Capabilities& caps) const override;
+  std::unique_ptr<Runner> prepare_call(const IsoComm& comm, const Args& args, CallForm form) const override;
 
  protected:
   Support supports_shape(const Shape& shape, const Capabilities& caps) const override;

@@ -33,6 +33,16 @@ class ScheduledAlgorithm : public IsoAlgorithm {
     return std::make_unique<PlanRunner>(comm, build_(comm.neighborhood()), args);
   }
 
+  // Every scheduled algorithm: its steps as requests (StartedPlanRunner, zero_copy_executor.hpp).
+  std::vector<CallForm> calls() const override {
+    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+  }
+  std::unique_ptr<Runner> prepare_call(const IsoComm& comm, const Args& args, CallForm form) const override {
+    if (form == CallForm::Blocking) return prepare(comm, args);
+    args.validate(info().collective, comm.neighborhood().size());
+    return std::make_unique<StartedPlanRunner>(comm, build_(comm.neighborhood()), args, form);
+  }
+
  protected:
   // A combined message is one MPI datatype: its size must fit an int.
   Support supports_shape(const Shape& shape, const Capabilities&) const override {

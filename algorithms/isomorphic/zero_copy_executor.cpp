@@ -99,4 +99,47 @@ void ZeroCopyPlan::exchange_with_self(const CompiledStep& s) const {
   check(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), "MPI_Waitall (local step)");
 }
 
+void ZeroCopyPlan::build_step(std::size_t i, PersistentRequests& requests) const {
+  const CompiledStep& s = steps_.at(i);
+  check(MPI_Recv_init(s.recv.buf, s.recv.count, s.recv.type, s.src, kTag, comm_, requests.add()),
+        "MPI_Recv_init (isomorphic step)");
+  check(MPI_Send_init(s.send.buf, s.send.count, s.send.type, s.dest, kTag, comm_, requests.add()),
+        "MPI_Send_init (isomorphic step)");
+}
+
+void ZeroCopyPlan::post_step(std::size_t i, Requests& requests) const {
+  const CompiledStep& s = steps_.at(i);
+  check(MPI_Irecv(s.recv.buf, s.recv.count, s.recv.type, s.src, kTag, comm_, requests.add()),
+        "MPI_Irecv (isomorphic step)");
+  check(MPI_Isend(s.send.buf, s.send.count, s.send.type, s.dest, kTag, comm_, requests.add()),
+        "MPI_Isend (isomorphic step)");
+}
+
+StartedPlanRunner::StartedPlanRunner(const IsoComm& comm, const Schedule& schedule, const Args& args, CallForm form)
+    : plan_(comm, schedule, args), persistent_(form == CallForm::Persistent) {
+  if (!persistent_) return;
+  for (std::size_t i = 0; i < plan_.steps(); ++i) plan_.build_step(i, built_.emplace_back());
+}
+
+void StartedPlanRunner::begin(std::size_t step) {
+  if (persistent_)
+    built_[step].start_all();
+  else
+    plan_.post_step(step, posted_);
+}
+
+void StartedPlanRunner::start() {
+  if (plan_.steps() > 0) begin(0);
+}
+
+void StartedPlanRunner::wait() {
+  for (std::size_t i = 0; i < plan_.steps(); ++i) {
+    if (i > 0) begin(i);
+    if (persistent_)
+      built_[i].wait_all();
+    else
+      posted_.wait_all();
+  }
+}
+
 }  // namespace collrepro::iso

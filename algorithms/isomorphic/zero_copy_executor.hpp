@@ -19,13 +19,22 @@
 // The datatypes and the intermediate buffer are freed with the plan (RAII); the datatypes
 // point at the buffers given at init, so these must stay put while their contents may change
 // between starts.
+// Call forms (StartedPlanRunner): the same compiled steps, each one round of requests (a receive
+// and a send, with the step's datatypes), started in order: start() starts the first step,
+// wait() completes it and then starts and completes each next one (a step may forward what an
+// earlier one received), so the schedule progresses in MPI_Wait without a helper thread.
+//   nonblocking: MPI_Irecv / MPI_Isend per step, posted at every call;
+//   persistent:  MPI_Recv_init / MPI_Send_init per step, built once at init; a start only starts
+//                them (MPI_Startall per step).
 #pragma once
 
+#include <deque>
 #include <vector>
 
 #include "collrepro/buffers.hpp"
 #include "collrepro/iso_schedule.hpp"
 #include "collrepro/isomorphic.hpp"
+#include "collrepro/persistent.hpp"
 
 namespace collrepro::iso {
 
@@ -39,6 +48,10 @@ class ZeroCopyPlan {
 
   void start() const;
   std::size_t steps() const { return steps_.size(); }
+  // Step i's receive and send as persistent requests (MPI_Recv_init, MPI_Send_init), or posted
+  // as nonblocking ones (MPI_Irecv, MPI_Isend).
+  void build_step(std::size_t i, PersistentRequests& requests) const;
+  void post_step(std::size_t i, Requests& requests) const;
 
  private:
   // One side of a step: what MPI_Sendrecv gets as (buffer, count, datatype).
@@ -80,6 +93,22 @@ class PlanRunner final : public Runner {
 
  private:
   ZeroCopyPlan plan_;
+};
+
+// The nonblocking or persistent call of a ZeroCopyPlan (see the header comment).
+class StartedPlanRunner final : public StartedRunner {
+ public:
+  StartedPlanRunner(const IsoComm& comm, const Schedule& schedule, const Args& args, CallForm form);
+  void start() override;
+  void wait() override;
+
+ private:
+  void begin(std::size_t step);
+
+  ZeroCopyPlan plan_;
+  bool persistent_;
+  std::deque<PersistentRequests> built_;  // persistent: one set per step, built at init
+  Requests posted_;                       // nonblocking: the current step's requests
 };
 
 }  // namespace collrepro::iso

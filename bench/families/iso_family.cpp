@@ -10,7 +10,10 @@
 // (uniform | distance), block_min and block_max in bytes; msg_bytes is the swept size.
 // Validation: receive block i at R must be send block i (all-to-all) or the send block
 // (allgather) of R (-) C^i, the send buffer unchanged, and the bytes equal to the family's
-// native algorithm (Kind::Native, e.g. MPI_Neighbor_*) when it supports the shape.
+// native algorithm (Kind::Native, e.g. MPI_Neighbor_*) when it supports the shape. A
+// nonblocking or persistent call (IsoAlgorithm::prepare_call; the persistent init timed by the
+// family base) is validated over several starts of the one prepared runner, the send buffer
+// rewritten before each, as in the inter-group family.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -166,39 +169,59 @@ std::vector<int> resolve_dims(const Names& names, std::size_t i, int d, int npro
 class IsoPoint final : public RunnerPoint {
  public:
   IsoPoint(const iso::IsoAlgorithm& algo, const iso::IsoAlgorithm* native, const iso::Shape& shape,
-           const iso::IsoComm& comm, std::uint64_t salt, int world_rank)
-      : native_(native), comm_(comm), salt_(salt), world_rank_(world_rank), collective_(algo.info().collective) {
+           const iso::IsoComm& comm, std::uint64_t salt, int world_rank, collrepro::CallForm call, MPI_Comm world)
+      : native_(native), comm_(comm), salt_(salt), world_rank_(world_rank), collective_(algo.info().collective),
+        starts_(call == collrepro::CallForm::Blocking ? 1 : kStartsValidated) {
     args_ = iso::Args::contiguous(collective_, shape);
     send_ = collrepro::Buffer(args_.send_extent());
     recv_ = collrepro::Buffer(args_.recv_extent());
-    if (send_.holds_data())
-      collrepro::fill_blocks(send_.span(), collrepro::neighbor_send_blocks(args_.send_counts, args_.send_displs,
-                                                                         comm_.rank(), salt_));
+    fill_send(salt_);
     args_.send = send_.data();
     args_.recv = recv_.data();
-    runner_ = algo.prepare(comm_, args_);
+    runner_ = build(world, call, [&] { return algo.prepare_call(comm_, args_, call); });
   }
 
-
+  // A nonblocking or persistent call: kStartsValidated starts of the one prepared runner, the
+  // send buffer rewritten before each, so that a copy cached at init fails.
   std::optional<std::string> validate() override {
     const auto kind = collective_ == Collective::NeighborAllgather ? collrepro::NeighborKind::Allgather
                                                                     : collrepro::NeighborKind::Alltoall;
-    ValidationRun v{"world rank " + std::to_string(world_rank_) + " (torus rank " + std::to_string(comm_.rank()) + ")",
-                    &send_, &recv_, {}, [&] { runner_->run(); }, {}, "",
-                    collrepro::neighbor_expected(kind, args_.recv_counts, args_.recv_displs, comm_.sources(), salt_)};
-    v.compare_with(native_, comm_, args_);
-    return validate_run(v);
+    std::optional<std::string> error;
+    // Every start runs on every rank (the calls are collective), even after an error.
+    for (int start = 0; start < starts_; ++start) {
+      const std::uint64_t salt = salt_ + static_cast<std::uint64_t>(start) * kStartSalt;
+      fill_send(salt);
+      ValidationRun v{"world rank " + std::to_string(world_rank_) + " (torus rank " + std::to_string(comm_.rank()) +
+                          ")" + (starts_ > 1 ? ", start " + std::to_string(start + 1) : ""),
+                      &send_, &recv_, {}, [&] { runner_->run(); }, {}, "",
+                      collrepro::neighbor_expected(kind, args_.recv_counts, args_.recv_displs, comm_.sources(), salt)};
+      v.compare_with(native_, comm_, args_);
+      auto e = validate_run(v);
+      if (!error) error = std::move(e);
+    }
+    if (starts_ > 1) fill_send(salt_);
+    return error;
   }
 
  protected:
   collrepro::Runner* runner() const override { return runner_.get(); }
 
  private:
+  static constexpr int kStartsValidated = 3;
+  static constexpr std::uint64_t kStartSalt = 0x9e3779b9u;
+
+  void fill_send(std::uint64_t salt) {
+    if (send_.holds_data())
+      collrepro::fill_blocks(send_.span(), collrepro::neighbor_send_blocks(args_.send_counts, args_.send_displs,
+                                                                         comm_.rank(), salt));
+  }
+
   const iso::IsoAlgorithm* native_;
   const iso::IsoComm& comm_;
   std::uint64_t salt_;
   int world_rank_;
   Collective collective_;
+  int starts_;
   collrepro::Buffer send_, recv_;
   iso::Args args_;  // referenced by runner_: declared before it
   std::unique_ptr<collrepro::Runner> runner_;
@@ -213,10 +236,6 @@ class IsoSession final : public FamilySession {
   std::unique_ptr<PreparedPoint> prepare(const Algorithm& algorithm, const PointShape& point_shape, const std::string&,
                                          std::uint64_t salt,
                                          collrepro::CallForm call) override {
-    // Its algorithms offer the blocking call only (Algorithm::calls()), so the plan gives no other.
-    if (call != collrepro::CallForm::Blocking)
-      throw std::logic_error(algorithm.info().name + ": the " + std::string("isomorphic") + " family has no " +
-                             collrepro::to_string(call) + " call");
     const auto& algo = as_iso(algorithm);
     const auto& shape = as_iso(point_shape).shape();
     const auto key = std::pair(shape.neighborhood.to_string(), shape.dims);
@@ -225,7 +244,7 @@ class IsoSession final : public FamilySession {
       it = comms_.emplace(key, std::make_unique<iso::IsoComm>(iso::IsoComm::create(env_.world, shape.neighborhood, env_.caps, shape.dims))).first;
     const iso::IsoAlgorithm* native = env_.validation ? native_of<iso::IsoAlgorithm>(algo.info().collective) : nullptr;
     if (native == &algo || (native && !native->supports(shape, env_.caps))) native = nullptr;
-    return std::make_unique<IsoPoint>(algo, native, shape, *it->second, salt, world_rank_);
+    return std::make_unique<IsoPoint>(algo, native, shape, *it->second, salt, world_rank_, call, env_.world);
   }
 
   nlohmann::json placement_report() const override {

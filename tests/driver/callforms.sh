@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The call form as an axis (issue 37): one launch with call: [blocking, nonblocking, persistent]
-# over halfduplex-fc and native (which offer every form) and root-gathering (blocking only):
-#   - the plan lists every (algorithm, form); root-gathering's other forms are skipped with the
+# over halfduplex-fc and native (which offer every form) and eurompi-twostep (blocking only):
+#   - the plan lists every (algorithm, form); eurompi-twostep's other forms are skipped with the
 #     reason (and native's where the capability probe found the library's form missing or
 #     wrong), and the results hold exactly the plan's points (call is part of their identity);
 #   - init_s is a positive time for every persistent point and empty for the others;
@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 ANALYZE=$REPO/analysis/analyze
 CFG=$REPO/configs/quick.yaml
 SETS=(--set "groups.ratios=[1/1, 3/1]" --set "blocks=[1:0]" --set "sizes=[4KiB]" --set launches=1
-      --set "algorithms=[halfduplex-fc, native, root-gathering]" --set "call=[blocking, nonblocking, persistent]"
+      --set "algorithms=[halfduplex-fc, native, eurompi-twostep]" --set "call=[blocking, nonblocking, persistent]"
       --set timing.reps=5 --set timing.warmup=1)
 
 run_bench "$CFG" --dry-run --format csv "${SETS[@]}" >plan.csv
@@ -30,11 +30,11 @@ caps = json.load(open("out/meta-L0.json"))["capabilities"]
 library = {"nonblocking": caps["inter_nonblocking"], "persistent": caps["inter_persistent"]}
 skipped = [r for r in plan if r["supported"] == "0"]
 for r in skipped:
-    if r["algorithm"] == "root-gathering":
+    if r["algorithm"] == "eurompi-twostep":
         assert r["call"] != "blocking" and "offers no " + r["call"] + " call" in r["reason"], r
     else:
         assert r["algorithm"] == "native" and not library[r["call"]] and "failed the probe" in r["reason"], r
-assert any(r["algorithm"] == "root-gathering" for r in skipped), "root-gathering's other forms were not skipped"
+assert any(r["algorithm"] == "eurompi-twostep" for r in skipped), "eurompi-twostep's other forms were not skipped"
 forms = {(r["algorithm"], r["p"], r["call"]) for r in summary}
 for algorithm in ("halfduplex-fc", "native"):
     for p in ("2", "3"):

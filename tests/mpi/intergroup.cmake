@@ -12,5 +12,9 @@ endif()
 set(INTER_CHECK $<TARGET_FILE:inter_check>)
 set(INTER_QUICK ${_quick})
 set(INTER_RATIO_NP ${COLLREPRO_MPI_RATIO_NP})
+# The nonblocking and persistent forms run at these of the process counts only (every
+# (algorithm, form, mode) is a test: at 2 and 3 processes they cost about 2 s each).
+set(COLLREPRO_MPI_CALL_NPS "2;3" CACHE STRING "Process counts of the nonblocking and persistent inter-group MPI tests")
+set(INTER_CALL_NPS ${COLLREPRO_MPI_CALL_NPS})
 collrepro_catalogue_tests(inter-group ${CMAKE_CURRENT_LIST_DIR}/catalogue/intergroup.cmake
-                          INTER_CHECK INTER_QUICK INTER_RATIO_NP)
+                          INTER_CHECK INTER_QUICK INTER_RATIO_NP INTER_CALL_NPS)

@@ -4,7 +4,8 @@
 // fit the launched process count.
 //
 //   iso_check --collective neighbor-alltoall|neighbor-allgather|neighbor-alltoallw --algorithm NAME
-//             [--quick] [--verbose]        (--quick: the core tori only, see tori())
+//             [--call blocking|nonblocking|persistent] [--quick] [--verbose]
+//                                          (--quick: the core tori only, see tori())
 //   iso_check --collective C --expect "name,name,..."   (fails if the registry has others, or an
 //                                                        entry's supports/cost/lower_bound is off)
 //   iso_check --setup-times                               (smoke test of iso::measure_setup)
@@ -12,7 +13,8 @@
 // Every case: periodic tori with dimensions of size 1 and 2, s > p, self and repeated offsets,
 // |c| >= p_j, d = 1..4, random neighbourhoods from fixed seeds, blocks of 0, 1, odd and
 // > 1 MiB bytes, contiguous and gapped (reversed, with holes) layouts. The runner is prepared
-// once and started twice with new send contents each time (persistence); the send
+// once in the call form asked for and started twice (three times for a nonblocking or
+// persistent call) with new send contents each time (persistence); the send
 // buffer must be unchanged, receive block i must be block i of R ⊖ C^i (allgather: the block
 // of R ⊖ C^i), bytes outside the blocks keep the sentinel, and the whole receive buffer must
 // equal MPI's. Unsupported cases are skipped with their reason; a run where every case is
@@ -40,6 +42,7 @@ namespace {
 struct Options {
   Collective collective = Collective::NeighborAlltoall;
   std::string algorithm, expect;
+  CallForm call = CallForm::Blocking;
   bool setup_times = false, verbose = false, quick = false;
 };
 
@@ -49,6 +52,12 @@ Options parse(int argc, char** argv) {
     if (a == "--collective") o.collective = collective_from_string(next());
     else if (a == "--algorithm") o.algorithm = next();
     else if (a == "--expect") o.expect = next();
+    else if (a == "--call") {
+      const std::string c = next();
+      const auto form = contract::parse<CallForm>(c);
+      if (!form) throw std::invalid_argument("--call blocking|nonblocking|persistent, got '" + c + "'");
+      o.call = *form;
+    }
     else if (a == "--setup-times") o.setup_times = true;
     else if (a == "--verbose") o.verbose = true;
     else if (a == "--quick") o.quick = true;
@@ -75,7 +84,9 @@ struct TorusCases {
 };
 
 constexpr std::size_t kLarge = (std::size_t{1} << 20) + 3;
-constexpr int kStarts = 2;  // persistent starts per prepared runner, new send contents each
+// Starts per prepared runner, new send contents each: a nonblocking or persistent call gets one
+// more (several starts of one init).
+int starts(CallForm call) { return call == CallForm::Blocking ? 2 : 3; }
 
 // Random neighbourhoods from fixed seeds: the same list on every process and at every np.
 std::vector<Neighborhood> random_neighborhoods() {
@@ -169,6 +180,10 @@ std::vector<TorusCases> cases_for(Collective c, int n, bool quick) {
 // ---------------------------------------------------------------------------------------
 // Buffers and checks.
 
+// Exit code of a form the algorithm or library lacks (ctest SKIP_RETURN_CODE,
+// tests/mpi/catalogue/isomorphic.cmake).
+constexpr int kSkipped = 77;
+
 // The salt of one start of one case: every start sends new contents.
 std::uint64_t start_salt(std::size_t case_id, int round) {
   return (std::uint64_t{case_id} << 8) | static_cast<std::uint64_t>(round);
@@ -196,18 +211,20 @@ const IsoAlgorithm& lookup(Collective c, const std::string& name) {
   return *a;
 }
 
-// Runs one case; returns this rank's error (empty when correct).
+// Runs one case; returns this rank's first error (empty when correct). Every start runs on every
+// rank (the calls are collective), even after an error.
 std::string run_case(const IsoAlgorithm& algo, const IsoAlgorithm& reference, const IsoComm& comm, Collective c,
-                     const Case& k, std::size_t case_id) {
+                     CallForm call, const Case& k, std::size_t case_id) {
   Args args = layout(c, k), ref_args = args;
   Buffer send(args.send_extent()), recv(args.recv_extent()), ref(args.recv_extent());
   args.send = ref_args.send = send.data();
   args.recv = recv.data();
   ref_args.recv = ref.data();
-  const auto runner = algo.prepare(comm, args);
+  const auto runner = algo.prepare_call(comm, args, call);
   const auto mpi = reference.prepare(comm, ref_args);
   const NeighborKind kind = c == Collective::NeighborAllgather ? NeighborKind::Allgather : NeighborKind::Alltoall;
-  for (int round = 0; round < kStarts; ++round) {
+  std::string first_error;
+  for (int round = 0; round < starts(call); ++round) {
     const std::uint64_t salt = start_salt(case_id, round);
     send.fill(kSentinel);
     fill_blocks(send.span(), neighbor_send_blocks(args.send_counts, args.send_displs, comm.rank(), salt));
@@ -216,13 +233,15 @@ std::string run_case(const IsoAlgorithm& algo, const IsoAlgorithm& reference, co
     ref.fill(kSentinel);
     runner->run();
     mpi->run();
-    const std::string who = "start " + std::to_string(round + 1) + ", torus rank " + std::to_string(comm.rank());
+    const std::string who = "start " + std::to_string(round + 1) + " (" + to_string(call) + "), torus rank " +
+                            std::to_string(comm.rank());
+    if (!first_error.empty()) continue;
     if (auto error = check_result({who, send_copy, send.span(), recv.span(),
                                    neighbor_expected(kind, args.recv_counts, args.recv_displs, comm.sources(), salt),
                                    Reference{ref.span(), reference.info().name}}))
-      return *error;
+      first_error = *error;
   }
-  return {};
+  return first_error;
 }
 
 // The registry's side of each algorithm, without communication: it supports a plain shape,
@@ -309,6 +328,12 @@ int run(const Options& o) {
   const IsoAlgorithm& algo = lookup(o.collective, o.algorithm);
   const IsoAlgorithm& reference = lookup(o.collective, "mpi-neighbor");
   const Capabilities caps = probe_capabilities(MPI_COMM_WORLD);
+  if (const Support form = algo.supports_call(o.call, caps); !form) {  // a recorded finding, not a pass
+    if (world_rank == 0)
+      std::cout << to_string(o.collective) << "/" << o.algorithm << " " << to_string(o.call) << ": skipped: " << form.reason
+                << "\n";
+    return kSkipped;
+  }
   int passed = 0, failed = 0, skipped = 0;
   std::size_t id = 0;
   for (const TorusCases& torus : cases_for(o.collective, world_size, o.quick)) {
@@ -322,7 +347,7 @@ int run(const Options& o) {
         continue;
       }
       const double t0 = MPI_Wtime();
-      const std::string error = run_case(algo, reference, comm, o.collective, k, id);
+      const std::string error = run_case(algo, reference, comm, o.collective, o.call, k, id);
       const double seconds = MPI_Wtime() - t0;
       int bad = error.empty() ? 0 : 1, any_bad = 0;
       MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -334,8 +359,8 @@ int run(const Options& o) {
     }
   }
   return checker::summarize(world_rank,
-                          std::string(to_string(o.collective)) + "/" + o.algorithm + " (" + std::to_string(world_size) +
-                              " processes)",
+                          std::string(to_string(o.collective)) + "/" + o.algorithm + " (" + to_string(o.call) + ", " +
+                              std::to_string(world_size) + " processes)",
                           skipped, "cases", "every case was skipped", passed, failed);
 }
 

@@ -14,6 +14,9 @@ set(COLLREPRO_ISO_NPS_neighbor-alltoall "2;5;8" CACHE STRING "Process counts of 
 set(COLLREPRO_ISO_NPS_neighbor-allgather "1;3;6" CACHE STRING "Process counts of the neighbor-allgather MPI tests")
 set(COLLREPRO_ISO_NPS_neighbor-alltoallw "4;7" CACHE STRING "Process counts of the neighbor-alltoallw MPI tests")
 option(COLLREPRO_ISO_ALL_NPS "Run every isomorphic collective at every process count 1..8" OFF)
+# The nonblocking and persistent forms: every (collective, algorithm, form) at these counts only
+# (4: a 2 x 2 torus, whose offsets wrap around to the process itself; about 3 s a test).
+set(COLLREPRO_ISO_CALL_NPS "4" CACHE STRING "Process counts of the nonblocking and persistent isomorphic MPI tests")
 # MPICH (ch4) busy-polls while it waits, so on an oversubscribed 2-core machine every blocking
 # step costs a scheduler time slice: its tests default to the core tori (iso_check --quick),
 # which keep every edge-case class; Open MPI yields (mpi_yield_when_idle) and runs them all.
@@ -43,5 +46,5 @@ set(ISO_QUICK ${_iso_quick_flag})
 set(ISO_ENV ${_iso_env})
 collrepro_catalogue_tests(isomorphic ${CMAKE_CURRENT_LIST_DIR}/catalogue/isomorphic.cmake ISO_CHECK ISO_QUICK ISO_ENV
                           COLLREPRO_ISO_ALL_NPS COLLREPRO_ISO_NPS_neighbor-alltoall COLLREPRO_ISO_NPS_neighbor-allgather
-                          COLLREPRO_ISO_NPS_neighbor-alltoallw)
+                          COLLREPRO_ISO_NPS_neighbor-alltoallw COLLREPRO_ISO_CALL_NPS)
 _iso_test(setup-times 4 --setup-times)

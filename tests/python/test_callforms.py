@@ -19,7 +19,7 @@ INIT_S = 51e-6
 def forms_set(tmp_path):
     points = [S.point("halfduplex-fc", kb=0, call=form, init_s=INIT_S if form == "persistent" else None)
               for form in TIMES]
-    points.append(S.point("root-gathering", kb=0))          # blocking only
+    points.append(S.point("root-gathering", kb=0))          # measured blocking only
     return S.write_result_set(tmp_path / "forms", points, launches=2, reps=5,
                               time_fn=lambda pt, launch, rep: TIMES[pt.get("call", "blocking")])
 

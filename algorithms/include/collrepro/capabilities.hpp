@@ -36,6 +36,10 @@ struct Capabilities {
   // right result at every start (the project's persistent schedules start them on their
   // sub-communicators; without, they post the nonblocking ones at each start instead).
   bool intra_persistent = true;
+  // MPI_Ineighbor_alltoall and the persistent MPI_Neighbor_alltoall_init (or MPIX_) on a
+  // distributed-graph ring, each started twice with new data: the native neighbourhood forms.
+  bool neighbor_nonblocking = true;
+  bool neighbor_persistent = true;
   std::string calls_reason;       // why a native call form is missing ("" when none is)
   std::string reason;            // why something is missing ("" when nothing is)
   std::string how;               // how each was decided, e.g. "intercomm: probed; ..." (metadata)

@@ -121,6 +121,10 @@ class IsoAlgorithm : public Algorithm {
   // Collective over `comm`: builds schedules, datatypes and communicators for these buffers.
   // `args` must outlive the runner; run() may be called many times.
   virtual std::unique_ptr<Runner> prepare(const IsoComm& comm, const Args& args) const = 0;
+  // The call in `form`, one that supports_call() accepts: blocking is prepare(); a nonblocking
+  // or persistent form is a StartedRunner, and a persistent one does its init here (the family
+  // times this call as the point's init_s). The default offers blocking only.
+  virtual std::unique_ptr<Runner> prepare_call(const IsoComm& comm, const Args& args, CallForm form) const;
 
  protected:
   virtual Support supports_shape(const Shape&, const Capabilities&) const { return Support::yes(); }

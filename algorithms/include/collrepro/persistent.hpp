@@ -18,6 +18,29 @@ int allgather_init(const void* send, int send_count, MPI_Datatype send_type, voi
 int allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
                     const int* displs, MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request);
 int bcast_init(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request);
+int gather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                MPI_Datatype recv_type, int root, MPI_Comm comm, MPI_Request* request);
+int gatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, const int* recv_counts,
+                 const int* displs, MPI_Datatype recv_type, int root, MPI_Comm comm, MPI_Request* request);
+
+// The persistent neighbourhood collectives, found the same way (COLLREPRO_HAVE_MPI_NEIGHBOR_ALLTOALL_INIT,
+// COLLREPRO_HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT): "MPI_Neighbor_alltoall_init",
+// "MPIX_Neighbor_alltoall_init (mpi-ext.h)" or "". Without one, the calls return MPI_ERR_OTHER.
+const char* persistent_neighbor_collectives();
+int neighbor_alltoall_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                           MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request);
+int neighbor_alltoallv_init(const void* send, const int* send_counts, const int* send_displs, MPI_Datatype send_type,
+                            void* recv, const int* recv_counts, const int* recv_displs, MPI_Datatype recv_type,
+                            MPI_Comm comm, MPI_Request* request);
+int neighbor_allgather_init(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
+                            MPI_Datatype recv_type, MPI_Comm comm, MPI_Request* request);
+int neighbor_allgatherv_init(const void* send, int send_count, MPI_Datatype send_type, void* recv,
+                             const int* recv_counts, const int* displs, MPI_Datatype recv_type, MPI_Comm comm,
+                             MPI_Request* request);
+int neighbor_alltoallw_init(const void* send, const int* send_counts, const MPI_Aint* send_displs,
+                            const MPI_Datatype* send_types, void* recv, const int* recv_counts,
+                            const MPI_Aint* recv_displs, const MPI_Datatype* recv_types, MPI_Comm comm,
+                            MPI_Request* request);
 
 }  // namespace collrepro
 
