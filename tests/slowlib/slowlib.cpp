@@ -1,5 +1,5 @@
 // libcollrepro_slowlib: a second, independent way to make a synthetic release, for calibrating
-// the version verdicts (python/collrepro/calibration.py) and for the CI test
+// the version verdicts (python/collrepro/versions/calibration.py) and for the CI test
 // versions.openmpi.injected_slowdown_preload. It shares no code with the PMPI library's delay
 // mode (interpose/delay.cpp), so that the calibration does not rest on one mechanism only.
 //

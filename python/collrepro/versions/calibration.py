@@ -441,7 +441,7 @@ def _by_mechanism(summary):
 
 def side_by_side(summary):
     """README lines: both mechanisms' detection at each injected percent, in one table."""
-    from collrepro.analysis.tables import markdown_table
+    from collrepro.analysis.frames.tables import markdown_table
     import pandas as pd
     totals = _by_mechanism(summary)
     if not len(totals):
@@ -465,7 +465,7 @@ def side_by_side(summary):
 
 def fdr_section(summary):
     """README lines: the false discovery rate over the injected settings, per mechanism and in all."""
-    from collrepro.analysis.tables import markdown_table
+    from collrepro.analysis.frames.tables import markdown_table
     import pandas as pd
     totals = _by_mechanism(summary)
     if not len(totals):
