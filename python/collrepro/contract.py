@@ -104,6 +104,7 @@ def library_calls(family_name, collective, algorithm):
     algorithm times: () for an algorithm that is not the library's own call."""
     return tuple(family_entry(family_name)["library_calls"]["calls"].get(collective, {}).get(algorithm, ()))
 
+
 _PY_TYPES = {"int": int, "str": str, "float": float, "bool": bool}
 META_REQUIRED = {k: _PY_TYPES[t] for k, t in CONTRACT["meta"]["required"].items()}
 META_KEYS = CONTRACT["meta"]["keys"]
@@ -128,8 +129,15 @@ def family_of_collective(collective):
         raise KeyError(f"collective {collective!r} belongs to no family of the contract") from None
 
 
+# A label template's condition: 'col' (the point fills it), 'col = v' or 'col != v'.
+_CONDITION = re.compile(r"^(\w+)(?:\s*(!=|=)\s*(\S+))?$")
+
+
 def _filled(value):
-    return value is not None and value != "" and value == value      # NaN: empty
+    try:
+        return value is not None and bool(value != "") and bool(value == value)    # NaN: empty
+    except TypeError:                                                              # pandas' NA
+        return False
 
 
 def message_bytes(point):
@@ -150,9 +158,6 @@ def label_fields(parts):
             names.append(_CONDITION.match(part["if"]).group(1))
             names += label_fields([p for p in (part["then"], part.get("else")) if p is not None])
     return list(dict.fromkeys(names))
-
-
-_CONDITION = re.compile(r"^(\w+)(?:\s*(!=|=)\s*(\S+))?$")
 
 
 def _holds(condition, get):
@@ -322,6 +327,30 @@ def _column_row(name):
             f"| {_cell(col['about'])} |")
 
 
+def _template_text(parts):
+    """A label template as text: its strings, a condition as [if C: A else B]."""
+    out = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+        else:
+            other = f" else {_template_text([part['else']])}" if part.get("else") is not None else ""
+            out.append(f"[if {part['if']}: {_template_text([part['then']])}{other}]")
+    return "".join(out)
+
+
+def _family_fact(field, value):
+    if field == "groups":
+        return ", ".join(f"{g['name']} (`{g['size']}`, `{g['block']}`, `{g['bytes']}`)" for g in value) or "-"
+    if field in ("shape_label", "point_label"):
+        return f"`{_template_text(value)}`"
+    if field == "library_calls":
+        calls = [f"{coll} `{alg}`: {', '.join(names)}" for coll, algs in value["calls"].items()
+                 for alg, names in algs.items()]
+        return (f"{'; '.join(calls)} (on an {value['comm']}communicator)") if calls else "-"
+    return _code_list(value) or "-"
+
+
 def _wrap_columns(names, width=96):
     lines, line = [], ""
     for name in names:
@@ -361,6 +390,13 @@ def markdown():
             "## Families", "",
             "| family | collectives | shape columns | about |", "|---|---|---|---|"]
     out += [f"| `{name}` | {_code_list(f['collectives'])} | {_code_list(f['shape'])} | {_cell(f['about'])} |"
+            for name, f in FAMILIES.items()]
+    read = [k for k in FAMILY_FIELDS if k not in ("about", "collectives", "shape")]
+    out += ["", "How the tools read each family's points (no part of the files): "
+            + "; ".join(f"`{k}`: {FAMILY_FIELDS[k]}" for k in read)
+            + ". A label template's `[if C: A else B]` renders A when C holds, else B.", "",
+            "| family | " + " | ".join(read) + " |", "|---" * (len(read) + 1) + "|"]
+    out += [f"| `{name}` | " + " | ".join(_cell(_family_fact(k, f[k])) for k in read) + " |"
             for name, f in FAMILIES.items()]
     out += ["", "## Enums", "", CONTRACT["enums"]["about"], "",
             "| enum | C++ type | values | about |", "|---|---|---|---|"]

@@ -206,11 +206,16 @@ def shape_label(row):
 
 
 def _label(row, template):
-    """A row's label from its family's template (its columns and the DERIVED_FIELDS)."""
+    """A row's label from its family's template (its columns and the DERIVED_FIELDS); '' for a
+    row without a family of the contract (a hand-made frame's)."""
     def get(name):
         value = DERIVED_FIELDS[name](row) if name in DERIVED_FIELDS else row[name]
         return None if pd.isna(value) else value
-    return C.render_label(C.family_entry(row["family"])[template], get)
+    return C.render_label(_family(row).get(template, []), get)
+
+
+def _family(row):
+    return C.FAMILIES.get(row.get("family"), {})
 
 
 def ratio_label(ka, kb):
@@ -224,8 +229,7 @@ def ratio_label(ka, kb):
 def groups(row):
     """[{size, block, bytes}] of a row's groups, as its family's contract entry names their
     columns (those the row has; [] for a family of one group of all processes)."""
-    return [{k: row[g[k]] for k in ("size", "block", "bytes") if g[k] in row}
-            for g in C.family_entry(row["family"])["groups"]]
+    return [{k: row[g[k]] for k in ("size", "block", "bytes") if g[k] in row} for g in _family(row).get("groups", [])]
 
 
 def half_duplex(row):
