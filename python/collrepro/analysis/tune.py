@@ -33,7 +33,8 @@ The rules (interpose/rules.hpp) list the sizes in increasing order: `msg_size<=S
 sizes above the previous boundary up to S (runs of the same choice merged); sizes beyond the
 largest measured one fall to `any`: native. msg_size is the block of one process: max(ka, kb)
 for the inter-group collectives (Allgatherv: the configured block), the largest block for the
-isomorphic ones.
+isomorphic ones. The situation keys and msg_size of each family are its contract entry's
+situation and message_bytes (contract/contract.json).
 """
 
 import json
