@@ -12,6 +12,7 @@ written by `collrepro-py contract markdown|golden` (contract_files.py).
 import json
 import os
 import re
+import string
 
 CONTRACT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
                              "contract", "contract.json")
@@ -70,6 +71,40 @@ assert ENUM_SETS["collective"] == COLLECTIVES, "contract.json: enums.collective 
 # Shape column -> the families that fill it (every other family leaves it empty).
 SHAPE_OWNERS = {c: {name for name, fam in FAMILIES.items() if c in fam["shape"]} for c in SHAPE_COLUMNS}
 
+# What each family entry says, beyond its collectives and shape columns, so that no tool has to
+# switch on a family's name (tests/python/test_family_facts.py checks both sides).
+FAMILY_FIELDS = {
+    "about": "one sentence: what the family measures",
+    "collectives": "its collectives (the enum collective, in family order)",
+    "shape": "the shape columns its rows fill",
+    "groups": "its disjoint process groups, each {name, size, block, bytes}: the columns of the "
+              "group's process count, largest block and block sum (none: one group of all processes)",
+    "message_bytes": "the columns whose largest value is a point's per-process message size "
+                     "(colltune's msg_size, the size a delay rule compares)",
+    "shape_label": "a point's shape as the tables label it (a label template)",
+    "point_label": "a point's setting label when the configuration names none (a label template)",
+    "situation": "colltune's situation keys, in rule-path order (none: colltune writes no rules)",
+    "library_calls": "{comm, calls}: the library's own calls a point times, per collective and "
+                     "algorithm (what a PMPI delay rule can touch), and the communicator they run on",
+}
+_missing = [f"{name}.{field}" for name, fam in FAMILIES.items() for field in FAMILY_FIELDS if field not in fam]
+assert not _missing, f"contract.json: families lack {', '.join(_missing)}"
+
+
+def family_entry(name):
+    """The contract entry of a family (KeyError naming the families for another name)."""
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise KeyError(f"{name!r} is no family of the contract ({'|'.join(FAMILIES)})") from None
+
+
+def library_calls(family_name, collective, algorithm):
+    """The library's own calls (PMPI names, lower case) a point of this family, collective and
+    algorithm times: () for an algorithm that is not the library's own call."""
+    return tuple(family_entry(family_name)["library_calls"]["calls"].get(collective, {}).get(algorithm, ()))
+
+
 _PY_TYPES = {"int": int, "str": str, "float": float, "bool": bool}
 META_REQUIRED = {k: _PY_TYPES[t] for k, t in CONTRACT["meta"]["required"].items()}
 META_KEYS = CONTRACT["meta"]["keys"]
@@ -92,6 +127,65 @@ def family_of_collective(collective):
         return FAMILY_OF_COLLECTIVE[collective]
     except KeyError:
         raise KeyError(f"collective {collective!r} belongs to no family of the contract") from None
+
+
+# A label template's condition: 'col' (the point fills it), 'col = v' or 'col != v'.
+_CONDITION = re.compile(r"^(\w+)(?:\s*(!=|=)\s*(\S+))?$")
+
+
+def _filled(value):
+    try:
+        return value is not None and bool(value != "") and bool(value == value)    # NaN: empty
+    except TypeError:                                                              # pandas' NA
+        return False
+
+
+def message_bytes(point):
+    """The per-process message bytes of a collbench point (a row, or a dict of its columns): the
+    largest of its family's message_bytes columns that it fills; msg_bytes when it fills none."""
+    values = [point.get(c) for c in family_entry(point.get("family"))["message_bytes"]]
+    present = [int(v) for v in values if _filled(v)]
+    return max(present) if present else int(point.get("msg_bytes") or 0)
+
+
+def label_fields(parts):
+    """The field names a label template (shape_label, point_label) reads, conditions included."""
+    names = []
+    for part in parts:
+        if isinstance(part, str):
+            names += [f for _, f, _, _ in string.Formatter().parse(part) if f]
+        else:
+            names.append(_CONDITION.match(part["if"]).group(1))
+            names += label_fields([p for p in (part["then"], part.get("else")) if p is not None])
+    return list(dict.fromkeys(names))
+
+
+def _holds(condition, get):
+    """'col' (filled), 'col = v' or 'col != v' (numbers compare as numbers) for one point."""
+    name, op, want = _CONDITION.match(condition).groups()
+    value = get(name)
+    if op is None:
+        return value is not None
+    try:
+        same = value is not None and float(value) == float(want)
+    except (TypeError, ValueError):
+        same = str(value) == want
+    return same if op == "=" else not same
+
+
+def render_label(parts, get):
+    """A label template for one point: its strings formatted with the point's fields, in order;
+    a part {"if": condition, "then": part, "else": part} renders then or else (nothing without
+    one). get(name) -> the field's value, None when the point leaves it empty."""
+    out = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part.format_map({f: get(f) for f in label_fields([part])}))
+        else:
+            chosen = part["then"] if _holds(part["if"], get) else part.get("else")
+            if chosen is not None:
+                out.append(render_label([chosen], get))
+    return "".join(out)
 
 
 def file_name(kind, launch, slc=None, compressed=False):
@@ -199,6 +293,7 @@ V1 = {
                  "kb, neighbors from the neighborhood, block_rule distance when the setting's "
                  "distributions say so",
 }
+V1["owners"] = {c: {"isomorphic"} for c in V1["isomorphic_only"]}     # the shape columns of one family
 V1["identity"] = [c for c in V1["raw"] if c not in ("utc",) + tuple(RAW_MEASUREMENT_COLUMNS)]
 V1["summary"] = V1["identity"] + V1["summary_measurement"]
 V1_TABLE_COLUMNS = {"raw": V1["raw"], "summary": V1["summary"]}
@@ -230,6 +325,30 @@ def _column_row(name):
     where = "core" if name not in SHAPE_OWNERS else ", ".join(f for f in FAMILIES if f in SHAPE_OWNERS[name])
     return (f"| `{name}` | {col['type']} | {col.get('unit', '')} | {where} | {'; '.join(notes)} "
             f"| {_cell(col['about'])} |")
+
+
+def _template_text(parts):
+    """A label template as text: its strings, a condition as [if C: A else B]."""
+    out = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+        else:
+            other = f" else {_template_text([part['else']])}" if part.get("else") is not None else ""
+            out.append(f"[if {part['if']}: {_template_text([part['then']])}{other}]")
+    return "".join(out)
+
+
+def _family_fact(field, value):
+    if field == "groups":
+        return ", ".join(f"{g['name']} (`{g['size']}`, `{g['block']}`, `{g['bytes']}`)" for g in value) or "-"
+    if field in ("shape_label", "point_label"):
+        return f"`{_template_text(value)}`"
+    if field == "library_calls":
+        calls = [f"{coll} `{alg}`: {', '.join(names)}" for coll, algs in value["calls"].items()
+                 for alg, names in algs.items()]
+        return (f"{'; '.join(calls)} (on an {value['comm']}communicator)") if calls else "-"
+    return _code_list(value) or "-"
 
 
 def _wrap_columns(names, width=96):
@@ -271,6 +390,13 @@ def markdown():
             "## Families", "",
             "| family | collectives | shape columns | about |", "|---|---|---|---|"]
     out += [f"| `{name}` | {_code_list(f['collectives'])} | {_code_list(f['shape'])} | {_cell(f['about'])} |"
+            for name, f in FAMILIES.items()]
+    read = [k for k in FAMILY_FIELDS if k not in ("about", "collectives", "shape")]
+    out += ["", "How the tools read each family's points (no part of the files): "
+            + "; ".join(f"`{k}`: {FAMILY_FIELDS[k]}" for k in read)
+            + ". A label template's `[if C: A else B]` renders A when C holds, else B.", "",
+            "| family | " + " | ".join(read) + " |", "|---" * (len(read) + 1) + "|"]
+    out += [f"| `{name}` | " + " | ".join(_cell(_family_fact(k, f[k])) for k in read) + " |"
             for name, f in FAMILIES.items()]
     out += ["", "## Enums", "", CONTRACT["enums"]["about"], "",
             "| enum | C++ type | values | about |", "|---|---|---|---|"]

@@ -13,7 +13,7 @@ from collrepro.analysis.figures import overlay
 from collrepro.analysis.loading import inventory
 from collrepro.analysis.figures import figures
 from collrepro.analysis.figures import plotting as pl
-from collrepro.analysis.frames.aggregate import TAIL_COLUMNS, aggregate, shape_label, speedups
+from collrepro.analysis.frames.aggregate import TAIL_COLUMNS, aggregate, groups, half_duplex, shape_label, speedups
 from collrepro.analysis.figures.models import eq5_limit
 from collrepro.analysis.loading.schema import InputError
 from collrepro.analysis.frames.tables import fmt_time, html_table, markdown_table
@@ -95,11 +95,12 @@ def _context(sub):
 
 
 def _limit_note(sub):
-    """Seed 001 Eq. 5 model limit for full-duplex inter-group settings."""
+    """Seed 001 Eq. 5 model limit for full-duplex settings of two groups (inter-group)."""
     ref = sub.sort_values("msg_bytes").iloc[-1]
-    if ref["family"] != "inter-group" or ref["kb"] == 0:
+    two = groups(ref)
+    if len(two) != 2 or half_duplex(ref):
         return ""
-    limit = eq5_limit(ref["bytes_a"], ref["bytes_b"])
+    limit = eq5_limit(two[0]["bytes"], two[1]["bytes"])
     return f"; Eq. 5 model limit of the improvement over root gathering: {limit:.2f}"
 
 

@@ -33,7 +33,8 @@ The rules (interpose/rules.hpp) list the sizes in increasing order: `msg_size<=S
 sizes above the previous boundary up to S (runs of the same choice merged); sizes beyond the
 largest measured one fall to `any`: native. msg_size is the block of one process: max(ka, kb)
 for the inter-group collectives (Allgatherv: the configured block), the largest block for the
-isomorphic ones.
+isomorphic ones. The situation keys and msg_size of each family are its contract entry's
+situation and message_bytes (contract/contract.json).
 """
 
 import json
@@ -43,10 +44,11 @@ from collections import defaultdict
 
 import numpy as np
 
+from collrepro import contract as C
 from collrepro import safeio
 from collrepro.analysis.verdicts import stats
 from collrepro.analysis.verdicts import verdicts as V
-from collrepro.analysis.frames.aggregate import algorithm_kinds
+from collrepro.analysis.frames.aggregate import algorithm_kinds, groups, half_duplex
 from collrepro.analysis.cli import Parser
 from collrepro.analysis.verdicts.compare import launch_medians
 from collrepro.analysis.loading.loader import load
@@ -62,35 +64,38 @@ def call_form(row):
     return call if isinstance(call, str) and call else "blocking"
 
 
+def _groups(row):
+    """[(size, largest block)] of the row's groups ([] for a family without groups)."""
+    return [(int(g["size"]), int(g["block"])) for g in groups(row)]
+
+
+# The situation keys that are not a column's own value (contract: each family's situation).
+SITUATION_KEYS = {
+    "call": call_form,
+    "groups": lambda row: ":".join(str(s) for s in sorted((s for s, _ in _groups(row)), reverse=True)),
+    "duplex": lambda row: "half" if half_duplex(row) else "full",
+}
+
+
 def situation(row):
-    """The rule path of a point, without its size: a tuple of condition keys."""
-    if row["family"] == "inter-group":
-        p, q = int(row["p"]), int(row["q"])
-        half = int(row["ka"]) == 0 or int(row["kb"]) == 0
-        return (f"collective={row['collective']}", f"call={call_form(row)}", f"groups={max(p, q)}:{min(p, q)}",
-                f"duplex={'half' if half else 'full'}")
-    if row["family"] == "isomorphic":
-        return (f"collective={row['collective']}", f"call={call_form(row)}", f"neighborhood={row['neighborhood']}")
-    return None
+    """The rule path of a point, without its size: a tuple of condition keys (the family's
+    situation keys in order); None for a family colltune writes no rules for."""
+    keys = C.family_entry(row["family"])["situation"]
+    if not keys:
+        return None
+    return tuple(f"{key}={SITUATION_KEYS[key](row) if key in SITUATION_KEYS else row[key]}" for key in keys)
 
 
 def senders(row):
-    """The sending group's size of a half-duplex inter-group point (ka > 0 and kb = 0: p; the
-    other way: q), None otherwise."""
-    if row["family"] != "inter-group":
-        return None
-    ka, kb = int(row["ka"]), int(row["kb"])
-    if ka > 0 and kb == 0:
-        return int(row["p"])
-    if kb > 0 and ka == 0:
-        return int(row["q"])
-    return None
+    """The sending group's size of a half-duplex point of groups (the one group whose block is
+    not 0: inter-group ka > 0 and kb = 0: p; the other way: q), None otherwise."""
+    sending = [size for size, block in _groups(row) if block > 0]
+    return sending[0] if len(sending) == 1 and len(_groups(row)) > 1 else None
 
 
 def msg_size(row):
-    if row["family"] == "inter-group":
-        return max(int(row["ka"]), int(row["kb"]))
-    return int(row["block_max"])
+    """The block of one process: the largest of the family's message_bytes columns."""
+    return max(int(row[c]) for c in C.family_entry(row["family"])["message_bytes"])
 
 
 def _reference(medians, kinds):

@@ -11,7 +11,8 @@ and whose size condition holds applies):
   `+Nus` / `+Nms` in (0, 1 s].
 
 The library delays a call the application makes itself (never one it makes while serving a call),
-allgather and allgatherv only on an intercommunicator. In collbench that is exactly:
+allgather and allgatherv only on an intercommunicator. In collbench that is exactly (each
+family's library_calls in contract/contract.json):
 
 - inter-group `native` points of collective allgather / allgatherv (the other inter-group
   algorithms call MPI_Allgather(v) only on intracommunicators, their groups' sub-communicators);
@@ -21,12 +22,14 @@ allgather and allgatherv only on an intercommunicator. In collbench that is exac
   rules treat both calls alike at its size (otherwise affected() refuses to guess).
 
 The size is the per-process message bytes: the largest block one process sends or receives
-(inter-group: max(ka, kb), the same on both groups; isomorphic: the block, msg_bytes).
+(each family's message_bytes in the contract: inter-group max(ka, kb), the same on both groups;
+isomorphic: the block, block_max).
 """
 
 import re
 from dataclasses import dataclass
 
+from .. import contract as C
 from ..safeio import UserError
 
 CALLS = ("allgather", "allgatherv", "neighbor_alltoall", "neighbor_alltoallv")
@@ -146,23 +149,17 @@ def _get(point, key, default=None):
 
 def point_bytes(point):
     """The per-process message bytes of a collbench point (a summary row or a dict with its
-    columns): inter-group max(ka, kb), else msg_bytes."""
-    if _get(point, "family") == "inter-group" and _get(point, "ka") is not None:
-        return max(int(_get(point, "ka", 0)), int(_get(point, "kb", 0)))
-    return int(_get(point, "msg_bytes", 0))
+    columns): its family's message_bytes rule (contract), msg_bytes for a point without family."""
+    return int(_get(point, "msg_bytes", 0)) if _get(point, "family") is None else C.message_bytes(point)
 
 
 def delayed_calls(point):
-    """The delayable MPI calls a collbench point times (a tuple; empty when none)."""
-    family, collective, algorithm = _get(point, "family"), _get(point, "collective"), _get(point, "algorithm")
-    if family == "inter-group" and algorithm == "native" and collective in ("allgather", "allgatherv"):
-        return (collective,)
-    if family == "isomorphic" and collective == "neighbor-alltoall":
-        if algorithm == "mpi-neighbor":
-            return ("neighbor_alltoall",)
-        if algorithm == "mpi-neighbor-remapped":
-            return ("neighbor_alltoall", "neighbor_alltoallv")
-    return ()
+    """The delayable MPI calls a collbench point times (a tuple; empty when none): its family's
+    library calls of its collective and algorithm (contract)."""
+    family = _get(point, "family")
+    if family is None:
+        return ()
+    return C.library_calls(family, _get(point, "collective"), _get(point, "algorithm"))
 
 
 def _delay_of(rules, point):

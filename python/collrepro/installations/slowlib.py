@@ -18,6 +18,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 
+from .. import contract as C
 from ..safeio import UserError
 from . import collbench
 from .model import Installation
@@ -26,6 +27,7 @@ VARIABLE = "COLLREPRO_SLOWLIB"
 MECHANISM = "slowlib"
 LIBRARY = os.path.join("tests", "slowlib", "libcollrepro_slowlib.so")
 CALLS = {"MPI_Allgather": "allgather", "MPI_Allgatherv": "allgatherv"}
+CALL_OF = {lower: name for name, lower in CALLS.items()}
 COMMS = ("inter", "intra", "any")
 MAX_RULES = 8
 EXAMPLE = "MPI_Allgather,inter,131072,+100ms"
@@ -105,14 +107,13 @@ def slowed_by(text, point):
     if any(r.comm != "inter" for r in rules):
         raise SlowlibError(f"{VARIABLE}: which collbench points a rule for intracommunicators slows is not known "
                            "(algorithms call MPI_Allgather(v) inside): give COMM inter for a calibration")
-    if not (_get(point, "family") == "inter-group" and _get(point, "algorithm") == "native"):
+    family = _get(point, "family")
+    if family is None or C.family_entry(family)["library_calls"]["comm"] != "inter":
         return None
-    call = {"allgather": "MPI_Allgather", "allgatherv": "MPI_Allgatherv"}.get(_get(point, "collective"))
-    if _get(point, "ka") is not None:
-        nbytes = max(int(_get(point, "ka") or 0), int(_get(point, "kb") or 0))
-    else:
-        nbytes = int(_get(point, "msg_bytes") or 0)
-    return next((r for r in rules if r.call == call and nbytes >= r.min_bytes), None)
+    calls = {CALL_OF[c] for c in C.library_calls(family, _get(point, "collective"), _get(point, "algorithm"))
+             if c in CALL_OF}
+    nbytes = C.message_bytes(point)
+    return next((r for r in rules if r.call in calls and nbytes >= r.min_bytes), None)
 
 
 def affected(text, point):

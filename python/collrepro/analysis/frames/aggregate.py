@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from collrepro import catalogue
+from collrepro import contract as C
 from collrepro.contract import SUMMARY_MEASUREMENT_COLUMNS
 from collrepro.analysis.loading.schema import IDENTITY_COLUMNS, InputError
 
@@ -194,20 +195,27 @@ def median_of_medians(per):
 # ---------------------------------------------------------------- settings
 
 def shape_label(row):
-    """A point's shape, per family: 'p:q, kA:kB=r' (inter-group, plus a non-equal
-    distribution), 'neighborhood on dims' (isomorphic), 'distribution, root r' (intra).
+    """A point's shape, as its family's contract entry labels it (shape_label): 'p:q, kA:kB=r'
+    (inter-group, plus a non-equal distribution), 'neighborhood on dims' (isomorphic),
+    'distribution, root r' (intra).
 
     A configured setting can hold several shapes (seed 000's three p/q ratios, seed 004's
     neighborhoods), so tables and figures keyed by setting alone would mix them.
     """
-    family = row["family"]
-    if family == "isomorphic":
-        return f"{row['neighborhood']} on {row['dims']}"
-    if family == "intra":
-        root = "" if pd.isna(row["root"]) else f", root {row['root']}"
-        return f"{distribution_label(row)}{root}"
-    label = f"{row['p']}:{row['q']}, kA:kB={block_ratio(row)}"
-    return label if row["distribution"] == "equal" else f"{label}, {distribution_label(row)}"
+    return _label(row, "shape_label")
+
+
+def _label(row, template):
+    """A row's label from its family's template (its columns and the DERIVED_FIELDS); '' for a
+    row without a family of the contract (a hand-made frame's)."""
+    def get(name):
+        value = DERIVED_FIELDS[name](row) if name in DERIVED_FIELDS else row[name]
+        return None if pd.isna(value) else value
+    return C.render_label(_family(row).get(template, []), get)
+
+
+def _family(row):
+    return C.FAMILIES.get(row.get("family"), {})
 
 
 def ratio_label(ka, kb):
@@ -218,14 +226,28 @@ def ratio_label(ka, kb):
     return f"{frac.numerator}:{frac.denominator}"
 
 
+def groups(row):
+    """[{size, block, bytes}] of a row's groups, as its family's contract entry names their
+    columns (those the row has; [] for a family of one group of all processes)."""
+    return [{k: row[g[k]] for k in ("size", "block", "bytes") if g[k] in row} for g in _family(row).get("groups", [])]
+
+
+def half_duplex(row):
+    """Whether some group of the row contributes nothing (False for a family without groups)."""
+    return any(g["block"] == 0 for g in groups(row))
+
+
 def block_ratio(row):
-    """kA:kB of an inter-group row: of the largest blocks (equal, arithmetic: both ~ 2 s), else
-    of the mean blocks K_A/p : K_B/q (random: the largest block is itself random)."""
-    if row["family"] != "inter-group":
+    """kA:kB of a row of two groups (its family's groups): of the largest blocks (equal,
+    arithmetic: both ~ 2 s), else of the mean blocks K_A/p : K_B/q (random: the largest block
+    is itself random); '' for a family without groups."""
+    two = groups(row)
+    if len(two) != 2:
         return ""
+    a, b = two
     if row["distribution"] != "random":
-        return ratio_label(row["ka"], row["kb"])
-    mean_a, mean_b = row["bytes_a"] / row["p"], row["bytes_b"] / row["q"]
+        return ratio_label(a["block"], b["block"])
+    mean_a, mean_b = a["bytes"] / a["size"], b["bytes"] / b["size"]
     if mean_a == 0 or mean_b == 0:
         return ratio_label(mean_a, mean_b)
     frac = Fraction(mean_a / mean_b).limit_denominator(16)
@@ -240,17 +262,12 @@ def distribution_label(row):
     return dist
 
 
+# The fields a label template may read beyond the row's columns.
+DERIVED_FIELDS = {"block_ratio": block_ratio, "distribution_label": distribution_label, "shape_label": shape_label}
+
+
 def _derived_label(row):
-    if row["family"] == "isomorphic":
-        return f"{row['collective']} {row['neighborhood']} on {row['dims']}"
-    if row["family"] == "intra":
-        return f"{row['collective']} {shape_label(row)}"
-    head = f"{row['collective']} {row['topology']} {row['p']}:{row['q']}"
-    if row["kb"] == 0:
-        return f"{head}, half-duplex"
-    if row["distribution"] != "equal":
-        return f"{head}, {distribution_label(row)}"
-    return f"{head}, kA:kB={row['block_ratio']}"
+    return _label(row, "point_label")
 
 
 def _config_settings(metas):

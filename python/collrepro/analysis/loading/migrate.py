@@ -138,9 +138,10 @@ def _meta_for(metas, launch):
 
 
 def _shape_values(row, meta, guessed):
-    """The version 2 shape columns of one version 1 row (a dict)."""
-    family = C.FAMILY_OF_COLLECTIVE[row["collective"]]
-    if family == "isomorphic":
+    """The version 2 shape columns of one version 1 row (a dict). Version 1 had two families:
+    one of two groups (p, q, ka, kb), and the neighborhood one (ka, kb its largest and smallest
+    block)."""
+    if not C.family_entry(C.FAMILY_OF_COLLECTIVE[row["collective"]])["groups"]:
         return {"neighborhood": row["neighborhood"], "dims": row["dims"],
                 "neighbors": neighbor_count(row["neighborhood"]),
                 "block_rule": block_rule(meta, row["point"], row["collective"], row["ka"], row["kb"]),

@@ -31,7 +31,7 @@ IDENTITY_COLUMNS = C.IDENTITY_COLUMNS
 LAYOUTS = {
     **{v: {"tables": C.TABLE_COLUMNS_OF[v], "owners": C.SHAPE_OWNERS} for v in sorted(C.TABLE_COLUMNS_OF, reverse=True)},
     1: {"tables": C.V1_TABLE_COLUMNS,
-        "owners": {c: {"isomorphic"} for c in C.V1["isomorphic_only"]}},
+        "owners": C.V1["owners"]},
 }
 _EMPTY_FLOAT_TEXT = ["nan", "NaN"]      # also empty in an optional float column
 
