@@ -165,7 +165,7 @@ Sweep read_sweep(const SweepSource& src, const std::string& name) {
   if (!s.family) throw config_error(collective->path, "= " + quote(text) + " is not one of " + collective_list());
   s.algorithms = Names{{"all"}, "algorithms", false};
   if (const auto f = src.get("algorithms")) s.algorithms = names(f->node, f->path);
-  s.placements = Names{{"block"}, "placements", false};
+  s.placements = Names{{std::string(collrepro::contract::name(collrepro::contract::Placement::Block))}, "placements", false};
   if (const auto f = src.get("placements")) s.placements = names(f->node, f->path);
   const auto sizes = src.get("sizes");
   if (!sizes) throw config_error(src.prefix() + "sizes", "is missing (e.g. sizes: \"1KiB..1MiB x4\")");

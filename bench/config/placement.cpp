@@ -15,6 +15,11 @@ namespace collbench {
 
 namespace {
 
+using collrepro::contract::Placement;
+
+// The contract's spelling of a placement (the placement column).
+std::string name(Placement p) { return std::string(collrepro::contract::name(p)); }
+
 // Ranks sorted by `key`, then A takes the first p, B the next q.
 template <class Key>
 std::vector<int> fill_in_order(int p, int q, std::span<const RankLocality> ranks, Key key) {
@@ -44,12 +49,12 @@ PlacementResult by_package(int p, int q, std::span<const RankLocality> ranks, st
   for (const auto& l : ranks) nodes.insert(l.node);
   auto sep = note.empty() ? "" : "; ";
   if (unbound)
-    return {collrepro::block_sides(static_cast<int>(ranks.size()), p, q), "block",
+    return {collrepro::block_sides(static_cast<int>(ranks.size()), p, q), name(Placement::Block),
             note + sep + "ranks are not bound inside one package (set binding: core or bind with the launcher): block placement used"};
   if (domains.size() == nodes.size())
-    return {collrepro::block_sides(static_cast<int>(ranks.size()), p, q), "block",
+    return {collrepro::block_sides(static_cast<int>(ranks.size()), p, q), name(Placement::Block),
             note + sep + "one package per node: the groups share it (block placement used)"};
-  PlacementResult r{fill_in_order(p, q, ranks, key), "sockets", note};
+  PlacementResult r{fill_in_order(p, q, ranks, key), name(Placement::Sockets), note};
   if (const auto shared = shared_domains(r.sides, ranks, key))
     r.note += std::string(r.note.empty() ? "" : "; ") + std::to_string(shared) +
               " package(s) hold ranks of both groups (group sizes do not match package boundaries)";
@@ -70,20 +75,22 @@ PlacementResult place_groups(const std::string& placement, int p, int q, std::sp
   if (p < 1 || q < 1 || p + q > n)
     throw std::invalid_argument("groups " + std::to_string(p) + "/" + std::to_string(q) + " do not fit " +
                                 std::to_string(n) + " processes");
-  if (placement == "block") return {collrepro::block_sides(n, p, q), "block", ""};
-  if (placement == "interleaved") return {collrepro::interleaved_sides(n, p, q), "interleaved", ""};
-  if (placement == "sockets") return by_package(p, q, ranks, "");
-  if (placement == "nodes") {
-    std::set<int> nodes;
-    for (const auto& l : ranks) nodes.insert(l.node);
-    if (nodes.size() < 2) return by_package(p, q, ranks, "one node: groups placed on disjoint packages instead of nodes");
-    auto key = [](const RankLocality& l) { return l.node; };
-    PlacementResult r{fill_in_order(p, q, ranks, key), "nodes", ""};
-    if (const auto shared = shared_domains(r.sides, ranks, key))
-      r.note = std::to_string(shared) + " node(s) hold ranks of both groups (group sizes do not match node boundaries)";
-    return r;
+  const auto kind = collrepro::contract::parse<Placement>(placement);
+  if (!kind) throw std::invalid_argument("unknown placement " + quote(placement));
+  switch (*kind) {
+    case Placement::Block: return {collrepro::block_sides(n, p, q), name(Placement::Block), ""};
+    case Placement::Interleaved: return {collrepro::interleaved_sides(n, p, q), name(Placement::Interleaved), ""};
+    case Placement::Sockets: return by_package(p, q, ranks, "");
+    case Placement::Nodes: break;
   }
-  throw std::invalid_argument("unknown placement " + quote(placement));
+  std::set<int> nodes;
+  for (const auto& l : ranks) nodes.insert(l.node);
+  if (nodes.size() < 2) return by_package(p, q, ranks, "one node: groups placed on disjoint packages instead of nodes");
+  auto key = [](const RankLocality& l) { return l.node; };
+  PlacementResult r{fill_in_order(p, q, ranks, key), name(Placement::Nodes), ""};
+  if (const auto shared = shared_domains(r.sides, ranks, key))
+    r.note = std::to_string(shared) + " node(s) hold ranks of both groups (group sizes do not match node boundaries)";
+  return r;
 }
 
 }  // namespace collbench

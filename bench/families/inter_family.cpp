@@ -274,7 +274,7 @@ std::vector<GroupSpec> parse_groups(const SweepSource::Field& f) {
 
 class InterFamily final : public TypedFamily<InterAlgorithm, InterShape, InterSession> {
  public:
-  std::string name() const override { return "inter-group"; }
+  std::string name() const override { return std::string(collrepro::contract::name(collrepro::contract::Family::InterGroup)); }
   bool handles(Collective c) const override { return c == Collective::Allgather || c == Collective::Allgatherv; }
 
   std::vector<std::string> sweep_keys() const override { return {"pair_mode", "groups", "blocks", "distributions"}; }

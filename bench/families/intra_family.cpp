@@ -157,7 +157,7 @@ class IntraSession final : public FamilySession {
                                          collrepro::CallForm call) override {
     // Its algorithms offer the blocking call only (Algorithm::calls()), so the plan gives no other.
     if (call != collrepro::CallForm::Blocking)
-      throw std::logic_error(algorithm.info().name + ": the " + std::string("intra") + " family has no " +
+      throw std::logic_error(algorithm.info().name + ": the " + std::string(collrepro::contract::name(collrepro::contract::Family::Intra)) + " family has no " +
                              collrepro::to_string(call) + " call");
     const auto& algo = as_intra(algorithm);
     const intra::IntraAlgorithm* native =
@@ -165,7 +165,7 @@ class IntraSession final : public FamilySession {
     return std::make_unique<IntraPoint>(algo, native, as_intra(shape).shape(), comm_.get(), salt);
   }
   nlohmann::json placement_report() const override {
-    return nlohmann::json::array({{{"placement", "block"}, {"effective", "MPI_COMM_WORLD duplicate"}, {"note", ""}}});
+    return nlohmann::json::array({{{"placement", std::string(collrepro::contract::name(collrepro::contract::Placement::Block))}, {"effective", "MPI_COMM_WORLD duplicate"}, {"note", ""}}});
   }
 
  private:
@@ -177,7 +177,7 @@ class IntraSession final : public FamilySession {
 
 class IntraFamily final : public TypedFamily<intra::IntraAlgorithm, IntraShape, IntraSession> {
  public:
-  std::string name() const override { return "intra"; }
+  std::string name() const override { return std::string(collrepro::contract::name(collrepro::contract::Family::Intra)); }
   bool handles(Collective c) const override {
     return c == Collective::IntraAllgather || c == Collective::IntraAllgatherv || rooted(c);
   }
@@ -202,7 +202,7 @@ class IntraFamily final : public TypedFamily<intra::IntraAlgorithm, IntraShape, 
                                      "= " + quote(s->root_names.values[i]) + " must be a rank (a non-negative integer)"));
     return s;
   }
-  std::vector<std::string> placements() const override { return {"block"}; }
+  std::vector<std::string> placements() const override { return {std::string(collrepro::contract::name(collrepro::contract::Placement::Block))}; }
   std::vector<std::string> shape_columns() const override {
     return {"root", "distribution", "dist_seed", "block_max", "bytes_total"};
   }

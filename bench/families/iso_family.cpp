@@ -250,7 +250,7 @@ class IsoSession final : public FamilySession {
   nlohmann::json placement_report() const override {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [key, comm] : comms_)
-      out.push_back({{"placement", "block"}, {"neighborhood", key.first}, {"dims", dims_text(comm->dims())},
+      out.push_back({{"placement", std::string(collrepro::contract::name(collrepro::contract::Placement::Block))}, {"neighborhood", key.first}, {"dims", dims_text(comm->dims())},
                      {"effective", "cartesian (reorder allowed)"}, {"note", ""}});
     return out;
   }
@@ -265,7 +265,7 @@ class IsoSession final : public FamilySession {
 
 class IsoFamily final : public TypedFamily<iso::IsoAlgorithm, IsoShape, IsoSession> {
  public:
-  std::string name() const override { return "isomorphic"; }
+  std::string name() const override { return std::string(collrepro::contract::name(collrepro::contract::Family::Isomorphic)); }
   bool handles(Collective c) const override {
     return c == Collective::NeighborAlltoall || c == Collective::NeighborAllgather || c == Collective::NeighborAlltoallw;
   }
@@ -300,7 +300,7 @@ class IsoFamily final : public TypedFamily<iso::IsoAlgorithm, IsoShape, IsoSessi
     }
     return s;
   }
-  std::vector<std::string> placements() const override { return {"block"}; }
+  std::vector<std::string> placements() const override { return {std::string(collrepro::contract::name(collrepro::contract::Placement::Block))}; }
   std::vector<std::string> shape_columns() const override {
     return {"neighborhood", "dims", "neighbors", "block_rule", "block_min", "block_max"};
   }

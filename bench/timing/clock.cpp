@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "collrepro/contract_enums.hpp"
 #include "collrepro/mpi.hpp"
 #include "base/errors.hpp"
 
@@ -45,7 +46,7 @@ class MpiWtime final : public Clock {
     origin_ = global_ ? leader_value(MPI_Wtime(), world) : MPI_Wtime();
     (void)node;
   }
-  const char* name() const override { return "mpi-wtime"; }
+  const char* name() const override { return collrepro::contract::name(collrepro::contract::ClockKind::MpiWtime).data(); }
   double now() const override { return MPI_Wtime() - origin_; }
   bool node_wide() const override { return global_; }
   nlohmann::json details() const override { return {{"wtick_s", MPI_Wtick()}, {"wtime_is_global", global_}}; }
@@ -58,7 +59,7 @@ class MpiWtime final : public Clock {
 class Monotonic final : public Clock {
  public:
   explicit Monotonic(MPI_Comm node) : origin_(leader_value(monotonic_seconds(), node)) {}
-  const char* name() const override { return "monotonic"; }
+  const char* name() const override { return collrepro::contract::name(collrepro::contract::ClockKind::Monotonic).data(); }
   double now() const override { return monotonic_seconds() - origin_; }
   bool node_wide() const override { return true; }
   nlohmann::json details() const override {
@@ -96,7 +97,7 @@ class Tsc final : public Clock {
     hz_ = calib[0];
     origin_ = static_cast<std::uint64_t>(calib[1]);
   }
-  const char* name() const override { return "tsc"; }
+  const char* name() const override { return collrepro::contract::name(collrepro::contract::ClockKind::Tsc).data(); }
   double now() const override {
     return static_cast<double>(static_cast<std::int64_t>(read_tsc() - origin_)) / hz_;
   }
