@@ -7,7 +7,7 @@ source, cost, file, doc, calls: the call forms the algorithm offers, mock_up_of:
 a performance guideline, {"natives": [...], "guideline": text}, else null) and one colour per
 algorithm name (kept from the previous snapshot; a new name gets the first free colour of
 PALETTE). The analysis takes its defaults from it: the kinds (aggregate.DEFAULT_KINDS), the
-colours (plotting), the guideline rules (mock_ups; analysis/verdicts/guidelines.py).
+colours (plotting), the guideline rules (mock_ups; python/collrepro/analysis/verdicts/guidelines.py).
 docs/algorithms/README.md's tables (algorithms, guidelines) are generated from it.
 
     collrepro-py catalogue write [--collbench BIN]   regenerate the snapshot and the tables
@@ -184,7 +184,7 @@ def main(argv=None):
             stale.append(f"{SNAPSHOT.relative_to(ROOT)} differs from {binary}'s registry")
         text = DOCS_INDEX.read_text(encoding="utf-8")
         if docs_index(previous, text) != text:
-            stale.append(f"{DOCS_INDEX.relative_to(ROOT)}'s table differs from the catalogue")
+            stale.append(f"{DOCS_INDEX.relative_to(ROOT)}'s tables differ from the catalogue")
     if stale:
         print(f"catalogue: {'; '.join(stale)}: run collrepro-py catalogue write", file=sys.stderr)
         return safeio.EXIT_FINDING

@@ -56,6 +56,8 @@ RULES = rules()
 def mockups(rules_=RULES):
     """The rules' mock-up names, once each, for prose ("root-gathering, straightforward")."""
     return ", ".join(dict.fromkeys(r.mockup for r in rules_))
+
+
 # Columns that pair a native with its mock-up at one point.
 PAIR_KEY = [c for c in MATCH_KEY if c not in ("algorithm", "point")]
 COLUMNS = ["installation", "guideline", "setting", "shape", "collective", "native", "mockup",
