@@ -27,6 +27,8 @@
 //   group's aggregate must fit an int count (under 2 GiB).
 // Errata: none in the algorithm; seed 000 calls the first stage an Allgather where MPICH
 //   gathers (docs/algorithms/root-gathering.md).
+// Guideline: also the mock-up of the inter-group Allgather(v) performance guideline, against
+//   the native intercommunicator call (the registration below names it).
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -192,7 +194,8 @@ class RootGatheringAlgorithm : public InterAlgorithm {
   explicit RootGatheringAlgorithm(Collective c)
       : InterAlgorithm({"root-gathering", c, Topology::FullyConnected, Kind::Baseline,
                         "seed 000 §III-A/§V and seed 001 §3.1: local gather, root exchange, local broadcast (emulated)",
-                        "(3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3 max(K_A, K_B)) t_w"}) {}
+                        "(3 log max(p,q) + 1) t_s + (max((p-1)k_A, (q-1)k_B) + 3 max(K_A, K_B)) t_w",
+                        {{"native"}, "inter MPI_Allgather(v) <= intra-group gather + exchange + bcast"}}) {}
 
   Support supports(const Shape& s, PairMode) const override {
     const bool variable = info().collective == Collective::Allgatherv;

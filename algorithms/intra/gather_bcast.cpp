@@ -1,7 +1,7 @@
 // gather-bcast: the Allgather(v) mock-up of the performance guidelines: gather every block
 // at rank 0 (MPI_Gather / MPI_Gatherv), then broadcast the whole result (MPI_Bcast). A
-// native MPI_Allgather(v) slower than this mock-up violates the guideline
-// "MPI_Allgather(v) <= MPI_Gather(v) + MPI_Bcast" (seed 002 §3.4; Hunold and Träff's PGMPI).
+// native MPI_Allgather(v) slower than this mock-up violates the guideline its registration
+// names (mock_up_of; seed 002 §3.4; Hunold and Träff's PGMPI).
 //
 // Cost (binomial gather, binomial bcast of the K-byte result):
 //   2 ceil(log2 n) alpha + (K - k_0 + ceil(log2 n) K) beta.
@@ -47,7 +47,8 @@ class GatherBcast : public IntraAlgorithm {
   explicit GatherBcast(Collective c)
       : IntraAlgorithm({"gather-bcast", c, Topology::FullyConnected, Kind::Baseline,
                         "performance-guideline mock-up: MPI_Gather(v) to rank 0, then MPI_Bcast of the result",
-                        "2 ceil(log2 n) alpha + (K - k_0 + ceil(log2 n) K) beta"}) {}
+                        "2 ceil(log2 n) alpha + (K - k_0 + ceil(log2 n) K) beta",
+                        {{"native"}, "MPI_Allgather(v) <= MPI_Gather(v) + MPI_Bcast"}}) {}
   Cost cost(const Shape& s) const override {
     const double k = static_cast<double>(s.total());
     return {2 * s.log_n(), k - static_cast<double>(s.blocks.front()) + s.log_n() * k};

@@ -76,11 +76,12 @@ inline PerCollective neighbor_call_costs() {
 
 // Registers `name` for neighbor-alltoall, neighbor-allgather and neighbor-alltoallw: one Algo
 // (constructed from AlgorithmInfo and a builder) per collective, all-to-all and all-to-allw
-// built with `alltoall` (they share their schedules or graphs), allgather with `allgather`.
+// built with `alltoall` (they share their schedules or graphs), allgather with `allgather`;
+// `mock_up_of`: the performance guideline of a mock-up, the same for the three collectives.
 // `file` is the registering source file (__FILE__). Use COLLREPRO_REGISTER_ISO.
 template <class Algo, class Builder>
 bool register_iso(const char* file, const char* name, Kind kind, const PerCollective& source,
-                  const PerCollective& cost, Builder alltoall, Builder allgather) {
+                  const PerCollective& cost, Builder alltoall, Builder allgather, const MockUpOf& mock_up_of = {}) {
   struct One {
     Collective collective;
     const std::string& source;
@@ -91,14 +92,15 @@ bool register_iso(const char* file, const char* name, Kind kind, const PerCollec
                        One{Collective::NeighborAllgather, source.allgather, cost.allgather, allgather},
                        One{Collective::NeighborAlltoallw, source.alltoallw, cost.alltoallw, alltoall}})
     Registry::global().add(
-        std::make_unique<Algo>(AlgorithmInfo{name, o.collective, Topology::Torus, kind, o.source, o.cost}, o.build), file);
+        std::make_unique<Algo>(AlgorithmInfo{name, o.collective, Topology::Torus, kind, o.source, o.cost, mock_up_of}, o.build),
+        file);
   return true;
 }
 
 }  // namespace collrepro::iso
 
 // COLLREPRO_REGISTER_ISO(Algo, name, kind, {sources}, {costs}, alltoall builder, allgather
-// builder): one line per algorithm name, at namespace scope in its own source file.
+// builder[, MockUpOf]): one line per algorithm name, at namespace scope in its own source file.
 #define COLLREPRO_REGISTER_ISO(Algo, ...)                                                    \
   [[maybe_unused]] static const bool COLLREPRO_CONCAT(collrepro_registered_, __LINE__) = \
       ::collrepro::iso::register_iso<Algo>(__FILE__, __VA_ARGS__)

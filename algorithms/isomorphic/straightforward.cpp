@@ -9,6 +9,8 @@
 // Cases: every neighbourhood and torus, self and repeated offsets, s > p. Rejects: nothing
 //   beyond invalid shapes.
 // Errata: none in Listing 4.
+// Guideline: the mock-up of the neighbourhood collectives' performance guideline (its
+//   registration below names it and the natives it judges: mpi-neighbor, mpi-neighbor-remapped).
 #include "scheduled_algorithm.hpp"
 
 namespace collrepro::iso {
@@ -21,7 +23,9 @@ const std::string kListing4 = "seed 004 (Träff et al. 2016) §3 Listing 4";
 
 COLLREPRO_REGISTER_ISO(ScheduledAlgorithm, "straightforward", Kind::Baseline,
                        {kListing4, kListing4 + " (allgather analogue)", kListing4},
-                       {"s (alpha + m beta)", "s (alpha + m beta)", "s alpha + sum_i m_i beta"}, alltoall, allgather);
+                       {"s (alpha + m beta)", "s (alpha + m beta)", "s alpha + sum_i m_i beta"}, alltoall, allgather,
+                       MockUpOf{{"mpi-neighbor", "mpi-neighbor-remapped"},
+                                "MPI_Neighbor_* <= one send and receive per neighbour"});
 
 }  // namespace
 }  // namespace collrepro::iso

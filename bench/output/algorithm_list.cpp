@@ -38,6 +38,12 @@ nlohmann::json calls(const collrepro::Algorithm& a) {
   return out;
 }
 
+// A mock-up's performance guideline: {"natives": [...], "guideline": text}; null for the others.
+nlohmann::json mock_up_of(const collrepro::AlgorithmInfo& i) {
+  if (i.mock_up_of.natives.empty()) return nullptr;
+  return {{"natives", i.mock_up_of.natives}, {"guideline", i.mock_up_of.guideline}};
+}
+
 }  // namespace
 
 void list_algorithms(std::ostream& out, const std::string& format) {
@@ -57,6 +63,7 @@ void list_algorithms(std::ostream& out, const std::string& format) {
                       {"file", registry.source_file(*a)},
                       {"doc", "docs/algorithms/" + i.name + ".md"},
                       {"calls", calls(*a)},
+                      {"mock_up_of", mock_up_of(i)},
                       // Phases are a runner's (known once the call is prepared, under MPI).
                       {"phases", nullptr}});
     }

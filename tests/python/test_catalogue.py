@@ -9,7 +9,10 @@ else generated from it or checked against it.
 - the analysis defaults (aggregate.DEFAULT_KINDS, plotting's colours) are the snapshot's, one
   distinct colour per name; the paper figure groups (figures.py, what each paper plotted) name
   catalogue algorithms of the right collective, topology and kind;
-- the generator keeps colours when an algorithm is added, and `check` exits 1 on a stale table.
+- the generator keeps colours when an algorithm is added, and `check` exits 1 on a stale table;
+- the guideline pairs (mock_up_of): every mock-up judges natives of its own collective, every
+  guideline has a mock-up on each collective it covers, and an algorithm whose header calls it a
+  mock-up is one (and the reverse); the analysis's rules are the snapshot's.
 
 Run: /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/test_catalogue.py (about 2 s)
 """
@@ -17,6 +20,7 @@ Run: /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/test_catalog
 import pytest
 
 from collrepro import catalogue
+from collrepro.analysis.verdicts import guidelines
 from collrepro.analysis.figures import plotting
 from collrepro.analysis.figures import figures
 from collrepro.analysis.frames.aggregate import DEFAULT_KINDS
@@ -91,3 +95,46 @@ def test_generator_keeps_colours_and_check_flags_a_stale_table(tmp_path):
     assert catalogue.docs_index(grown, text) != text
     with pytest.raises(catalogue.safeio.UserError, match="no catalogue table markers"):
         catalogue.docs_index(SNAPSHOT, "# Algorithms\n")
+
+
+def test_every_mock_up_judges_natives_of_its_collective():
+    by = {(e["collective"], e["name"]): e for e in SNAPSHOT["algorithms"]}
+    mock_ups = [e for e in SNAPSHOT["algorithms"] if e["mock_up_of"]]
+    assert mock_ups, "the catalogue names no guideline mock-up"
+    bad = []
+    for e in mock_ups:
+        m, where = e["mock_up_of"], f"{e['collective']} {e['name']}"
+        if e["kind"] == "native" or not m["guideline"].strip() or not m["natives"]:
+            bad.append(f"{where}: a mock-up is not native and names a guideline and its natives: {m}")
+        bad += [f"{where}: judges {n}, not a native of {e['collective']}" for n in m["natives"]
+                if by.get((e["collective"], n), {}).get("kind") != "native"]
+    assert not bad, "guideline mock-ups that do not match the catalogue:\n" + "\n".join(bad)
+
+
+def test_every_guideline_has_a_mock_up_on_each_of_its_collectives():
+    rules = guidelines.rules(SNAPSHOT)
+    assert rules == guidelines.RULES, "the analysis's guideline rules are not the snapshot's"
+    assert len({r.guideline for r in rules}) == len(rules), "one guideline, two mock-ups: give each its own"
+    for r in rules:
+        mock_ups = {e["collective"] for e in SNAPSHOT["algorithms"]
+                    if e["name"] == r.mockup and (e["mock_up_of"] or {}).get("guideline") == r.guideline}
+        assert mock_ups == set(r.collectives) and len(r.collectives) == len(mock_ups), r
+        assert all(e["mock_up_of"] for e in SNAPSHOT["algorithms"] if e["name"] == r.mockup), (
+            f"{r.mockup} mocks up {r.guideline!r} for some of its collectives only")
+
+
+def header(path):
+    """The leading comment block of a source file."""
+    lines = (catalogue.ROOT / path).read_text(encoding="utf-8").splitlines()
+    return "\n".join(line for line in lines[:next((i for i, x in enumerate(lines) if not x.startswith("//")),
+                                                    len(lines))])
+
+
+def test_an_algorithm_calls_itself_a_mock_up_exactly_when_it_is_one():
+    claims = {}
+    for e in SNAPSHOT["algorithms"]:
+        claims.setdefault((e["name"], e["file"]), set()).add(bool(e["mock_up_of"]))
+    wrong = [f"{f}: {'says' if 'mock-up' in header(f) else 'does not say'} it is a guideline mock-up; "
+             f"its registration {'names' if is_ else 'names no'} guideline (mock_up_of)"
+             for (name, f), flags in claims.items() for is_ in flags if ("mock-up" in header(f)) != is_]
+    assert not wrong, "\n".join(wrong)

@@ -1,9 +1,14 @@
 """Performance-guideline checks: each native collective against its mock-up, per installation."""
 
+import copy
+
 import pandas as pd
 
 import synthetic as S
+from collrepro import catalogue
 from collrepro.analysis import cli
+from collrepro.analysis.loading import inventory
+from collrepro.analysis.verdicts import guidelines
 
 POINTS = S.guideline_points()
 
@@ -77,3 +82,54 @@ def test_the_neighbourhood_pair_is_checked_and_named_by_its_neighbourhood(tmp_pa
     assert list(bad["msg_bytes"]) == [1024] and list(bad["shape"]) == ["moore:d=2,r=1 on 4x4"]
     assert abs(bad["ratio"].iat[0] - 1.6) < 0.05
     assert set(table[table["mockup"] != "straightforward"]["status"]) == {"kept"}
+
+
+# ---- the rules come from the catalogue ------------------------------------------------------
+
+def bruck_points(sizes=S.GUIDELINE_SIZES):
+    return [S.point("bruck", collective="intra-allgather", msg_bytes=m) for m in sizes]
+
+
+def test_bruck_is_a_second_allgather_mock_up_with_a_family_of_its_own(tmp_path):
+    # The native intra Allgather planted 1.5x slower at 64 KiB: measured beside bruck too, it
+    # violates both Allgather guidelines there; the gather-bcast checks are a family apart, so
+    # their q-values are the ones of the run without bruck.
+    slow = {("native", "intra-allgather", 65536): 1.5}
+    S.write_installations(tmp_path / "with", [("openmpi", "4.1.4", slow, None)], POINTS + bruck_points())
+    S.write_installations(tmp_path / "without", [("openmpi", "4.1.4", slow, None)], POINTS)
+    code, table, out = run(tmp_path, [tmp_path / "with"])
+    assert code == 1
+    (bruck_rule,) = [r for r in guidelines.RULES if r.mockup == "bruck"]
+    assert set(bruck_rule.collectives) == {"intra-allgather", "intra-allgatherv"}
+    assert bruck_rule.guideline not in {r.guideline for r in guidelines.RULES if r.mockup != "bruck"}
+    bruck = table[table["mockup"] == "bruck"]
+    assert sorted(bruck["msg_bytes"]) == sorted(S.GUIDELINE_SIZES) and set(bruck["native"]) == {"native"}
+    assert set(bruck["guideline"]) == {bruck_rule.guideline}
+    assert list(bruck[bruck["status"] == "violated"]["msg_bytes"]) == [65536]
+    assert f"`{bruck_rule.guideline}`: native against `bruck`" in (out / "guidelines.md").read_text()
+    without = cli.main(["guidelines", str(tmp_path / "without"), "-o", str(tmp_path / "g0")])
+    assert without == 1
+    before = pd.read_csv(tmp_path / "g0" / "guidelines.csv", keep_default_na=False)
+    pd.testing.assert_frame_equal(table[table["mockup"] != "bruck"].reset_index(drop=True), before)
+    assert "bruck" not in (tmp_path / "g0" / "guidelines.md").read_text()
+
+
+def test_a_mock_up_added_to_the_catalogue_yields_its_rule(tmp_path):
+    # A synthetic catalogue in which fullduplex-allgather also mocks up the native inter-group
+    # Allgather: its rule, and its checks, come with no edit of guidelines.py.
+    snapshot = copy.deepcopy(catalogue.load())
+    (entry,) = [e for e in snapshot["algorithms"]
+                if (e["collective"], e["name"]) == ("allgather", "fullduplex-allgather")]
+    assert entry["mock_up_of"] is None
+    entry["mock_up_of"] = {"natives": ["native"], "guideline": "a synthetic guideline"}
+    rules = guidelines.rules(snapshot)
+    assert guidelines.Rule("a synthetic guideline", ("allgather",), "fullduplex-allgather", ("native",)) in rules
+    assert len(set(rules) - set(guidelines.RULES)) == 1
+    S.write_installations(tmp_path / "results", [("openmpi", "4.1.4", {}, None)], POINTS)
+    entries = inventory.load_tree([tmp_path / "results"])
+    grown = guidelines.check(entries, rules_=rules)
+    new = grown[grown["mockup"] == "fullduplex-allgather"]
+    assert sorted(new["msg_bytes"]) == sorted(S.GUIDELINE_SIZES)
+    assert set(new["guideline"]) == {"a synthetic guideline"} and set(new["native"]) == {"native"}
+    assert "fullduplex-allgather" not in set(guidelines.check(entries)["mockup"])
+    assert "fullduplex-allgather" in guidelines.mockups(rules)

@@ -7,7 +7,8 @@
 //
 // An entry carries: a stable kebab-case name (a CSV key), the collective, the topology it
 // is designed for, its kind (proposed, baseline, native), its source and its cost formula
-// as text. Each collective family (intergroup.hpp, isomorphic.hpp) adds a typed interface:
+// as text, and, for a mock-up of a performance guideline, the guideline and the natives it
+// judges (MockUpOf: the analysis takes its guideline rules from these). Each collective family (intergroup.hpp, isomorphic.hpp) adds a typed interface:
 // supports(shape) with a reason, the cost-model prediction, and prepare() -> Runner.
 //
 // The call form (contract enum call) is an axis of every collective: an algorithm lists the
@@ -51,6 +52,15 @@ using contract::to_string;
 const std::vector<Collective>& all_collectives();
 Collective collective_from_string(const std::string& s);  // throws std::invalid_argument
 
+// A mock-up of a self-consistent performance guideline: the collective built from the library's
+// other operations (or point to point), which a native call of the same collective should not be
+// slower than. A native named in `natives` (registry names of the same collective) slower than
+// the mock-up at a point violates `guideline` (`analyze guidelines`). No natives: not a mock-up.
+struct MockUpOf {
+  std::vector<std::string> natives;
+  std::string guideline;  // the guideline's text, e.g. "MPI_Allgather(v) <= MPI_Gather(v) + MPI_Bcast"
+};
+
 struct AlgorithmInfo {
   std::string name;        // kebab-case, stable: a CSV key
   Collective collective;
@@ -58,6 +68,7 @@ struct AlgorithmInfo {
   Kind kind;
   std::string source;      // paper, section, algorithm number
   std::string cost;        // cost formula in the paper's model, as text
+  MockUpOf mock_up_of{};   // the guideline it mocks up, if it is a mock-up (the catalogue's mock_up_of)
 };
 
 // Receives the phase marks of a Runner (timing.phases; bench/timing/measure.cpp reads a clock).

@@ -373,8 +373,8 @@ def build_parser():
                   "is a comparable regression, 4 if a verdict was refused for too few launches.")
     _tree_command(sub, "guidelines", cmd_guidelines,
                   "native collectives against their mock-ups, per installation",
-                  "Self-consistent performance guidelines: each native collective against its mock-up "
-                  "(root-gathering, gather-bcast, straightforward) at every point of every "
+                  "Self-consistent performance guidelines: each native collective against the mock-ups "
+                  "the algorithm catalogue names for it (docs/algorithms/README.md) at every point of every "
                   "installation. Exit 1 if any is violated (a comparable regression of the native), 4 if a verdict was refused for too few "
                   "launches.", order=False)
     _tree_command(sub, "dashboard", cmd_dashboard,

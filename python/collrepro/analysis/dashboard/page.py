@@ -302,8 +302,8 @@ def guidelines_section(table, alpha, threshold, need):
     violated guideline. Returns (html, number of violations)."""
     head = "<h2 id='guidelines'>Performance guidelines</h2>"
     if table.empty:
-        return head + ("<p>No native collective was measured beside its mock-up (root-gathering, "
-                       "gather-bcast, straightforward).</p>"), 0
+        return head + (f"<p>No native collective was measured beside its mock-up "
+                       f"({H.esc(guidelines.mockups())}).</p>"), 0
     table = with_row_columns(table)
     parts = [head, f"<p class='note'>{H.esc(guidelines.method_note(alpha, threshold, need))} A "
              "regression: the native call is slower than its mock-up (the guideline is violated).</p>"]
