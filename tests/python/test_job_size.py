@@ -89,3 +89,15 @@ def test_collrun_np_auto_goes_with_mpi_only(tmp_path):
     with pytest.raises(launch_runs.UserError, match="--np auto goes with --mpi"):
         launch_runs.collrun_setup({"config": str(tmp_path / "c.yaml"), "np": "auto", "installations": "a,b",
                                "mpi": "openmpi", "build_dir": "", "out": "", "passthrough": []})
+
+
+def test_the_report_names_what_the_command_line_changed_over_the_description():
+    # `--np auto` keeps some ratios through `--set`: the report's experiment line must not read
+    # as if the YAML's description (e.g. "p=q and p/q=5/3") had run unchanged.
+    from collrepro.analysis import report
+    cmd = "collbench configs/quick.yaml --launch {} --out o --set groups.ratios=[1/1]"
+    metas = [{"command": cmd.format(i)} for i in range(3)]
+    assert report.command_overrides(metas) == ["groups.ratios=[1/1]"]
+    assert report.command_overrides([{"command": "collbench q.yaml --launch 0"}]) == []
+    mixed = metas + [{"command": "collbench configs/quick.yaml --launch 3"}]
+    assert report.command_overrides(mixed) == []

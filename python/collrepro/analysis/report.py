@@ -31,7 +31,7 @@ def _meta_items(rs, agg):
     clock = first.get("clock") or {}
     procs = sorted({f"{r.nprocs} ({r.nodes} node(s) x {r.ppn} ppn)" for r in agg.itertuples()})
     return [
-        f"experiment: {values('experiment')} — {values('description')}",
+        f"experiment: {values('experiment')} — {values('description')}" + _overrides_note(rs.metas),
         f"directories: {rs.label}",
         f"launches: {len(launches)}; complete: {values('complete')}; "
         f"start: {min((m['start_utc'] for m in rs.metas), default='-')}, "
@@ -47,6 +47,24 @@ def _meta_items(rs, agg):
         f"git revision: {values('git_revision')}; compiler: {values('compiler')}",
         f"command: {values('command')}",
     ]
+
+
+def command_overrides(metas):
+    """The settings every launch's command changed on the command line (`--set KEY=VALUE`, as
+    collrun --np auto passes the ratios it kept), in order; the YAML's description does not
+    know them."""
+    per_launch = []
+    for m in metas:
+        words = str(m.get("command") or "").split()
+        per_launch.append([words[i + 1] for i, w in enumerate(words[:-1]) if w == "--set"])
+    if not per_launch:
+        return []
+    return [s for s in per_launch[0] if all(s in other for other in per_launch[1:])]
+
+
+def _overrides_note(metas):
+    found = command_overrides(metas)
+    return f" (set on the command line, over the description: {', '.join(found)})" if found else ""
 
 
 def _median_pivot(sub):
