@@ -1,14 +1,16 @@
 // What the MPI checkers (inter_check, iso_check) share: main() around MPI_Init/Finalize, the
 // walk over their command line, and the closing summary. Each checker supplies run(argv), its
-// options and its own case loop.
+// options and its own case loop, over the algorithms one launch checks.
 #pragma once
 
 #include <mpi.h>
 
 #include <exception>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace collrepro::checker {
 
@@ -26,16 +28,39 @@ void parse_flags(int argc, char** argv, OnFlag on_flag) {
   }
 }
 
-// Rank 0 prints "<header>: <skipped> <unit> skipped as unsupported", `none_ran` when no case
-// ran, and the counts. The exit code is 1 when a case failed or none ran.
-inline int summarize(int world_rank, const std::string& header, int skipped, const char* unit,
-                     const char* none_ran, int passed, int failed) {
-  if (world_rank == 0) {
-    std::cout << header << ": " << skipped << " " << unit << " skipped as unsupported\n";
-    if (passed + failed == 0) std::cout << none_ran << "\n";
-    std::cout << passed << " passed, " << failed << " failed\n";
+// The algorithms of --algorithm NAME[,NAME...]: one launch checks them all.
+inline std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string name; std::getline(ss, name, ',');)
+    if (!name.empty()) out.push_back(name);
+  if (out.empty()) throw std::invalid_argument("--algorithm takes NAME[,NAME...], got '" + text + "'");
+  return out;
+}
+
+// One algorithm's count of cases over a launch.
+struct Tally {
+  std::string name;
+  int passed = 0, failed = 0, skipped = 0;
+};
+
+// Rank 0 prints a line per algorithm, "<prefix><name><suffix>: P <unit> passed, F failed, S
+// skipped as unsupported" (and `none_ran` when none of its cases ran), then the launch's closing
+// line, which counts algorithms. The exit code is 1 when an algorithm failed a case or ran none.
+inline int summarize(int world_rank, const std::string& prefix, const std::string& suffix,
+                     const std::vector<Tally>& tallies, const char* unit, const char* none_ran) {
+  int rc = 0, passed = 0, failed = 0;
+  for (const auto& t : tallies) {
+    const bool ok = t.failed == 0 && t.passed > 0;
+    (ok ? passed : failed) += 1;
+    if (!ok) rc = 1;
+    if (world_rank != 0) continue;
+    std::cout << prefix << t.name << suffix << ": " << t.passed << " " << unit << " passed, " << t.failed
+              << " failed, " << t.skipped << " skipped as unsupported\n";
+    if (t.passed + t.failed == 0) std::cout << prefix << t.name << suffix << ": " << none_ran << "\n";
   }
-  return failed > 0 || passed == 0 ? 1 : 0;
+  if (world_rank == 0) std::cout << passed << " passed, " << failed << " failed\n";
+  return rc;
 }
 
 // main() of a checker: errors outside the cases abort the job with exit code 2.

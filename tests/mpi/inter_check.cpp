@@ -1,16 +1,21 @@
-// inter_check: validates one registered inter-group algorithm, bit for bit, against the
-// native intercommunicator MPI_Allgather / MPI_Allgatherv and against the computed
-// expected result, over a matrix of shapes that fit the launched process count.
+// inter_check: validates registered inter-group algorithms, bit for bit, against the native
+// intercommunicator MPI_Allgather / MPI_Allgatherv and against the computed expected result,
+// over a matrix of shapes that fit the launched process count.
 //
-//   inter_check --collective allgather|allgatherv --algorithm NAME --mode intercomm|intracomm
+//   inter_check --collective allgather|allgatherv --algorithm NAME[,NAME...] --mode intercomm|intracomm
 //               [--call blocking|nonblocking|persistent]
 //   inter_check --expect name,name,... --collective C       (fails if the registry has others)
 //
-// For every case: send buffers must be unchanged, receive gaps keep the sentinel, the
-// runner is run twice (three times for a nonblocking or persistent call: several starts of one
-// init) with the send buffers rewritten before each run, so that a copy cached at init fails,
-// and the result equals the native blocking one on the same data byte for byte. Unsupported shapes are counted as skipped with their reason;
-// a run where every case is skipped fails, so a test cannot pass by rejecting everything.
+// One launch checks every listed algorithm (the ctest of a collective, mode, call form and
+// process count lists all of the catalogue's that offer it): the communicators of each group
+// pair and the native reference of each case are made once and shared by them, which is most of
+// what a launch per algorithm repeated. For every case and algorithm: send buffers must be
+// unchanged, receive gaps keep the sentinel, the runner is run twice (three times for a
+// nonblocking or persistent call: several starts of one init) with the send buffers rewritten
+// before each run, so that a copy cached at init fails, and the result equals the native
+// blocking one on the same data byte for byte. Unsupported shapes are counted as skipped with
+// their reason; an algorithm for which every case is skipped fails, so no algorithm can pass by
+// rejecting everything. Each algorithm gets its own summary line, the launch one closing line.
 #include <mpi.h>
 
 #include <algorithm>
@@ -36,7 +41,7 @@ namespace {
 
 struct Options {
   Collective collective = Collective::Allgather;
-  std::string algorithm;
+  std::vector<std::string> algorithms;  // --algorithm a,b,c
   PairMode mode = PairMode::Intercomm;
   CallForm call = CallForm::Blocking;
   std::string expect;
@@ -60,7 +65,7 @@ Options parse(int argc, char** argv) {
   Options o;
   collrepro::checker::parse_flags(argc, argv, [&](const std::string& a, auto next) {
     if (a == "--collective") o.collective = collective_from_string(next());
-    else if (a == "--algorithm") o.algorithm = next();
+    else if (a == "--algorithm") o.algorithms = checker::split_names(next());
     else if (a == "--mode") {
       const std::string m = next();
       if (m != "intercomm" && m != "intracomm") throw std::invalid_argument("--mode intercomm|intracomm");
@@ -179,13 +184,9 @@ void layout(const std::vector<std::size_t>& counts, bool gapped, std::vector<std
   total += 5;
 }
 
-struct Outcome {
-  bool ran = false;
-  std::string error;  // empty when correct
-};
-
 // The communicators of one (p, q) pair in both placements (block, interleaved), created once
-// and reused by every case of that pair: creating them per case was most of the test's time.
+// and reused by every case of that pair and every algorithm: creating them per case was most of
+// a launch's time.
 class PairCache {
  public:
   PairCache(PairMode mode, int world_size) : mode_(mode), world_size_(world_size) {}
@@ -216,46 +217,70 @@ class PairCache {
   std::optional<Entry> entries_[2];
 };
 
-// Runs the algorithm (twice) and the native reference for one case; returns this rank's verdict.
-Outcome run_case(const inter::InterAlgorithm& algo, const inter::InterAlgorithm& native, const Case& c,
-                 CallForm call, const Capabilities& caps, PairCache& pairs, int world_rank, std::uint64_t salt) {
-  const auto& entry = pairs.get(c.shape.p, c.shape.q, salt % 2 != 0);
-  const auto& pair = entry.pair;
-  const auto& ref_pair = entry.ref;
-  Outcome out;
-  if (!pair) return out;
-  const int side = pair->side(), me = pair->local_rank();
-  const std::size_t my_bytes = c.shape.blocks(side)[static_cast<std::size_t>(me)];
-  const auto& counts = c.shape.blocks(1 - side);
-  std::vector<std::size_t> displs;
-  std::size_t total = 0;
-  layout(counts, c.gapped, displs, total);
-
-  Buffer send(my_bytes), recv(total), ref(total);
-  Args args{send.data(), my_bytes, recv.data(), counts, displs};
-  Args ref_args{send.data(), my_bytes, ref.data(), counts, displs};
-
-  auto runner = algo.prepare_call(*pair, args, call, caps);
-  out.ran = true;
-  // Every run on every rank (the calls are collective), each on new send data.
-  const int runs = call == CallForm::Blocking ? 2 : 3;
-  for (int round = 1; round <= runs; ++round) {
-    const std::uint64_t data_salt = salt + static_cast<std::uint64_t>(round - 1) * 0x9e3779b9u;
-    fill_pattern(send.span(), side, me, data_salt);
-    const std::vector<std::byte> send_copy(send.span().begin(), send.span().end());
-    native.prepare(*ref_pair, ref_args)->run();
-    recv.fill(kSentinel);
-    runner->run();
-    if (!out.error.empty()) continue;
-    const std::string who = "run " + std::to_string(round) + " (" + to_string(call) + "), world rank " +
-                            std::to_string(world_rank) + " (group " + "AB"[side] + " rank " + std::to_string(me) + ")";
-    const Reference reference{ref.span(), native.info().name};
-    out.error = check_result({who, send_copy, send.span(), recv.span(), inter_expected(counts, displs, side, data_salt),
-                              reference})
-                    .value_or("");
+// One case on this rank: its group pair, layout and buffers, and the native blocking reference
+// of each run's send data, computed once for all the algorithms that take the case.
+class CaseRun {
+ public:
+  CaseRun(const Case& c, CallForm call, PairCache& pairs, std::uint64_t salt)
+      : entry_(pairs.get(c.shape.p, c.shape.q, salt % 2 != 0)),
+        runs_(call == CallForm::Blocking ? 2 : 3),
+        salt_(salt) {
+    if (!entry_.pair) return;  // this rank is in neither group
+    side_ = entry_.pair->side();
+    me_ = entry_.pair->local_rank();
+    my_bytes_ = c.shape.blocks(side_)[static_cast<std::size_t>(me_)];
+    counts_ = c.shape.blocks(1 - side_);
+    layout(counts_, c.gapped, displs_, total_);
+    send_ = Buffer(my_bytes_);
+    recv_ = Buffer(total_);
   }
-  return out;
-}
+  bool member() const { return entry_.pair.has_value(); }
+
+  // The native result of every run's data (every rank of the pair takes part: collective).
+  void compute_references(const inter::InterAlgorithm& native) {
+    refs_.clear();
+    for (int round = 1; round <= runs_; ++round) {
+      refs_.emplace_back(total_);
+      fill_pattern(send_.span(), side_, me_, data_salt(round));
+      Args ref_args{send_.data(), my_bytes_, refs_.back().data(), counts_, displs_};
+      native.prepare(*entry_.ref, ref_args)->run();
+    }
+  }
+
+  // Runs `algo` in the call form (prepared once, run `runs_` times on new data); this rank's
+  // first error, or "".
+  std::string check(const inter::InterAlgorithm& algo, CallForm call, const Capabilities& caps, int world_rank) {
+    Args args{send_.data(), my_bytes_, recv_.data(), counts_, displs_};
+    auto runner = algo.prepare_call(*entry_.pair, args, call, caps);
+    std::string error;
+    for (int round = 1; round <= runs_; ++round) {  // every run on every rank: the calls are collective
+      fill_pattern(send_.span(), side_, me_, data_salt(round));
+      const std::vector<std::byte> send_copy(send_.span().begin(), send_.span().end());
+      recv_.fill(kSentinel);
+      runner->run();
+      if (!error.empty()) continue;
+      const std::string who = "run " + std::to_string(round) + " (" + to_string(call) + "), world rank " +
+                              std::to_string(world_rank) + " (group " + "AB"[side_] + " rank " + std::to_string(me_) + ")";
+      const Reference reference{refs_[static_cast<std::size_t>(round - 1)].span(), "native"};
+      error = check_result({who, send_copy, send_.span(), recv_.span(),
+                            inter_expected(counts_, displs_, side_, data_salt(round)), reference})
+                  .value_or("");
+    }
+    return error;
+  }
+
+ private:
+  std::uint64_t data_salt(int round) const { return salt_ + static_cast<std::uint64_t>(round - 1) * 0x9e3779b9u; }
+
+  const PairCache::Entry& entry_;
+  int runs_;
+  std::uint64_t salt_;
+  int side_ = 0, me_ = 0;
+  std::size_t my_bytes_ = 0, total_ = 0;
+  std::vector<std::size_t> counts_, displs_;
+  Buffer send_, recv_;
+  std::vector<Buffer> refs_;
+};
 
 int check_expected(const Options& o, int world_rank) {
   std::set<std::string> expected;
@@ -285,46 +310,70 @@ const inter::InterAlgorithm& lookup(Collective c, const std::string& name) {
   return *a;
 }
 
+// One algorithm of the launch and its count of cases.
+struct Tested {
+  const inter::InterAlgorithm* algo;
+  checker::Tally tally;
+};
+
+// The listed algorithms that offer the call form on this library; the others are named with
+// the reason (a recorded finding, not a pass).
+std::vector<Tested> offering(const Options& o, const Capabilities& caps, int world_rank) {
+  std::vector<Tested> out;
+  for (const auto& name : o.algorithms) {
+    const auto& algo = lookup(o.collective, name);
+    const Support form = algo.supports_call(o.call, caps);
+    if (form) out.push_back({&algo, {name}});
+    else if (world_rank == 0)
+      std::cout << to_string(o.collective) << "/" << name << " " << to_string(o.call) << ": skipped: " << form.reason
+                << "\n";
+  }
+  return out;
+}
+
+// Every listed algorithm that takes the case, against one native reference of its data.
+void check_case(const Options& o, const Case& c, std::vector<Tested>& tested, const inter::InterAlgorithm& native,
+                const Capabilities& caps, PairCache& pairs, int world_rank, std::uint64_t salt) {
+  CaseRun run(c, o.call, pairs, salt);
+  if (run.member()) run.compute_references(native);
+  for (auto& [algo, tally] : tested) {
+    const Support support = algo->supports(c.shape, o.mode);
+    if (!support) {
+      ++tally.skipped;
+      if (o.verbose && world_rank == 0)
+        std::cout << "skip " << tally.name << " " << c.describe() << ": " << support.reason << "\n";
+      continue;
+    }
+    const std::string error = run.member() ? run.check(*algo, o.call, caps, world_rank) : "";
+    int bad = error.empty() ? 0 : 1, any_bad = 0;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (bad) std::cerr << "FAIL " << tally.name << " " << c.describe() << ": " << error << std::endl;
+    ++(any_bad ? tally.failed : tally.passed);
+    if (o.verbose && world_rank == 0) std::cout << (any_bad ? "FAIL " : "ok   ") << tally.name << " " << c.describe() << "\n";
+  }
+}
+
 int run(const Options& o) {
   int world_rank = 0, world_size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   if (!o.expect.empty()) return check_expected(o, world_rank);
+  if (o.algorithms.empty()) throw std::invalid_argument("--algorithm NAME[,NAME...] is required");
 
-  const auto& algo = lookup(o.collective, o.algorithm);
   const auto& native = lookup(o.collective, "native");
-  int passed = 0, failed = 0, skipped = 0;
-  std::uint64_t salt = 1;
-  PairCache pairs(o.mode, world_size);
-  // A form the algorithm does not offer on this library skips every case with the reason.
   const Capabilities caps = probe_capabilities(MPI_COMM_WORLD);
-  const Support form = algo.supports_call(o.call, caps);
-  if (!form) {  // the library lacks the form (or it failed the probe): a recorded finding, not a pass
-    if (world_rank == 0)
-      std::cout << to_string(o.collective) << "/" << o.algorithm << " " << to_string(o.call) << ": skipped: " << form.reason
-                << "\n";
-    return kSkipped;
-  }
-  for (const Case& c : cases_for(o.collective, world_size, o.quick, o.pairs)) {
-    ++salt;
-    const Support support = algo.supports(c.shape, o.mode);
-    if (!support) {
-      ++skipped;
-      if (o.verbose && world_rank == 0) std::cout << "skip " << c.describe() << ": " << support.reason << "\n";
-      continue;
-    }
-    Outcome out = run_case(algo, native, c, o.call, caps, pairs, world_rank, salt);
-    int bad = out.error.empty() ? 0 : 1, any_bad = 0;
-    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (bad) std::cerr << "FAIL " << o.algorithm << " " << c.describe() << ": " << out.error << std::endl;
-    if (any_bad) ++failed;
-    else ++passed;
-    if (o.verbose && world_rank == 0) std::cout << (any_bad ? "FAIL " : "ok   ") << c.describe() << "\n";
-  }
-  return checker::summarize(world_rank,
-                          std::string(to_string(o.collective)) + "/" + o.algorithm + " (" + to_string(o.mode) + ", " +
-                              to_string(o.call) + ", " + std::to_string(world_size) + " processes)",
-                          skipped, "shapes", "no supported shape at this process count", passed, failed);
+  std::vector<Tested> tested = offering(o, caps, world_rank);
+  if (tested.empty()) return kSkipped;  // the library lacks the form for every listed algorithm
+  PairCache pairs(o.mode, world_size);
+  std::uint64_t salt = 1;
+  for (const Case& c : cases_for(o.collective, world_size, o.quick, o.pairs))
+    check_case(o, c, tested, native, caps, pairs, world_rank, ++salt);
+  std::vector<checker::Tally> tallies;
+  for (const auto& t : tested) tallies.push_back(t.tally);
+  return checker::summarize(world_rank, std::string(to_string(o.collective)) + "/",
+                            " (" + std::string(to_string(o.mode)) + ", " + to_string(o.call) + ", " +
+                                std::to_string(world_size) + " processes)",
+                            tallies, "shapes", "no supported shape at this process count");
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
-// iso_check: validates one registered isomorphic algorithm, bit for bit, against
+// iso_check: validates registered isomorphic algorithms, bit for bit, against
 // MPI_Neighbor_* on MPI_Dist_graph_create_adjacent (the registered `mpi-neighbor`) and against
 // the computed expected result, over a matrix of neighbourhoods, tori and block sizes that
-// fit the launched process count.
+// fit the launched process count. One launch checks every listed algorithm (the ctest of a
+// collective, call form and process count lists all of the catalogue's that offer it): each
+// torus's communicators are made once and shared by them.
 //
-//   iso_check --collective neighbor-alltoall|neighbor-allgather|neighbor-alltoallw --algorithm NAME
+//   iso_check --collective neighbor-alltoall|neighbor-allgather|neighbor-alltoallw --algorithm NAME[,NAME...]
 //             [--call blocking|nonblocking|persistent] [--quick] [--verbose]
 //                                          (--quick: the core tori only, see tori())
 //   iso_check --collective C --expect "name,name,..."   (fails if the registry has others, or an
@@ -17,8 +19,8 @@
 // persistent call) with new send contents each time (persistence); the send
 // buffer must be unchanged, receive block i must be block i of R ⊖ C^i (allgather: the block
 // of R ⊖ C^i), bytes outside the blocks keep the sentinel, and the whole receive buffer must
-// equal MPI's. Unsupported cases are skipped with their reason; a run where every case is
-// skipped fails, so a test cannot pass by rejecting everything.
+// equal MPI's. Unsupported cases are skipped with their reason; an algorithm for which every
+// case is skipped fails, so no algorithm can pass by rejecting everything.
 #include <mpi.h>
 
 #include <algorithm>
@@ -41,7 +43,8 @@ namespace {
 
 struct Options {
   Collective collective = Collective::NeighborAlltoall;
-  std::string algorithm, expect;
+  std::vector<std::string> algorithms;  // --algorithm a,b,c
+  std::string expect;
   CallForm call = CallForm::Blocking;
   bool setup_times = false, verbose = false, quick = false;
 };
@@ -50,7 +53,7 @@ Options parse(int argc, char** argv) {
   Options o;
   collrepro::checker::parse_flags(argc, argv, [&](const std::string& a, auto next) {
     if (a == "--collective") o.collective = collective_from_string(next());
-    else if (a == "--algorithm") o.algorithm = next();
+    else if (a == "--algorithm") o.algorithms = checker::split_names(next());
     else if (a == "--expect") o.expect = next();
     else if (a == "--call") {
       const std::string c = next();
@@ -318,50 +321,71 @@ int check_setup_times(int world_rank) {
   return bad ? 1 : 0;
 }
 
+// One algorithm of the launch and its count of cases.
+struct Tested {
+  const IsoAlgorithm* algo;
+  checker::Tally tally;
+};
+
+// The listed algorithms that offer the call form on this library; the others are named with
+// the reason (a recorded finding, not a pass).
+std::vector<Tested> offering(const Options& o, const Capabilities& caps, int world_rank) {
+  std::vector<Tested> out;
+  for (const auto& name : o.algorithms) {
+    const IsoAlgorithm& algo = lookup(o.collective, name);
+    if (const Support form = algo.supports_call(o.call, caps); form) out.push_back({&algo, {name}});
+    else if (world_rank == 0)
+      std::cout << to_string(o.collective) << "/" << name << " " << to_string(o.call) << ": skipped: " << form.reason
+                << "\n";
+  }
+  return out;
+}
+
+// One case for every listed algorithm that takes it, on the torus's communicators.
+void check_case(const Options& o, const Case& k, std::size_t id, std::vector<Tested>& tested,
+                const IsoAlgorithm& reference, const IsoComm& comm, const Capabilities& caps, int world_rank) {
+  for (auto& [algo, tally] : tested) {
+    const Support support = algo->supports(k.shape, caps);
+    if (!support) {
+      ++tally.skipped;
+      if (o.verbose && world_rank == 0) std::cout << "skip " << tally.name << " " << k.describe() << ": " << support.reason << "\n";
+      continue;
+    }
+    const double t0 = MPI_Wtime();
+    const std::string error = run_case(*algo, reference, comm, o.collective, o.call, k, id);
+    const double seconds = MPI_Wtime() - t0;
+    int bad = error.empty() ? 0 : 1, any_bad = 0;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (bad) std::cerr << "FAIL " << tally.name << " " << k.describe() << ": " << error << std::endl;
+    ++(any_bad ? tally.failed : tally.passed);
+    if (o.verbose && world_rank == 0)
+      std::cout << (any_bad ? "FAIL " : "ok   ") << tally.name << " " << k.describe() << " ("
+                << static_cast<int>(seconds * 1e3) << " ms)\n";
+  }
+}
+
 int run(const Options& o) {
   int world_rank = 0, world_size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   if (o.setup_times) return check_setup_times(world_rank);
   if (!o.expect.empty()) return check_expected(o, world_rank);
+  if (o.algorithms.empty()) throw std::invalid_argument("--algorithm NAME[,NAME...] is required");
 
-  const IsoAlgorithm& algo = lookup(o.collective, o.algorithm);
   const IsoAlgorithm& reference = lookup(o.collective, "mpi-neighbor");
   const Capabilities caps = probe_capabilities(MPI_COMM_WORLD);
-  if (const Support form = algo.supports_call(o.call, caps); !form) {  // a recorded finding, not a pass
-    if (world_rank == 0)
-      std::cout << to_string(o.collective) << "/" << o.algorithm << " " << to_string(o.call) << ": skipped: " << form.reason
-                << "\n";
-    return kSkipped;
-  }
-  int passed = 0, failed = 0, skipped = 0;
+  std::vector<Tested> tested = offering(o, caps, world_rank);
+  if (tested.empty()) return kSkipped;  // the library lacks the form for every listed algorithm
   std::size_t id = 0;
   for (const TorusCases& torus : cases_for(o.collective, world_size, o.quick)) {
     const IsoComm comm = IsoComm::create(MPI_COMM_WORLD, torus.neighborhood, caps, torus.dims);
-    for (const Case& k : torus.cases) {
-      ++id;
-      const Support support = algo.supports(k.shape, caps);
-      if (!support) {
-        ++skipped;
-        if (o.verbose && world_rank == 0) std::cout << "skip " << k.describe() << ": " << support.reason << "\n";
-        continue;
-      }
-      const double t0 = MPI_Wtime();
-      const std::string error = run_case(algo, reference, comm, o.collective, o.call, k, id);
-      const double seconds = MPI_Wtime() - t0;
-      int bad = error.empty() ? 0 : 1, any_bad = 0;
-      MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-      if (bad) std::cerr << "FAIL " << o.algorithm << " " << k.describe() << ": " << error << std::endl;
-      any_bad ? ++failed : ++passed;
-      if (o.verbose && world_rank == 0)
-        std::cout << (any_bad ? "FAIL " : "ok   ") << k.describe() << " (" << static_cast<int>(seconds * 1e3)
-                  << " ms)\n";
-    }
+    for (const Case& k : torus.cases) check_case(o, k, ++id, tested, reference, comm, caps, world_rank);
   }
-  return checker::summarize(world_rank,
-                          std::string(to_string(o.collective)) + "/" + o.algorithm + " (" + to_string(o.call) + ", " +
-                              std::to_string(world_size) + " processes)",
-                          skipped, "cases", "every case was skipped", passed, failed);
+  std::vector<checker::Tally> tallies;
+  for (const auto& t : tested) tallies.push_back(t.tally);
+  return checker::summarize(world_rank, std::string(to_string(o.collective)) + "/",
+                            " (" + std::string(to_string(o.call)) + ", " + std::to_string(world_size) + " processes)",
+                            tallies, "cases", "every case was skipped");
 }
 
 }  // namespace

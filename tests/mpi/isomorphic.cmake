@@ -15,7 +15,7 @@ set(COLLREPRO_ISO_NPS_neighbor-allgather "1;3;6" CACHE STRING "Process counts of
 set(COLLREPRO_ISO_NPS_neighbor-alltoallw "4;7" CACHE STRING "Process counts of the neighbor-alltoallw MPI tests")
 option(COLLREPRO_ISO_ALL_NPS "Run every isomorphic collective at every process count 1..8" OFF)
 # The nonblocking and persistent forms: every (collective, algorithm, form) at these counts only
-# (4: a 2 x 2 torus, whose offsets wrap around to the process itself; about 3 s a test).
+# (4: a 2 x 2 torus, whose offsets wrap around to the process itself).
 set(COLLREPRO_ISO_CALL_NPS "4" CACHE STRING "Process counts of the nonblocking and persistent isomorphic MPI tests")
 # MPICH (ch4) busy-polls while it waits, so on an oversubscribed 2-core machine every blocking
 # step costs a scheduler time slice: its tests default to the core tori (iso_check --quick),
@@ -35,7 +35,8 @@ endif()
 # calls (open-mpi/ompi#8991), which mpi-neighbor-remapped and measure_setup make: these tests run
 # without it, as every MPI test does (COLLREPRO_MPI_TEST_ENV, python/collrepro/mpienv.py).
 
-# Test names: mpi.<flavor>.iso.<collective>.<algorithm>.np<N> (`ctest -R iso` selects them all).
+# Test names: mpi.<flavor>.iso.<collective>.np<N>, all of the collective's algorithms in one launch
+# (`ctest -R iso` selects them all).
 function(_iso_test name np)
   collrepro_mpi_test(iso.${name} ${np} iso_check ${ARGN})
   set_property(TEST "mpi.${COLLREPRO_MPI_FLAVOR}.iso.${name}.np${np}" PROPERTY TIMEOUT 300)

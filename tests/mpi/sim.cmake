@@ -1,5 +1,6 @@
 # The SimGrid SMPI simulation variant (tracker issue 7): sim.smoke builds it with the `smpi`
-# preset (smpicxx) into <this build>/sim-variant and runs a small simulated sweep twice,
+# preset (smpicxx) into <this build>/sim-variant (or takes the variant of the same sources from
+# the per-user cache, outside the clone: tests/sim/lib.sh) and runs a small simulated sweep twice,
 # checking determinism and that the proposed algorithm beats root gathering (tests/sim/).
 # Registered in every build but labelled `sim` only (not `mpi`), so CI's MPICH pass (-L mpi)
 # does not run it a second time. Needs libsimgrid-dev (.ci/extra-packages).

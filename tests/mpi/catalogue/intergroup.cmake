@@ -1,36 +1,66 @@
 # ctest time: the inter-group MPI tests of every algorithm in the catalogue (see ../intergroup.cmake).
-#   mpi.<flavor>.<collective>.<algorithm>.<mode>.np<N>   inter_check against the native call
-#   mpi.<flavor>.<collective>.<algorithm>.<mode>.<call>.np<N> each nonblocking or persistent form
-#                                                  the catalogue lists (several starts per init), at
+# One launch checks all of a collective's algorithms at once (inter_check --algorithm a,b,...):
+# they share the launch, the group pairs' communicators and each case's native reference.
+#   mpi.<flavor>.<collective>.<mode>.np<N>         every algorithm against the native call
+#   mpi.<flavor>.<collective>.<mode>.<call>.np<N>  every algorithm that lists the nonblocking or
+#                                                  persistent form (several starts per init), at
 #                                                  the counts of COLLREPRO_MPI_CALL_NPS only
-#   mpi.<flavor>.<collective>.<algorithm>.ratio-25-7.np<R> the papers' non-divisible ratio and its swap
+#   mpi.<flavor>.<collective>.ratio-25-7.np<R>     the papers' non-divisible ratio and its swap
+# A failure names the algorithm and the case; each algorithm prints its own summary line.
 # native runs on intercommunicators only (it is the MPI call there).
+
+# _inter_names(<out> <names...> MODE <mode> [CALL <call>]): the names that run in that mode and
+# list that call form, joined by commas ("" when none).
+function(_inter_names out)
+  cmake_parse_arguments(_a "" "MODE;CALL;COLLECTIVE" "NAMES" ${ARGN})
+  set(_kept)
+  foreach(name ${_a_NAMES})
+    if(name STREQUAL "native" AND _a_MODE STREQUAL "intracomm")
+      continue()
+    endif()
+    if(_a_CALL)
+      catalogue_calls(_calls ${_a_COLLECTIVE} ${name})
+      list(FIND _calls ${_a_CALL} _has)  # (ctest runs this script without policy CMP0057: no IN_LIST)
+      if(_has EQUAL -1)
+        continue()
+      endif()
+    endif()
+    list(APPEND _kept ${name})
+  endforeach()
+  string(REPLACE ";" "," _joined "${_kept}")
+  set(${out} "${_joined}" PARENT_SCOPE)
+endfunction()
+
 foreach(collective allgather allgatherv)
   catalogue_algorithms(_names ${collective})
-  foreach(name ${_names})
-    foreach(np ${COLLREPRO_MPI_NPS})
-      foreach(mode intercomm intracomm)
-        if(name STREQUAL "native" AND mode STREQUAL "intracomm")
+  if(NOT _names)
+    continue()
+  endif()
+  foreach(np ${COLLREPRO_MPI_NPS})
+    list(FIND INTER_CALL_NPS ${np} _call_np)
+    foreach(mode intercomm intracomm)
+      _inter_names(_all COLLECTIVE ${collective} MODE ${mode} NAMES ${_names})
+      catalogue_mpi_test(${collective}.${mode} ${np} "${INTER_CHECK}"
+                         --collective ${collective} --algorithm ${_all} --mode ${mode} ${INTER_QUICK})
+      if(_call_np EQUAL -1)
+        continue()
+      endif()
+      foreach(call nonblocking persistent)
+        _inter_names(_offering COLLECTIVE ${collective} MODE ${mode} CALL ${call} NAMES ${_names})
+        if(_offering STREQUAL "")
           continue()
         endif()
-        catalogue_mpi_test(${collective}.${name}.${mode} ${np} "${INTER_CHECK}"
-                           --collective ${collective} --algorithm ${name} --mode ${mode} ${INTER_QUICK})
-        catalogue_calls(_calls ${collective} ${name})
-        list(FIND INTER_CALL_NPS ${np} _at)  # (ctest runs this script without policy CMP0057: no IN_LIST)
-        if(_at EQUAL -1)
-          set(_calls)
-        endif()
-        foreach(call ${_calls})
-          catalogue_mpi_test(${collective}.${name}.${mode}.${call} ${np} "${INTER_CHECK}"
-                             --collective ${collective} --algorithm ${name} --mode ${mode} --call ${call} ${INTER_QUICK})
-          # 77: this library lacks the form or it failed the capability probe (the reason is printed).
-          set_tests_properties(${CATALOGUE_TEST} PROPERTIES SKIP_RETURN_CODE 77)
-        endforeach()
+        catalogue_mpi_test(${collective}.${mode}.${call} ${np} "${INTER_CHECK}"
+                           --collective ${collective} --algorithm ${_offering} --mode ${mode} --call ${call} ${INTER_QUICK})
+        # 77: this library lacks the form for every listed algorithm, or it failed the capability
+        # probe (the reasons are printed).
+        set_tests_properties(${CATALOGUE_TEST} PROPERTIES SKIP_RETURN_CODE 77)
       endforeach()
     endforeach()
-    if(INTER_RATIO_NP)
-      catalogue_mpi_test(${collective}.${name}.ratio-25-7 ${INTER_RATIO_NP} "${INTER_CHECK}"
-                         --collective ${collective} --algorithm ${name} --mode intercomm --quick --pairs 25:7,7:25)
-    endif()
   endforeach()
+  if(INTER_RATIO_NP)
+    _inter_names(_all COLLECTIVE ${collective} MODE intercomm NAMES ${_names})
+    catalogue_mpi_test(${collective}.ratio-25-7 ${INTER_RATIO_NP} "${INTER_CHECK}"
+                       --collective ${collective} --algorithm ${_all} --mode intercomm --quick --pairs 25:7,7:25)
+  endif()
 endforeach()
