@@ -4,10 +4,44 @@ require_smpi() {
   command -v smpicxx >/dev/null && command -v smpirun >/dev/null ||
     { echo "$1: smpicxx/smpirun not found: install libsimgrid-dev (./collrepro deps)" >&2; exit 1; }
 }
-# build_sim_variant BUILD_DIR: configure (preset smpi) and build collbench's simulation variant.
+# The simulation variants the tests built, kept outside every clone like the source-built MPIs:
+# ${COLLREPRO_CACHE:-${XDG_CACHE_HOME:-~/.cache}/collrepro}/sim-variant/<key>/collbench, the key a
+# hash of everything collbench is built from (the sources under algorithms/, bench/, contract/,
+# cmake/, the CMake files, the compiler and SimGrid). A variant taken from there reports, in its
+# results' metadata, the git revision of the first build of those very sources. At most
+# SIM_CACHE_KEEP variants are kept, the newest.
+SIM_CACHE_KEEP=3
+sim_cache_dir() { echo "${COLLREPRO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/collrepro}/sim-variant"; }
+sim_variant_key() {  # run in the source tree
+  {
+    smpicxx --version 2>&1 | head -n 1
+    dpkg-query -W -f='${Version}\n' libsimgrid-dev 2>/dev/null || true
+    find algorithms bench contract cmake CMakeLists.txt CMakePresets.json -type f -print0 | sort -z | xargs -0 sha256sum
+  } | sha256sum | cut -c1-20
+}
+# build_sim_variant BUILD_DIR: collbench's simulation variant in BUILD_DIR/bench/collbench: from the
+# cache when these sources were built before, else configured (preset smpi), built and cached.
 build_sim_variant() {
-  cmake --preset smpi -B "$1" >/dev/null
-  cmake --build "$1" --target collbench -j "${COLLREPRO_TEST_JOBS:-2}"
+  local build=$1 cache key
+  key=$(sim_variant_key)
+  cache="$(sim_cache_dir)/$key"
+  if [ -x "$cache/collbench" ]; then
+    mkdir -p "$build/bench"
+    cp "$cache/collbench" "$build/bench/.collbench.$$" && mv -f "$build/bench/.collbench.$$" "$build/bench/collbench"
+    touch "$cache"
+    echo "the simulation variant of these sources from the cache: $cache"
+    return 0
+  fi
+  cmake --preset smpi -B "$build" >/dev/null
+  cmake --build "$build" --target collbench -j "${COLLREPRO_TEST_JOBS:-2}"
+  store_sim_variant "$build/bench/collbench" "$cache"
+}
+# store_sim_variant BINARY CACHE_ENTRY: an entry appears whole or not at all (a rename); the
+# oldest beyond SIM_CACHE_KEEP go. A cache that cannot be written costs only the next build.
+store_sim_variant() {
+  local tmp="$2.tmp.$$"
+  mkdir -p "$tmp" && cp "$1" "$tmp/collbench" && mv -T "$tmp" "$2" 2>/dev/null || { rm -rf "$tmp"; return 0; }
+  ls -1dt "$(dirname "$2")"/*/ 2>/dev/null | tail -n +$((SIM_CACHE_KEEP + 1)) | xargs -r rm -rf
 }
 # start_sim_test NAME SOURCE_DIR: check SimGrid is there, cd to the source tree and make $out,
 # a scratch directory removed when the script exits.

@@ -12,7 +12,7 @@ src=${1:?source dir}
 build=${2:?build dir}
 source "$(dirname "$0")/lib.sh"
 start_sim_test sim.smoke "$src"
-echo "sim.smoke: configure and build the simulation variant in $build"
+echo "sim.smoke: the simulation variant in $build (built, or from the cache of variants: tests/sim/lib.sh)"
 build_sim_variant "$build"
 for priv in no yes; do
   bench/sim/simrun --build-dir "$build" --platform configs/platforms/flat-crossbar.xml --np 64 \
