@@ -285,9 +285,7 @@ class InterFamily final : public TypedFamily<InterAlgorithm, InterShape, InterSe
   }
   std::shared_ptr<const FamilySweep> parse_sweep(const SweepSource& src, Collective) const override {
     auto s = std::make_shared<InterSweep>();
-    if (const auto f = src.get("pair_mode"))
-      s->pair_mode = one_of(f->node, f->path, {"intercomm", "intracomm"}) == "intracomm" ? PairMode::Intracomm
-                                                                                        : PairMode::Intercomm;
+    if (const auto f = src.get("pair_mode")) s->pair_mode = as_enum<PairMode>(f->node, f->path);
     s->groups = {{GroupSpec::Kind::Ratio, 1, 1, "1/1", "groups.ratios[0]"}};
     if (const auto f = src.get("groups")) s->groups = parse_groups(*f);
     s->blocks = {{1, 1, "1:1", "blocks[0]"}};
