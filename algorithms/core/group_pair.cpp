@@ -38,7 +38,7 @@ int first_world_rank_of(std::span<const int> sides, int side) {
 
 }  // namespace
 
-const char* to_string(PairMode m) { return m == PairMode::Intercomm ? "intercomm" : "intracomm"; }
+const char* contract::to_string(PairMode m) { return name(m).data(); }
 
 std::optional<GroupPair> GroupPair::create(MPI_Comm world, std::span<const int> sides, PairMode mode) {
   int world_rank = 0, world_size = 0;

@@ -148,12 +148,6 @@ long parse_count(const std::string& digits, const std::string& field, const std:
   return std::stol(digits);
 }
 
-std::string one_of(const YAML::Node& n, const std::string& field, const std::vector<std::string>& allowed) {
-  const std::string s = as_string(n, field);
-  if (!contains(allowed, s)) throw config_error(field, "= " + quote(s) + " is not one of " + join(allowed, " | "));
-  return s;
-}
-
 // A list field: a single scalar or a sequence of scalars.
 std::vector<YAML::Node> items(const YAML::Node& n, const std::string& field) {
   std::vector<YAML::Node> out;

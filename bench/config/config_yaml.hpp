@@ -37,7 +37,6 @@ bool as_bool(const YAML::Node& n, const std::string& field);
 // A non-negative decimal integer (at most 18 digits, so it cannot overflow); anything else is
 // ConfigError(field, problem).
 long parse_count(const std::string& digits, const std::string& field, const std::string& problem);
-std::string one_of(const YAML::Node& n, const std::string& field, const std::vector<std::string>& allowed);
 
 template <class E>
 E as_enum(const YAML::Node& n, const std::string& field) {

@@ -2,7 +2,8 @@
 // Allgatherv between two disjoint groups A (p processes) and B (q processes).
 //
 // Sweep keys: inter_family.hpp. Shape columns: p, q, ka, kb (the largest block of each
-// group), bytes_a, bytes_b (the sums K_A, K_B), distribution, dist_seed. Validation:
+// group), bytes_a, bytes_b (the sums K_A, K_B), distribution, dist_seed, pair_mode (the sweep
+// key, in the contract's spelling; a column since contract version 8). Validation:
 // check_inter_result() (computed expected data, sentinel outside the blocks, send buffer
 // unchanged) and byte equality with the family's native algorithm (Kind::Native, blocking)
 // whenever that supports the shape. A nonblocking or persistent call is validated over
@@ -56,7 +57,8 @@ class InterShape final : public PointShape {
             {"bytes_a", std::to_string(total(shape_.blocks(0)))},
             {"bytes_b", std::to_string(total(shape_.blocks(1)))},
             {"distribution", distribution_.name()},
-            {"dist_seed", random ? std::to_string(distribution_.seed) : ""}};
+            {"dist_seed", random ? std::to_string(distribution_.seed) : ""},
+            {"pair_mode", collrepro::to_string(mode_)}};
   }
   std::string describe() const override {
     std::string s = "p=" + std::to_string(shape_.p) + " q=" + std::to_string(shape_.q) +
@@ -285,9 +287,7 @@ class InterFamily final : public TypedFamily<InterAlgorithm, InterShape, InterSe
   }
   std::shared_ptr<const FamilySweep> parse_sweep(const SweepSource& src, Collective) const override {
     auto s = std::make_shared<InterSweep>();
-    if (const auto f = src.get("pair_mode"))
-      s->pair_mode = one_of(f->node, f->path, {"intercomm", "intracomm"}) == "intracomm" ? PairMode::Intracomm
-                                                                                        : PairMode::Intercomm;
+    if (const auto f = src.get("pair_mode")) s->pair_mode = as_enum<PairMode>(f->node, f->path);
     s->groups = {{GroupSpec::Kind::Ratio, 1, 1, "1/1", "groups.ratios[0]"}};
     if (const auto f = src.get("groups")) s->groups = parse_groups(*f);
     s->blocks = {{1, 1, "1:1", "blocks[0]"}};
@@ -306,7 +306,7 @@ class InterFamily final : public TypedFamily<InterAlgorithm, InterShape, InterSe
   }
   std::vector<std::string> placements() const override { return placement_names(); }
   std::vector<std::string> shape_columns() const override {
-    return {"p", "q", "ka", "kb", "bytes_a", "bytes_b", "distribution", "dist_seed"};
+    return {"p", "q", "ka", "kb", "bytes_a", "bytes_b", "distribution", "dist_seed", "pair_mode"};
   }
 
   std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const override {

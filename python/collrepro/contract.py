@@ -422,8 +422,10 @@ def markdown():
             "(proposed, baseline or native).", "",
             "## Earlier versions", "",
             "A column marked \"since version N\" is absent from files of earlier versions. The "
-            "Python tools read such files by adding it, empty, in memory (the analysis "
-            "recomputes the statistics from the raw rows anyway); `analysis/analyze migrate "
+            "Python tools read such files by adding it in memory: with the value the earlier "
+            "version implies (arrival none, call blocking, pair_mode the sweep key's in the "
+            "metadata's config, default intercomm), else empty (the analysis recomputes the "
+            "statistics from the raw rows anyway); `analysis/analyze migrate "
             "DIR` rewrites a directory in the current version once, with fresh integrity "
             "records. collbench refuses to resume into a directory of another version.", "",
             "Version 6 changed no column: it bound every enumerated column to a named set of "

@@ -262,6 +262,8 @@ TEST(ConfigErrors, BadValues) {
             "config error: timing.residual_bound = \"0s\" must be positive and at most 1 s");
   EXPECT_EQ(parse_error(kMinimal, {"timing.resync=often"}),
             "config error: timing.resync = \"often\" is not one of bound | point | launch");
+  EXPECT_EQ(parse_error(kMinimal, {"pair_mode=intercom"}),
+            "config error: pair_mode = \"intercom\" is not one of intercomm | intracomm");
   EXPECT_EQ(parse_error(kMinimal, {"groups.ratios=[\"25:7\"]"}),
             "config error: groups.ratios[0] = \"25:7\" must be p/q with positive integers, e.g. \"25/7\"");
   EXPECT_EQ(parse_error(kMinimal, {"blocks=[\"4/1\"]"}),

@@ -36,6 +36,7 @@ int main() {
   every<Resync>(out);
   every<Binding>(out);
   every<ArrivalPattern>(out);
+  every<collrepro::contract::PairMode>(out);  // the inter-group sweep key pair_mode, written as its column
   // The call forms the algorithms offer (the writer's call column is one of them).
   std::set<std::string> calls;
   for (const collrepro::Algorithm* a : collrepro::Registry::global().all())

@@ -6,11 +6,14 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "config/config.hpp"
 #include "output/contract.hpp"
 #include "output/csv.hpp"
+#include "output/plan_listing.hpp"
 #include "config/distribution.hpp"
 #include "error_of.hpp"
 #include "base/errors.hpp"
@@ -191,6 +194,64 @@ algorithms: [halfduplex-fc, eurompi-twostep]
             "config error: algorithms[1] = \"eurompi-twostep\" supports none of the 2 shapes at 4 processes: offers no "
             "persistent call (its forms: blocking) (e.g. p=2 q=2 ka=1KiB kb=0B size=1KiB call=persistent) (remove it "
             "or change groups/blocks/sizes)");
+}
+
+namespace {
+
+// The dry-run listing (--dry-run --format csv): one map per row, column -> cell. Splits at
+// every comma: only the cells before the first that may hold one (a neighborhood, a reason)
+// are read right, which the inter-group shape columns are.
+std::vector<std::map<std::string, std::string>> listing_rows(const Plan& plan) {
+  std::ostringstream out;
+  print_plan_csv(out, plan, 0, plan.size());
+  std::istringstream in(out.str());
+  const auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::istringstream cells_in(line);
+    for (std::string cell; std::getline(cells_in, cell, ',');) cells.push_back(cell);
+    return cells;
+  };
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> cells = split(line);
+    auto& row = rows.emplace_back();
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST(Plan, PairModeIsAnInterGroupShapeColumnOfEveryRow) {
+  const Config c = parse_config(R"(
+experiment: p
+sizes: [1KiB]
+settings:
+  - {name: intra-pair, collective: allgather, pair_mode: intracomm, blocks: ["1:0"]}
+  - {name: inter-pair, collective: allgatherv}
+  - {name: one-group, collective: intra-allgather}
+)",
+                                {});
+  const Plan plan = make_plan(c, 4);
+  const auto rows = listing_rows(plan);
+  ASSERT_EQ(rows.size(), plan.candidates.size());
+  ASSERT_TRUE(rows.front().count("pair_mode"));  // a column of the listing
+  const std::map<std::string, std::string> expected = {
+      {"intra-pair", "intracomm"}, {"inter-pair", "intercomm"}, {"one-group", ""}};
+  std::set<std::string> seen;
+  for (const auto& row : rows) {
+    const std::string& setting = row.at("setting");
+    ASSERT_TRUE(expected.count(setting)) << setting;
+    EXPECT_EQ(row.at("pair_mode"), expected.at(setting)) << setting << " " << row.at("algorithm");
+    seen.insert(setting);
+  }
+  EXPECT_EQ(seen.size(), expected.size());
+  // The written rows take it from the same shape (set_candidate): the point's own columns.
+  for (std::size_t i = 0; i < plan.size(); ++i)
+    EXPECT_EQ(column(plan, i, "pair_mode"), expected.at(plan.point(i).setting)) << i;
 }
 
 TEST(Plan, Slices) {

@@ -16,7 +16,8 @@ from collrepro.distributions import distribute, nominal_sizes
 
 # Per family: the shape columns' values of a point that does not name them.
 SHAPE_DEFAULTS = {
-    "inter-group": {"p": 2, "q": 2, "ka": 0, "kb": 0, "distribution": "equal", "dist_seed": ""},
+    "inter-group": {"p": 2, "q": 2, "ka": 0, "kb": 0, "distribution": "equal", "dist_seed": "",
+                    "pair_mode": "intercomm"},
     "isomorphic": {"neighborhood": "moore:d=2,r=1", "dims": "4x4", "neighbors": 8,
                    "block_rule": "uniform"},
     "intra": {"root": 0, "distribution": "equal", "dist_seed": ""},

@@ -24,6 +24,7 @@ CONFIG = {"settings": [
     {"name": "w", "points": [3], "sweep": {"collective": "neighbor-alltoallw", "distributions": ["distance"]}},
 ]}
 SHAPE = ["family"] + C.SHAPE_COLUMNS
+PAIR_NOTE = "pair_mode absent: read from the metadata's config (default intercomm)"
 
 
 def points():
@@ -56,7 +57,7 @@ def test_v1_reads_as_current_with_one_note(v1_dir, tmp_path, capsys):
     migrated = loader.load([v1_dir])
     err = capsys.readouterr().err.splitlines()
     assert err == [f"note: {v1_dir} uses results contract v1; read as v{C.VERSION} "
-                   "(distribution recovered from the metadata)"]
+                   "(distribution and pair_mode recovered from the metadata)"]
     pd.testing.assert_frame_equal(shapes(migrated), truth)
     assert list(migrated.raw.columns[:-1]) == C.RAW_COLUMNS
 
@@ -163,7 +164,7 @@ def test_v2_reads_with_empty_tails_and_the_aggregation_recomputes_them(tmp_path,
                    "clock_residual_s, clock_residual_err_s, clock_drift_residual, resynced, init_s absent: left "
                    "empty; arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at "
                    "once (arrival none, arrival_max_s 0, times from the last arrival = time_s, median); "
-                   "call absent: every call was blocking)"]
+                   f"call absent: every call was blocking; {PAIR_NOTE})"]
     assert list(rs.summary.columns[:-1]) == C.SUMMARY_COLUMNS
     assert rs.summary[TAILS].isna().all().all()
     agg = aggregate(rs).set_index("point")
@@ -221,7 +222,7 @@ def test_v4_reads_as_simultaneous_arrival_and_migrates(tmp_path, capsys):
     assert err == [f"note: {d} uses results contract v4; read as v{C.VERSION} (init_s absent: left empty; "
                    "arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at once "
                    "(arrival none, arrival_max_s 0, times from the last arrival = time_s, median); call absent: "
-                   "every call was blocking)"]
+                   f"every call was blocking; {PAIR_NOTE})"]
     for frame in (before.raw, before.summary):
         assert list(frame.columns[:-1]) == C.TABLE_COLUMNS["raw" if "rep" in frame else "summary"]
         assert (frame["arrival"] == "none").all() and (frame["arrival_max_s"] == 0).all()
@@ -239,7 +240,7 @@ def test_v4_reads_as_simultaneous_arrival_and_migrates(tmp_path, capsys):
     pd.testing.assert_frame_equal(after.summary, before.summary)
 
 
-# ---------------------------------------------------------------- version 5 -> 6 -> 7
+# ---------------------------------------------------------------- version 5 -> 6 -> 7 -> 8
 
 def test_v5_reads_as_current_and_migrate_adds_the_call_columns(tmp_path, capsys):
     """Version 6 changed no column, version 7 added call and init_s: a version 5 directory whose
@@ -249,11 +250,11 @@ def test_v5_reads_as_current_and_migrate_adds_the_call_columns(tmp_path, capsys)
     loaded = loader.load([d])
     assert capsys.readouterr().err.splitlines() == [
         f"note: {d} uses results contract v5; read as v{C.VERSION} (init_s absent: left empty; "
-        "call absent: every call was blocking)"]
+        f"call absent: every call was blocking; {PAIR_NOTE})"]
     assert list(loaded.summary.columns[:-1]) == C.SUMMARY_COLUMNS
     assert (loaded.raw["call"] == "blocking").all() and loaded.summary["init_s"].isna().all()
     assert cli.main(["migrate", str(d)]) == 0
-    assert json.loads((d / "meta-L0.json").read_text())["contract_version"] == C.VERSION == 7
+    assert json.loads((d / "meta-L0.json").read_text())["contract_version"] == C.VERSION == 8
     assert read_header(d / "raw-L0.csv") == C.RAW_COLUMNS
     capsys.readouterr()
     after = loader.load([d])
@@ -267,9 +268,72 @@ def test_v6_reads_every_call_as_blocking(tmp_path, capsys):
     d = S.write_result_set(tmp_path / "v6", [S.point("native")], launches=1, reps=3, version=6)
     assert "call" not in read_header(d / "raw-L0.csv")
     rs = loader.load([d])
-    assert "read as v7 (init_s absent: left empty; call absent: every call was blocking)" in capsys.readouterr().err
+    assert (f"read as v{C.VERSION} (init_s absent: left empty; call absent: every call was blocking; {PAIR_NOTE})"
+            in capsys.readouterr().err)
     assert (rs.summary["call"] == "blocking").all() and rs.summary["init_s"].isna().all()
     assert (aggregate(rs)["call"] == "blocking").all()
+
+
+# ---------------------------------------------------------------- version 7 -> 8
+
+def half_duplex(**fields):
+    return S.point("halfduplex-fc", p=2, q=2, ka=64, kb=0, **fields)
+
+
+def pair_modes(rs):
+    """{point: pair_mode} of a loaded result set's summary rows (every launch agrees)."""
+    by_point = rs.summary.groupby("point")["pair_mode"].unique()
+    assert all(len(modes) == 1 for modes in by_point), by_point
+    return {point: modes[0] for point, modes in by_point.items()}
+
+
+def test_v7_reads_pair_mode_from_the_config_of_each_setting(tmp_path, capsys):
+    """Before version 8 no column said how the two groups were connected: an inter-group row
+    reads its setting's pair_mode, else the top level's; a row of another family leaves it empty.
+    migrate writes the column, and the rewritten files read the same."""
+    config = {"pair_mode": "intracomm", "settings": [
+        {"name": "pinned", "points": [0], "sweep": {"collective": "allgather", "pair_mode": "intercomm"}},
+        {"name": "top", "points": [1, 2], "sweep": {"collective": "allgather"}}]}
+    d = S.write_result_set(tmp_path / "v7", [half_duplex(), half_duplex(), S.iso_point("torus")],
+                           launches=2, reps=3, version=7, config=config)
+    assert "pair_mode" not in read_header(d / "summary-L0.csv")
+    before = loader.load([d])
+    assert capsys.readouterr().err.splitlines() == [
+        f"note: {d} uses results contract v7; read as v{C.VERSION} ({PAIR_NOTE})"]
+    assert pair_modes(before) == {0: "intercomm", 1: "intracomm", 2: ""}
+    assert set(before.raw.loc[before.raw["point"] == 1, "pair_mode"]) == {"intracomm"}
+    assert list(before.summary.columns[:-1]) == C.SUMMARY_COLUMNS
+    assert set(aggregate(before).set_index("point")["pair_mode"].items()) == {(0, "intercomm"), (1, "intracomm"), (2, "")}
+    assert cli.main(["migrate", str(d)]) == 0
+    assert read_header(d / "raw-L1.csv") == C.RAW_COLUMNS
+    capsys.readouterr()
+    after = loader.load([d])
+    assert capsys.readouterr().err == ""
+    pd.testing.assert_frame_equal(after.raw, before.raw)
+    pd.testing.assert_frame_equal(after.summary, before.summary)
+
+
+def test_v7_without_the_key_reads_intercomm(tmp_path, capsys):
+    """The sweep key's default: a configuration that never names pair_mode measured intercomm."""
+    d = S.write_result_set(tmp_path / "v7", [half_duplex(), S.iso_point("torus")], launches=1, reps=3,
+                           version=7, config={"collective": "allgather"})
+    assert pair_modes(loader.load([d])) == {0: "intercomm", 1: ""}
+
+
+def test_v1_reads_pair_mode_from_the_config(tmp_path, capsys):
+    """Version 1 rows get pair_mode with their other shape columns, from the same config."""
+    d = S.write_result_set(tmp_path / "v1", [half_duplex(), S.iso_point("torus")], launches=1, reps=3,
+                           version=1, config={"pair_mode": "intracomm"})
+    assert pair_modes(loader.load([d])) == {0: "intracomm", 1: ""}
+
+
+def test_v7_pair_mode_outside_the_set_is_refused_in_one_line(tmp_path):
+    d = S.write_result_set(tmp_path / "v7", [half_duplex()], launches=1, reps=3, version=7,
+                           config={"pair_mode": "intercom"})
+    with pytest.raises(InputError) as err:
+        loader.load([d])
+    text = str(err.value)
+    assert "\n" not in text and "meta-L0.json" in text and "'intercom'" in text and "intercomm|intracomm" in text
 
 
 def test_v5_value_outside_the_sets_is_refused_in_one_line(tmp_path):

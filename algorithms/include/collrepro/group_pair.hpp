@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "collrepro/contract_enums.hpp"
 #include "collrepro/mpi.hpp"
 
 namespace collrepro {
@@ -25,8 +26,15 @@ namespace collrepro {
 // sizes both groups take role A. Never "the low group".
 enum class Role { A, B };
 
-enum class PairMode { Intercomm, Intracomm };
+// How the two groups are connected: a real intercommunicator, or one intracommunicator holding
+// both groups. The contract's enum pair_mode (the sweep key and the CSV column pair_mode), so the
+// spelling the writer uses is the contract's; to_string lives beside it, for argument-dependent
+// lookup from any namespace.
+using PairMode = contract::PairMode;
+namespace contract {
 const char* to_string(PairMode m);
+}  // namespace contract
+using contract::to_string;
 
 class GroupPair {
  public:

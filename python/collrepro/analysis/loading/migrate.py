@@ -22,6 +22,12 @@ arrival none, arrival_max_s 0, and the times from the last arrival are the times
 Before version 7 every call was blocking: call reads as blocking, and init_s (the persistent
 init) stays empty.
 
+Before version 8 no column said how the two groups of an inter-group point were connected:
+pair_mode is read from the meta's config, the sweep key pair_mode of the setting that lists the
+point (else the top level's, else intercomm, the key's default), for the rows of the families
+that own the column (contract: shape), and empty for the others. Version 1 rows get it the same
+way, with their other shape columns.
+
 Version 6 added no column: it bound placement, collective and mpi_impl to the contract's value
 sets as well. A version 5 file reads as it is when its values are in the sets (the loader checks
 every cell against the current sets, so a value outside them is refused in one line naming the
@@ -42,7 +48,7 @@ from collrepro.analysis.loading.integrity import data_files, file_integrity, rea
 from collrepro.analysis.loading import schema
 from collrepro.analysis.loading.errors import InputError
 
-DEFAULTS = {"distributions": ["equal"], "blocks": ["1:1"]}
+DEFAULTS = {"distributions": ["equal"], "blocks": ["1:1"], "pair_mode": ["intercomm"]}
 
 
 # ---------------------------------------------------------------- the meta's configuration
@@ -64,6 +70,18 @@ def sweep_values(meta, point, key):
     if key in config:
         return _as_list(config[key])
     return list(DEFAULTS.get(key, []))
+
+
+def pair_mode(meta, point):
+    """How a point's two groups were connected, from the meta's config (the sweep key pair_mode
+    of its setting, else of the top level, else its default); InputError for a value outside the
+    contract's set."""
+    modes = sweep_values(meta, point, "pair_mode") or DEFAULTS["pair_mode"]
+    allowed = C.ENUM_SETS["pair_mode"]
+    if len(modes) != 1 or modes[0] not in allowed:
+        raise InputError(f"{meta.get('_path', 'meta')}: config pair_mode of point {point} is {modes!r}, "
+                         f"not one of {'|'.join(allowed)}")
+    return modes[0]
 
 
 def _ratio(text):
@@ -154,11 +172,12 @@ def _shape_values(row, meta, guessed):
     else:
         dist, k_a, k_b = "equal", p * ka, q * kb
     return {"p": p, "q": q, "ka": ka, "kb": kb, "bytes_a": k_a, "bytes_b": k_b,
-            "distribution": dist, "dist_seed": 0 if dist == "random" else pd.NA}
+            "distribution": dist, "dist_seed": 0 if dist == "random" else pd.NA,
+            "pair_mode": pair_mode(meta, row["point"])}
 
 
 # Columns an earlier version lacks whose value is known (ARRIVAL_FILLS, CALL_FILLS): from the
-# frame itself.
+# frame itself; META_FILLS: from the launches' metadata as well.
 ARRIVAL_FILLS = {
     "arrival": lambda frame: pd.Series("none", index=frame.index, dtype=object),
     "arrival_max_s": lambda frame: pd.Series(0.0, index=frame.index, dtype="float64"),
@@ -168,8 +187,24 @@ ARRIVAL_FILLS = {
 CALL_FILLS = {"call": lambda frame: pd.Series("blocking", index=frame.index, dtype=object)}
 
 
-def _added_column(column, frame):
+def _pair_mode_column(frame, metas):
+    """pair_mode of every row of a frame before version 8: its point's (pair_mode()) in the
+    rows of the families that own the column, '' in the others."""
+    owned = frame["family"].isin(C.SHAPE_OWNERS["pair_mode"])
+    keys = frame.loc[owned, ["launch", "point"]].drop_duplicates().itertuples(index=False)
+    modes = {(launch, point): pair_mode(_meta_for(metas, launch), point) for launch, point in keys}
+    values = [modes[(launch, point)] if own else ""
+              for launch, point, own in zip(frame["launch"], frame["point"], owned)]
+    return pd.Series(values, index=frame.index, dtype=object)
+
+
+META_FILLS = {"pair_mode": _pair_mode_column}
+
+
+def _added_column(column, frame, metas):
     """A column `frame` (an earlier version's) lacks: its known value, else empty."""
+    if column in META_FILLS:
+        return META_FILLS[column](frame, metas)
     fill = ARRIVAL_FILLS.get(column) or CALL_FILLS.get(column)
     return fill(frame) if fill is not None else _empty_column(column, frame.index)
 
@@ -188,8 +223,8 @@ def to_current(frame, kind, metas, version=1):
     """A typed frame of an earlier version (schema.read_csv_checked) -> the current columns.
 
     Version 1 recovers the shape columns (see the module's text); every later version only
-    lacks the columns added since, which are added empty. Returns (frame, points whose
-    allgatherv distribution had to be guessed).
+    lacks the columns added since, which are added with their known value (the fills above)
+    or empty. Returns (frame, points whose allgatherv distribution had to be guessed).
     """
     columns = C.TABLE_COLUMNS[kind]
     if frame.empty:
@@ -197,7 +232,7 @@ def to_current(frame, kind, metas, version=1):
     if version >= 2:
         out = frame.copy()
         for column in added_since(version, kind):
-            out[column] = _added_column(column, frame)
+            out[column] = _added_column(column, frame, metas)
         return out[columns], set()
     keys = ["launch", "point", "collective", "p", "q", "ka", "kb", "neighborhood", "dims", "msg_bytes"]
     guessed = set()
@@ -216,10 +251,26 @@ def to_current(frame, kind, metas, version=1):
         elif column in frame:
             values = frame[column]
         else:                                           # added after version 2: known or empty
-            values = _added_column(column, frame)
+            values = _added_column(column, frame, metas)
         dtype = schema.column_dtype(column)
         out[column] = values.astype(dtype) if dtype is not object else values.astype(str)
     return pd.DataFrame(out, index=frame.index)[columns], guessed
+
+
+def _added_parts(added):
+    """The note's parts on the columns an earlier version lacks: how each was filled."""
+    # Tail percentiles come back from the raw rows; what a run measured on its clocks does not.
+    recomputed = [c for c in added if re.fullmatch(r"p[0-9]+", c)]
+    known = {**ARRIVAL_FILLS, **CALL_FILLS, **META_FILLS}
+    empty = [c for c in added if c not in recomputed and c not in known]
+    groups = [(recomputed, "left empty, recomputed from the raw rows where present"),
+              (empty, "left empty"),
+              ([c for c in added if c in ARRIVAL_FILLS], "every rank started at once (arrival none, "
+               "arrival_max_s 0, times from the last arrival = time_s, median)"),
+              ([c for c in added if c in CALL_FILLS], "every call was blocking"),
+              ([c for c in added if c in META_FILLS],
+               f"read from the metadata's config (default {DEFAULTS['pair_mode'][0]})")]
+    return [f"{', '.join(columns)} absent: {text}" for columns, text in groups if columns]
 
 
 def notice(directory, guessed, version=1):
@@ -227,20 +278,10 @@ def notice(directory, guessed, version=1):
     allgatherv distribution was guessed)."""
     if version >= 2:
         added = list(dict.fromkeys(c for kind in ("raw", "summary") for c in added_since(version, kind)))
-        # Tail percentiles come back from the raw rows; what a run measured on its clocks does not.
-        recomputed = [c for c in added if re.fullmatch(r"p[0-9]+", c)]
-        filled = [c for c in added if c in ARRIVAL_FILLS]
-        called = [c for c in added if c in CALL_FILLS]
-        empty = [c for c in added if c not in recomputed and c not in filled and c not in called]
-        parts = ([f"{', '.join(recomputed)} absent: left empty, recomputed from the raw rows where present"]
-                 if recomputed else []) + ([f"{', '.join(empty)} absent: left empty"] if empty else []) + \
-            ([f"{', '.join(filled)} absent: every rank started at once (arrival none, arrival_max_s 0, "
-              "times from the last arrival = time_s, median)"] if filled else []) + \
-            ([f"{', '.join(called)} absent: every call was blocking"] if called else [])
-        parts = parts or ["no column added; every value is in the contract's value sets"]
+        parts = _added_parts(added) or ["no column added; every value is in the contract's value sets"]
         return [f"note: {directory} uses results contract v{version}; read as v{C.VERSION} ({'; '.join(parts)})"]
     lines = [f"note: {directory} uses results contract v1; read as v{C.VERSION} "
-             "(distribution recovered from the metadata)"]
+             "(distribution and pair_mode recovered from the metadata)"]
     if guessed:
         shown = ", ".join(map(str, sorted(guessed)[:8])) + (", ..." if len(guessed) > 8 else "")
         lines.append(f"warning: {directory}: the config does not pin the allgatherv distribution of "
