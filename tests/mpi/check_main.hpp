@@ -38,6 +38,18 @@ inline std::vector<std::string> split_names(const std::string& text) {
   return out;
 }
 
+// Rank 0 prints "<header>: <skipped> <unit> skipped as unsupported", `none_ran` when no case
+// ran, and the counts. The exit code is 1 when a case failed or none ran.
+inline int summarize(int world_rank, const std::string& header, int skipped, const char* unit,
+                     const char* none_ran, int passed, int failed) {
+  if (world_rank == 0) {
+    std::cout << header << ": " << skipped << " " << unit << " skipped as unsupported\n";
+    if (passed + failed == 0) std::cout << none_ran << "\n";
+    std::cout << passed << " passed, " << failed << " failed\n";
+  }
+  return failed > 0 || passed == 0 ? 1 : 0;
+}
+
 // One algorithm's count of cases over a launch.
 struct Tally {
   std::string name;
@@ -47,8 +59,8 @@ struct Tally {
 // Rank 0 prints a line per algorithm, "<prefix><name><suffix>: P <unit> passed, F failed, S
 // skipped as unsupported" (and `none_ran` when none of its cases ran), then the launch's closing
 // line, which counts algorithms. The exit code is 1 when an algorithm failed a case or ran none.
-inline int summarize(int world_rank, const std::string& prefix, const std::string& suffix,
-                     const std::vector<Tally>& tallies, const char* unit, const char* none_ran) {
+inline int summarize_algorithms(int world_rank, const std::string& prefix, const std::string& suffix,
+                                const std::vector<Tally>& tallies, const char* unit, const char* none_ran) {
   int rc = 0, passed = 0, failed = 0;
   for (const auto& t : tallies) {
     const bool ok = t.failed == 0 && t.passed > 0;

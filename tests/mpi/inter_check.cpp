@@ -370,10 +370,10 @@ int run(const Options& o) {
     check_case(o, c, tested, native, caps, pairs, world_rank, ++salt);
   std::vector<checker::Tally> tallies;
   for (const auto& t : tested) tallies.push_back(t.tally);
-  return checker::summarize(world_rank, std::string(to_string(o.collective)) + "/",
-                            " (" + std::string(to_string(o.mode)) + ", " + to_string(o.call) + ", " +
-                                std::to_string(world_size) + " processes)",
-                            tallies, "shapes", "no supported shape at this process count");
+  return checker::summarize_algorithms(world_rank, std::string(to_string(o.collective)) + "/",
+                                      " (" + std::string(to_string(o.mode)) + ", " + to_string(o.call) + ", " +
+                                          std::to_string(world_size) + " processes)",
+                                      tallies, "shapes", "no supported shape at this process count");
 }
 
 }  // namespace

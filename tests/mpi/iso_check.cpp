@@ -383,9 +383,9 @@ int run(const Options& o) {
   }
   std::vector<checker::Tally> tallies;
   for (const auto& t : tested) tallies.push_back(t.tally);
-  return checker::summarize(world_rank, std::string(to_string(o.collective)) + "/",
-                            " (" + std::string(to_string(o.call)) + ", " + std::to_string(world_size) + " processes)",
-                            tallies, "cases", "every case was skipped");
+  return checker::summarize_algorithms(world_rank, std::string(to_string(o.collective)) + "/",
+                                      " (" + std::string(to_string(o.call)) + ", " + std::to_string(world_size) + " processes)",
+                                      tallies, "cases", "every case was skipped");
 }
 
 }  // namespace
