@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "collrepro/registry.hpp"
+
 namespace collrepro::checker {
 
 // Calls on_flag(flag, value) for every argument; value() returns the argument after the flag
@@ -50,19 +52,37 @@ inline int summarize(int world_rank, const std::string& header, int skipped, con
   return failed > 0 || passed == 0 ? 1 : 0;
 }
 
-// One algorithm's count of cases over a launch.
-struct Tally {
+// One algorithm of a launch and its count of cases.
+template <class Algorithm>
+struct Tested {
+  const Algorithm* algo;
   std::string name;
   int passed = 0, failed = 0, skipped = 0;
 };
 
+// The named algorithms (`find(name)` looks one up) that offer the call form on this library;
+// rank 0 names the others with the reason: a recorded finding, not a pass.
+template <class Algorithm, class Find>
+std::vector<Tested<Algorithm>> offering(const std::vector<std::string>& names, const std::string& collective,
+                                        CallForm call, const Capabilities& caps, int world_rank, Find find) {
+  std::vector<Tested<Algorithm>> out;
+  for (const auto& name : names) {
+    const Algorithm& algo = find(name);
+    if (const Support form = algo.supports_call(call, caps); form) out.push_back({&algo, name});
+    else if (world_rank == 0)
+      std::cout << collective << "/" << name << " " << to_string(call) << ": skipped: " << form.reason << "\n";
+  }
+  return out;
+}
+
 // Rank 0 prints a line per algorithm, "<prefix><name><suffix>: P <unit> passed, F failed, S
 // skipped as unsupported" (and `none_ran` when none of its cases ran), then the launch's closing
 // line, which counts algorithms. The exit code is 1 when an algorithm failed a case or ran none.
-inline int summarize_algorithms(int world_rank, const std::string& prefix, const std::string& suffix,
-                                const std::vector<Tally>& tallies, const char* unit, const char* none_ran) {
+template <class Algorithm>
+int summarize_algorithms(int world_rank, const std::string& prefix, const std::string& suffix,
+                         const std::vector<Tested<Algorithm>>& tested, const char* unit, const char* none_ran) {
   int rc = 0, passed = 0, failed = 0;
-  for (const auto& t : tallies) {
+  for (const auto& t : tested) {
     const bool ok = t.failed == 0 && t.passed > 0;
     (ok ? passed : failed) += 1;
     if (!ok) rc = 1;

@@ -260,7 +260,8 @@ class CaseRun {
       runner->run();
       if (!error.empty()) continue;
       const std::string who = "run " + std::to_string(round) + " (" + to_string(call) + "), world rank " +
-                              std::to_string(world_rank) + " (group " + "AB"[side_] + " rank " + std::to_string(me_) + ")";
+                              std::to_string(world_rank) + " (group " + "AB"[side_] + " rank " +
+                              std::to_string(me_) + ")";
       const Reference reference{refs_[static_cast<std::size_t>(round - 1)].span(), "native"};
       error = check_result({who, send_copy, send_.span(), recv_.span(),
                             inter_expected(counts_, displs_, side_, data_salt(round)), reference})
@@ -310,46 +311,28 @@ const inter::InterAlgorithm& lookup(Collective c, const std::string& name) {
   return *a;
 }
 
-// One algorithm of the launch and its count of cases.
-struct Tested {
-  const inter::InterAlgorithm* algo;
-  checker::Tally tally;
-};
-
-// The listed algorithms that offer the call form on this library; the others are named with
-// the reason (a recorded finding, not a pass).
-std::vector<Tested> offering(const Options& o, const Capabilities& caps, int world_rank) {
-  std::vector<Tested> out;
-  for (const auto& name : o.algorithms) {
-    const auto& algo = lookup(o.collective, name);
-    const Support form = algo.supports_call(o.call, caps);
-    if (form) out.push_back({&algo, {name}});
-    else if (world_rank == 0)
-      std::cout << to_string(o.collective) << "/" << name << " " << to_string(o.call) << ": skipped: " << form.reason
-                << "\n";
-  }
-  return out;
-}
+using Tested = checker::Tested<inter::InterAlgorithm>;
 
 // Every listed algorithm that takes the case, against one native reference of its data.
 void check_case(const Options& o, const Case& c, std::vector<Tested>& tested, const inter::InterAlgorithm& native,
                 const Capabilities& caps, PairCache& pairs, int world_rank, std::uint64_t salt) {
   CaseRun run(c, o.call, pairs, salt);
   if (run.member()) run.compute_references(native);
-  for (auto& [algo, tally] : tested) {
-    const Support support = algo->supports(c.shape, o.mode);
+  for (auto& t : tested) {
+    const Support support = t.algo->supports(c.shape, o.mode);
     if (!support) {
-      ++tally.skipped;
+      ++t.skipped;
       if (o.verbose && world_rank == 0)
-        std::cout << "skip " << tally.name << " " << c.describe() << ": " << support.reason << "\n";
+        std::cout << "skip " << t.name << " " << c.describe() << ": " << support.reason << "\n";
       continue;
     }
-    const std::string error = run.member() ? run.check(*algo, o.call, caps, world_rank) : "";
+    const std::string error = run.member() ? run.check(*t.algo, o.call, caps, world_rank) : "";
     int bad = error.empty() ? 0 : 1, any_bad = 0;
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (bad) std::cerr << "FAIL " << tally.name << " " << c.describe() << ": " << error << std::endl;
-    ++(any_bad ? tally.failed : tally.passed);
-    if (o.verbose && world_rank == 0) std::cout << (any_bad ? "FAIL " : "ok   ") << tally.name << " " << c.describe() << "\n";
+    if (bad) std::cerr << "FAIL " << t.name << " " << c.describe() << ": " << error << std::endl;
+    ++(any_bad ? t.failed : t.passed);
+    if (o.verbose && world_rank == 0)
+      std::cout << (any_bad ? "FAIL " : "ok   ") << t.name << " " << c.describe() << "\n";
   }
 }
 
@@ -362,18 +345,18 @@ int run(const Options& o) {
 
   const auto& native = lookup(o.collective, "native");
   const Capabilities caps = probe_capabilities(MPI_COMM_WORLD);
-  std::vector<Tested> tested = offering(o, caps, world_rank);
+  const auto find = [&](const std::string& name) -> const inter::InterAlgorithm& { return lookup(o.collective, name); };
+  std::vector<Tested> tested =
+      checker::offering<inter::InterAlgorithm>(o.algorithms, to_string(o.collective), o.call, caps, world_rank, find);
   if (tested.empty()) return kSkipped;  // the library lacks the form for every listed algorithm
   PairCache pairs(o.mode, world_size);
   std::uint64_t salt = 1;
   for (const Case& c : cases_for(o.collective, world_size, o.quick, o.pairs))
     check_case(o, c, tested, native, caps, pairs, world_rank, ++salt);
-  std::vector<checker::Tally> tallies;
-  for (const auto& t : tested) tallies.push_back(t.tally);
   return checker::summarize_algorithms(world_rank, std::string(to_string(o.collective)) + "/",
                                       " (" + std::string(to_string(o.mode)) + ", " + to_string(o.call) + ", " +
                                           std::to_string(world_size) + " processes)",
-                                      tallies, "shapes", "no supported shape at this process count");
+                                      tested, "shapes", "no supported shape at this process count");
 }
 
 }  // namespace

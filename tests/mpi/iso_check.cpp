@@ -321,45 +321,28 @@ int check_setup_times(int world_rank) {
   return bad ? 1 : 0;
 }
 
-// One algorithm of the launch and its count of cases.
-struct Tested {
-  const IsoAlgorithm* algo;
-  checker::Tally tally;
-};
-
-// The listed algorithms that offer the call form on this library; the others are named with
-// the reason (a recorded finding, not a pass).
-std::vector<Tested> offering(const Options& o, const Capabilities& caps, int world_rank) {
-  std::vector<Tested> out;
-  for (const auto& name : o.algorithms) {
-    const IsoAlgorithm& algo = lookup(o.collective, name);
-    if (const Support form = algo.supports_call(o.call, caps); form) out.push_back({&algo, {name}});
-    else if (world_rank == 0)
-      std::cout << to_string(o.collective) << "/" << name << " " << to_string(o.call) << ": skipped: " << form.reason
-                << "\n";
-  }
-  return out;
-}
+using Tested = checker::Tested<IsoAlgorithm>;
 
 // One case for every listed algorithm that takes it, on the torus's communicators.
 void check_case(const Options& o, const Case& k, std::size_t id, std::vector<Tested>& tested,
                 const IsoAlgorithm& reference, const IsoComm& comm, const Capabilities& caps, int world_rank) {
-  for (auto& [algo, tally] : tested) {
-    const Support support = algo->supports(k.shape, caps);
+  for (auto& t : tested) {
+    const Support support = t.algo->supports(k.shape, caps);
     if (!support) {
-      ++tally.skipped;
-      if (o.verbose && world_rank == 0) std::cout << "skip " << tally.name << " " << k.describe() << ": " << support.reason << "\n";
+      ++t.skipped;
+      if (o.verbose && world_rank == 0)
+        std::cout << "skip " << t.name << " " << k.describe() << ": " << support.reason << "\n";
       continue;
     }
     const double t0 = MPI_Wtime();
-    const std::string error = run_case(*algo, reference, comm, o.collective, o.call, k, id);
+    const std::string error = run_case(*t.algo, reference, comm, o.collective, o.call, k, id);
     const double seconds = MPI_Wtime() - t0;
     int bad = error.empty() ? 0 : 1, any_bad = 0;
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (bad) std::cerr << "FAIL " << tally.name << " " << k.describe() << ": " << error << std::endl;
-    ++(any_bad ? tally.failed : tally.passed);
+    if (bad) std::cerr << "FAIL " << t.name << " " << k.describe() << ": " << error << std::endl;
+    ++(any_bad ? t.failed : t.passed);
     if (o.verbose && world_rank == 0)
-      std::cout << (any_bad ? "FAIL " : "ok   ") << tally.name << " " << k.describe() << " ("
+      std::cout << (any_bad ? "FAIL " : "ok   ") << t.name << " " << k.describe() << " ("
                 << static_cast<int>(seconds * 1e3) << " ms)\n";
   }
 }
@@ -374,18 +357,19 @@ int run(const Options& o) {
 
   const IsoAlgorithm& reference = lookup(o.collective, "mpi-neighbor");
   const Capabilities caps = probe_capabilities(MPI_COMM_WORLD);
-  std::vector<Tested> tested = offering(o, caps, world_rank);
+  const auto find = [&](const std::string& name) -> const IsoAlgorithm& { return lookup(o.collective, name); };
+  std::vector<Tested> tested =
+      checker::offering<IsoAlgorithm>(o.algorithms, to_string(o.collective), o.call, caps, world_rank, find);
   if (tested.empty()) return kSkipped;  // the library lacks the form for every listed algorithm
   std::size_t id = 0;
   for (const TorusCases& torus : cases_for(o.collective, world_size, o.quick)) {
     const IsoComm comm = IsoComm::create(MPI_COMM_WORLD, torus.neighborhood, caps, torus.dims);
     for (const Case& k : torus.cases) check_case(o, k, ++id, tested, reference, comm, caps, world_rank);
   }
-  std::vector<checker::Tally> tallies;
-  for (const auto& t : tested) tallies.push_back(t.tally);
   return checker::summarize_algorithms(world_rank, std::string(to_string(o.collective)) + "/",
-                                      " (" + std::string(to_string(o.call)) + ", " + std::to_string(world_size) + " processes)",
-                                      tallies, "cases", "every case was skipped");
+                                      " (" + std::string(to_string(o.call)) + ", " + std::to_string(world_size) +
+                                          " processes)",
+                                      tested, "cases", "every case was skipped");
 }
 
 }  // namespace

@@ -59,6 +59,30 @@ function(catalogue_calls out collective name)
   set(${out} ${_calls} PARENT_SCOPE)
 endfunction()
 
+# catalogue_launch_list(<out> <collective> [CALL <call>] [EXCLUDE <name>...] NAMES <names...>): one
+# launch's --algorithm list: the names that list the call form (every name without CALL), less
+# EXCLUDE, joined by commas ("" when none).
+function(catalogue_launch_list out collective)
+  cmake_parse_arguments(_a "" "CALL" "EXCLUDE;NAMES" ${ARGN})
+  set(_kept)
+  foreach(name ${_a_NAMES})
+    list(FIND _a_EXCLUDE ${name} _excluded)  # (ctest runs this script without policy CMP0057: no IN_LIST)
+    if(NOT _excluded EQUAL -1)
+      continue()
+    endif()
+    if(_a_CALL)
+      catalogue_calls(_calls ${collective} ${name})
+      list(FIND _calls ${_a_CALL} _has)
+      if(_has EQUAL -1)
+        continue()
+      endif()
+    endif()
+    list(APPEND _kept ${name})
+  endforeach()
+  string(REPLACE ";" "," _joined "${_kept}")
+  set(${out} "${_joined}" PARENT_SCOPE)
+endfunction()
+
 # catalogue_mpi_test(<name> <np> <executable> [args...]): mpi.<flavor>.<name>.np<np>, launched
 # with this build's launcher and the MPI test environment, plus CATALOGUE_EXTRA_ENV where the
 # caller sets it. Sets CATALOGUE_TEST to the test's name.

@@ -7,28 +7,13 @@
 #                                                  the counts of COLLREPRO_MPI_CALL_NPS only
 #   mpi.<flavor>.<collective>.ratio-25-7.np<R>     the papers' non-divisible ratio and its swap
 # A failure names the algorithm and the case; each algorithm prints its own summary line.
-# native runs on intercommunicators only (it is the MPI call there).
-
-# _inter_names(<out> <names...> MODE <mode> [CALL <call>]): the names that run in that mode and
-# list that call form, joined by commas ("" when none).
-function(_inter_names out)
-  cmake_parse_arguments(_a "" "MODE;CALL;COLLECTIVE" "NAMES" ${ARGN})
-  set(_kept)
-  foreach(name ${_a_NAMES})
-    if(name STREQUAL "native" AND _a_MODE STREQUAL "intracomm")
-      continue()
-    endif()
-    if(_a_CALL)
-      catalogue_calls(_calls ${_a_COLLECTIVE} ${name})
-      list(FIND _calls ${_a_CALL} _has)  # (ctest runs this script without policy CMP0057: no IN_LIST)
-      if(_has EQUAL -1)
-        continue()
-      endif()
-    endif()
-    list(APPEND _kept ${name})
-  endforeach()
-  string(REPLACE ";" "," _joined "${_kept}")
-  set(${out} "${_joined}" PARENT_SCOPE)
+# native runs on intercommunicators only: it is left out of the intracomm launches.
+function(_inter_exclude out mode)
+  set(_x)
+  if(mode STREQUAL "intracomm")
+    set(_x native)
+  endif()
+  set(${out} ${_x} PARENT_SCOPE)
 endfunction()
 
 foreach(collective allgather allgatherv)
@@ -39,14 +24,15 @@ foreach(collective allgather allgatherv)
   foreach(np ${COLLREPRO_MPI_NPS})
     list(FIND INTER_CALL_NPS ${np} _call_np)
     foreach(mode intercomm intracomm)
-      _inter_names(_all COLLECTIVE ${collective} MODE ${mode} NAMES ${_names})
+      _inter_exclude(_x ${mode})
+      catalogue_launch_list(_all ${collective} EXCLUDE ${_x} NAMES ${_names})
       catalogue_mpi_test(${collective}.${mode} ${np} "${INTER_CHECK}"
                          --collective ${collective} --algorithm ${_all} --mode ${mode} ${INTER_QUICK})
       if(_call_np EQUAL -1)
         continue()
       endif()
       foreach(call nonblocking persistent)
-        _inter_names(_offering COLLECTIVE ${collective} MODE ${mode} CALL ${call} NAMES ${_names})
+        catalogue_launch_list(_offering ${collective} CALL ${call} EXCLUDE ${_x} NAMES ${_names})
         if(_offering STREQUAL "")
           continue()
         endif()
@@ -59,7 +45,7 @@ foreach(collective allgather allgatherv)
     endforeach()
   endforeach()
   if(INTER_RATIO_NP)
-    _inter_names(_all COLLECTIVE ${collective} MODE intercomm NAMES ${_names})
+    catalogue_launch_list(_all ${collective} NAMES ${_names})
     catalogue_mpi_test(${collective}.ratio-25-7 ${INTER_RATIO_NP} "${INTER_CHECK}"
                        --collective ${collective} --algorithm ${_all} --mode intercomm --quick --pairs 25:7,7:25)
   endif()
