@@ -4,8 +4,9 @@
 // algorithms/include/collrepro/ (inter::InterAlgorithm, iso::IsoAlgorithm, ...). Its adapter
 // is the only place in bench/ that knows that interface. It owns
 //   - its sweep keys: it parses them into its own FamilySweep (pure, sweep.hpp);
-//   - its shape: it expands a sweep into point shapes, and names the CSV shape columns it
-//     fills (the contract's families.<name>.shape, contract/contract.json);
+//   - its shape: it expands a sweep into point shapes, each filling the CSV shape columns the
+//     contract lists for the family (families.<name>.shape, contract/contract.json: stated
+//     there only; Plan.EveryPointFillsExactlyItsFamilysContractShapeColumns checks them);
 //   - the questions asked of algorithms: supports (given the MPI library's capabilities),
 //     cost and lower bound;
 //   - at run time (FamilySession), the context (communicators, cached per placement), the
@@ -127,8 +128,6 @@ class FamilyAdapter : public SweepFamily {
  public:
   virtual std::vector<std::string> placements() const = 0;
 
-  // The CSV shape columns this family fills, in contract order.
-  virtual std::vector<std::string> shape_columns() const = 0;
   // The shapes of one sweep at `nprocs` processes, in a deterministic order with the message
   // size varying fastest. Throws ConfigError naming the field when something does not fit.
   virtual std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const = 0;

@@ -305,9 +305,6 @@ class InterFamily final : public TypedFamily<InterAlgorithm, InterShape, InterSe
     return s;
   }
   std::vector<std::string> placements() const override { return placement_names(); }
-  std::vector<std::string> shape_columns() const override {
-    return {"p", "q", "ka", "kb", "bytes_a", "bytes_b", "distribution", "dist_seed", "pair_mode"};
-  }
 
   std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const override {
     const auto& keys = sweep.family_fields<InterSweep>();

@@ -203,9 +203,6 @@ class IntraFamily final : public TypedFamily<intra::IntraAlgorithm, IntraShape, 
     return s;
   }
   std::vector<std::string> placements() const override { return {std::string(collrepro::contract::name(collrepro::contract::Placement::Block))}; }
-  std::vector<std::string> shape_columns() const override {
-    return {"root", "distribution", "dist_seed", "block_max", "bytes_total"};
-  }
 
   std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const override {
     const auto& keys = sweep.family_fields<IntraSweep>();

@@ -301,9 +301,6 @@ class IsoFamily final : public TypedFamily<iso::IsoAlgorithm, IsoShape, IsoSessi
     return s;
   }
   std::vector<std::string> placements() const override { return {std::string(collrepro::contract::name(collrepro::contract::Placement::Block))}; }
-  std::vector<std::string> shape_columns() const override {
-    return {"neighborhood", "dims", "neighbors", "block_rule", "block_min", "block_max"};
-  }
 
   std::vector<std::shared_ptr<const PointShape>> shapes(const Sweep& sweep, int nprocs) const override {
     const auto& keys = sweep.family_fields<IsoSweep>();

@@ -43,7 +43,7 @@ void print_plan_csv(std::ostream& out, const Plan& plan, std::size_t begin, std:
   for (const auto& c : raw_columns())
     if (std::find(columns.begin(), columns.end(), c) == columns.end() && contract()["columns"].contains(c) &&
         std::any_of(families.begin(), families.end(), [&](const FamilyAdapter* f) {
-          const auto cols = f->shape_columns();
+          const auto cols = contract_shape_columns(f->name());
           return std::find(cols.begin(), cols.end(), c) != cols.end();
         }))
       columns.push_back(c);

@@ -254,6 +254,30 @@ settings:
     EXPECT_EQ(column(plan, i, "pair_mode"), expected.at(plan.point(i).setting)) << i;
 }
 
+// A family's shape columns are stated once, in the contract (families.<name>.shape): every point
+// of every family fills exactly those, so a column added there and computed by the family's
+// shape needs no other edit.
+TEST(Plan, EveryPointFillsExactlyItsFamilysContractShapeColumns) {
+  const Config c = parse_config(R"(
+experiment: s
+sizes: [1KiB]
+settings:
+  - {name: inter, collective: allgatherv, distributions: [equal, random]}
+  - {name: intra, collective: intra-allgather}
+  - {name: iso, collective: neighbor-alltoallw, neighborhoods: ["moore:d=2,r=1"], dims: ["2x2"]}
+)",
+                                {});
+  const Plan plan = make_plan(c, 4);
+  std::set<std::string> families;
+  for (const Candidate& k : plan.candidates) {
+    std::vector<std::string> filled;
+    for (const auto& [column, value] : k.shape->columns()) filled.push_back(column);
+    EXPECT_EQ(filled, contract_shape_columns(k.family->name())) << k.family->name() << " " << k.setting;
+    families.insert(k.family->name());
+  }
+  EXPECT_EQ(families.size(), 3u);
+}
+
 TEST(Plan, Slices) {
   for (std::size_t n : {0u, 1u, 7u, 10u, 101u})
     for (int t : {1, 2, 3, 8}) {

@@ -53,7 +53,8 @@ SHARE = 0.25     # of the injected effect on a loaded machine, at the least
 WANT = [("native", 131072), ("native", 262144)]
 OVERRIDES = {"algorithms": ["native", "root-gathering"], "sizes": ["16KiB", "128KiB", "256KiB"],
              "blocks": ["1:1"], "groups": {"ratios": ["1/1"]}, "launches": LAUNCHES}
-REPS = 20   # the median of 20 is robust to a few disturbed repetitions; each slowed call costs 100 ms
+REPS = 10   # the median of 10 is robust to 4 disturbed repetitions; each slowed call sleeps 100 ms (at
+            # 20 a test took 78 s, most of it asleep; the verdicts take per-launch medians)
 
 
 def need(name):
