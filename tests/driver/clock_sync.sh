@@ -133,8 +133,15 @@ for s in summary:
     # repetitions or filtered outliers: a median at half the stop would mean they did not.
     # On a loaded machine (load average 20-40) the budget may hold a few repetitions only, all of
     # them late: then nothing is timed and the median is empty, which is the stops caught too.
+    # Beside two busy loops (tests/stress-timing) a point held 9 repetitions, 7 of them late, and
+    # the median of the 2 left read 18 ms: a stop inside a repetition (not at its start) cannot
+    # make it late, and two values are no median the filter can clean. So the median must stay
+    # below 10 ms only where at least 5 repetitions are valid; with fewer, the stops must have
+    # made most of the point's repetitions late.
     median = float(s["median"]) if s["median"] not in ("", "nan") else float("nan")
-    assert median < 10e-3 or (median != median and bad == n), f"point {s['point']}: median {s['median']} s, {bad} of {n} invalid"
+    valid = n - bad
+    caught = median < 10e-3 or (median != median and bad == n) or (valid < 5 and 2 * bad > n)
+    assert caught, f"point {s['point']}: median {s['median']} s, {bad} of {n} invalid"
     print(f"point {s['point']}: {n} repetitions in 0.5 s, {bad} invalid (late), median {median * 1e6:.1f} us")
 # the budget, not the machine, ends each point (n < 1e6 above); the wall time only guards a hang
 assert int(sys.argv[1]) < 180, f"3 points of 0.5 s took {sys.argv[1]} s"
