@@ -27,6 +27,15 @@ SHAPE = ["family"] + C.SHAPE_COLUMNS
 PAIR_NOTE = "pair_mode absent: read from the metadata's config (default intercomm)"
 
 
+
+def assert_reloads_unchanged(d, loaded, capsys):
+    """After `analyze migrate`, d loads silently (it is current) and equal to what it read as before."""
+    capsys.readouterr()
+    after = loader.load([d])
+    assert capsys.readouterr().err == ""
+    pd.testing.assert_frame_equal(after.raw, loaded.raw)
+    pd.testing.assert_frame_equal(after.summary, loaded.summary)
+
 def points():
     return [
         S.point("native", **S.inter_shape("allgather", 4, 2, 64, (4, 1))),
@@ -233,11 +242,7 @@ def test_v4_reads_as_simultaneous_arrival_and_migrates(tmp_path, capsys):
     assert read_header(d / "summary-L0.csv") == C.SUMMARY_COLUMNS
     meta = json.loads((d / "meta-L0.json").read_text())
     assert meta["contract_version"] == C.VERSION and meta["integrity"] == loader.file_integrity(d, 0)
-    capsys.readouterr()
-    after = loader.load([d])
-    assert capsys.readouterr().err == ""
-    pd.testing.assert_frame_equal(after.raw, before.raw)
-    pd.testing.assert_frame_equal(after.summary, before.summary)
+    assert_reloads_unchanged(d, before, capsys)
 
 
 # ---------------------------------------------------------------- version 5 -> 6 -> 7 -> 8
@@ -256,11 +261,7 @@ def test_v5_reads_as_current_and_migrate_adds_the_call_columns(tmp_path, capsys)
     assert cli.main(["migrate", str(d)]) == 0
     assert json.loads((d / "meta-L0.json").read_text())["contract_version"] == C.VERSION == 8
     assert read_header(d / "raw-L0.csv") == C.RAW_COLUMNS
-    capsys.readouterr()
-    after = loader.load([d])
-    assert capsys.readouterr().err == ""
-    pd.testing.assert_frame_equal(after.raw, loaded.raw)
-    pd.testing.assert_frame_equal(after.summary, loaded.summary)
+    assert_reloads_unchanged(d, loaded, capsys)
 
 
 def test_v6_reads_every_call_as_blocking(tmp_path, capsys):
@@ -306,11 +307,7 @@ def test_v7_reads_pair_mode_from_the_config_of_each_setting(tmp_path, capsys):
     assert set(aggregate(before).set_index("point")["pair_mode"].items()) == {(0, "intercomm"), (1, "intracomm"), (2, "")}
     assert cli.main(["migrate", str(d)]) == 0
     assert read_header(d / "raw-L1.csv") == C.RAW_COLUMNS
-    capsys.readouterr()
-    after = loader.load([d])
-    assert capsys.readouterr().err == ""
-    pd.testing.assert_frame_equal(after.raw, before.raw)
-    pd.testing.assert_frame_equal(after.summary, before.summary)
+    assert_reloads_unchanged(d, before, capsys)
 
 
 def test_v7_without_the_key_reads_intercomm(tmp_path, capsys):
