@@ -2,8 +2,11 @@
 # preset (smpicxx) into <this build>/sim-variant (or takes the variant of the same sources from
 # the per-user cache, outside the clone: tests/sim/lib.sh) and runs a small simulated sweep twice,
 # checking determinism and that the proposed algorithm beats root gathering (tests/sim/).
-# Registered in every build but labelled `sim` only (not `mpi`), so CI's MPICH pass (-L mpi)
-# does not run it a second time. Needs libsimgrid-dev (.ci/extra-packages).
+# The simulation does not launch the build's MPI library: registered in the first build only
+# (COLLREPRO_LIBRARY_FREE_TESTS). Needs libsimgrid-dev (.ci/extra-packages).
+if(NOT COLLREPRO_LIBRARY_FREE_TESTS)
+  return()
+endif()
 add_test(NAME sim.smoke
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/smoke.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 # COST: ctest starts the longest tests first (a fresh build tree has no timing history).
