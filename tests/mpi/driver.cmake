@@ -26,28 +26,22 @@ add_executable(collbench_test ${_driver_dir}/test_collbench.cpp)
 target_link_libraries(collbench_test PRIVATE collbench_obj collalgos)
 
 string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_FLAGS}")
-# Cores (cmake/TestResources.cmake): MPICH's 4 busy-polling ranks keep both cores busy; Open MPI's
-# yield, and the scripts wait between launches and on their signals (0.5 to 0.7 of a core on the
-# 2-core machine: user + sys over wall, each script alone), so one core each.
-if(COLLREPRO_MPI_FLAVOR STREQUAL "mpich")
-  set(_driver_cores 4)
-else()
-  set(_driver_cores 1)
-endif()
+# Cores (cmake/TestResources.cmake): the scripts' launches run 4 ranks, which keep the cores busy
+# while they run (Open MPI's yielding ranks too: declared as one core, beside other tests, they
+# slowed them more than they gained).
 foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_disk phases arrival compressed callforms)
   set(_name driver.${COLLREPRO_MPI_FLAVOR}.${script})
   add_test(NAME ${_name} COMMAND bash ${_driver_dir}/${script}.sh)
   set_tests_properties(${_name} PROPERTIES
     LABELS "driver;mpi;${COLLREPRO_MPI_FLAVOR}" TIMEOUT 180
     ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;TEST_COLLBENCH=$<TARGET_FILE:collbench_test>;MPIEXEC=${MPIEXEC_EXECUTABLE};MPIEXEC_NP=${MPIEXEC_NUMPROC_FLAG};MPIEXEC_EXTRA=${_driver_mpiexec_extra};REPO=${PROJECT_SOURCE_DIR};WORK=${CMAKE_CURRENT_BINARY_DIR}/driver-work/${script};NP=4;${COLLREPRO_MPI_TEST_ENV}")
-  collrepro_test_cores(${_name} ${_driver_cores})
+  collrepro_test_cores(${_name} 4)
 endforeach()
 # clock_sync asserts on timing behaviour (residuals within the claimed precision, a stopped
 # rank's late starts caught rather than timed; label timing): its cores keep the other CPU-bound
 # tests off while it runs, and tests/stress-timing shows it passing beside busy loops.
 set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.clock_sync PROPERTIES
                      LABELS "driver;mpi;${COLLREPRO_MPI_FLAVOR};timing")
-collrepro_test_cores(driver.${COLLREPRO_MPI_FLAVOR}.clock_sync 4)
 # phases runs every inter-group and ring algorithm under two sync methods (one size, three
 # repetitions): MPICH's busy-polling ranks (4 on 2 cores) make it the slowest driver test there.
 set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.phases PROPERTIES TIMEOUT 300)

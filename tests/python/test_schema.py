@@ -152,3 +152,29 @@ def test_newer_contract_version_is_refused(mixed_dir):
     meta = json.loads((mixed_dir / "meta-L0.json").read_text())
     (mixed_dir / "meta-L0.json").write_text(json.dumps(dict(meta, contract_version=99)))
     assert "contract_version 99" in error_of(mixed_dir)
+
+
+
+def pad_values(path, pad, quoting):
+    """Rewrite a CSV with every value (not the header) padded by pad(text)."""
+    import csv
+    rows = list(csv.reader(path.read_text().splitlines()))
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n", quoting=quoting)
+        writer.writerow(rows[0])
+        writer.writerows([pad(v) for v in row] for row in rows[1:])
+
+
+@pytest.mark.parametrize("pad,quoting", [
+    (lambda v: f" {v}\t", "minimal"), (lambda v: f"{v} ", "minimal"),
+    (lambda v: f" {v} ", "all"), (lambda v: f"\u00a0{v}", "minimal")],
+    ids=["space-before-tab-after", "space-after", "quoted-spaces", "non-ascii-space"])
+def test_padded_values_read_as_unpadded(result_dir, pad, quoting):
+    """White space around a value is not part of it: a padded file loads as the plain one (the
+    loader skips the strip only where no value can be padded)."""
+    import csv
+    plain = loader.load([result_dir])
+    for name in ("raw-L0.csv", "summary-L1.csv"):
+        pad_values(result_dir / name, pad, csv.QUOTE_ALL if quoting == "all" else csv.QUOTE_MINIMAL)
+    padded = loader.load([result_dir])
+    assert padded.raw.equals(plain.raw) and padded.summary.equals(plain.summary)
