@@ -17,14 +17,13 @@
 # Run: ctest --test-dir build/<dir> -L cluster
 if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
   add_test(NAME cluster.up_down COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cluster/up_down.sh)
-  # RESOURCE_LOCK cluster: each owns the crc- names while it runs. One core each: they mostly wait
-  # on links, daemons and namespaces (0.8 and 0.5 of a core, user + sys over wall, alone); the
-  # link they measure (the fidelity check) holds its verdict at load 30.
+  # RESOURCE_LOCK cluster: each owns the crc- names while it runs; the link it measures (the
+  # fidelity check) holds its verdict at load 30.
   set_tests_properties(cluster.up_down PROPERTIES LABELS "cluster;timing" TIMEOUT 900 RESOURCE_LOCK cluster SKIP_RETURN_CODE 77
     ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
-  collrepro_test_cores(cluster.up_down 1)
+  collrepro_test_cores(cluster.up_down 2)
   add_test(NAME cluster.slurm_array COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cluster/slurm_array.sh)
   set_tests_properties(cluster.slurm_array PROPERTIES LABELS "cluster;slurm;timing" TIMEOUT 900 RESOURCE_LOCK "cluster;slurm" SKIP_RETURN_CODE 77
     ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
-  collrepro_test_cores(cluster.slurm_array 1)
+  collrepro_test_cores(cluster.slurm_array 2)
 endif()

@@ -20,6 +20,5 @@ if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
   set_tests_properties(slurm.e2e PROPERTIES LABELS slurm TIMEOUT 900 RESOURCE_LOCK slurm
     ENVIRONMENT "${_slurm_env};WORK=${CMAKE_CURRENT_BINARY_DIR}/slurm-work/e2e")
   collrepro_test_cores(slurm.plan 1)
-  # one core: its processes mostly wait on the daemons (0.25 of a core, user + sys over wall, alone)
-  collrepro_test_cores(slurm.e2e 1)
+  collrepro_test_cores(slurm.e2e 2)
 endif()
