@@ -15,8 +15,8 @@ if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
 
   add_test(NAME slurm.e2e COMMAND bash ${_slurm_dir}/e2e.sh)
   # It cancels a task while it runs: its verdicts are on states (running, cancelled, resumed), not on
-  # times, so it runs beside other tests; RESOURCE_LOCK slurm keeps it apart from the cluster's Slurm
-  # (cluster.slurm_array: daemons of the same names).
+  # times, so it runs beside other tests; RESOURCE_LOCK slurm keeps it apart from the other test that
+  # starts Slurm daemons (cluster.slurm_array): a precaution, no clash between the two was seen.
   set_tests_properties(slurm.e2e PROPERTIES LABELS slurm TIMEOUT 900 RESOURCE_LOCK slurm
     ENVIRONMENT "${_slurm_env};WORK=${CMAKE_CURRENT_BINARY_DIR}/slurm-work/e2e")
   collrepro_test_cores(slurm.plan 1)
