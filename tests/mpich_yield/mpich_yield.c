@@ -1,8 +1,8 @@
 /* libcollrepro_mpich_yield: idle MPICH ranks give up the CPU, for the test suite on a small machine.
 
    Why. MPICH's ch4 device (Debian's MPICH 4.0.2 is ch4:ucx) waits by polling: a rank blocked in
-   a call spins in its progress loop and never yields. MPIR_CVAR_POLLS_BEFORE_YIELD, which
-   python/collrepro/mpienv.py sets for oversubscribed MPICH launches, changes nothing there (the
+   a call spins in its progress loop and never yields. The polls-before-yield setting that
+   python/collrepro/mpienv.py gives oversubscribed MPICH launches changes nothing there (the
    measurement is in mpienv.py). With more ranks than cores every blocking step then costs a
    scheduler time slice: the spinning rank holds the core the rank it waits for needs. Later
    MPICH releases added MPIR_CVAR_CH4_PROGRESS_THROTTLE for such machines; 4.0.2 has nothing of
