@@ -27,16 +27,16 @@ the preload slowdown library SLOWLIB, tests/slowlib, sleeping N ms after every M
 an intercommunicator whose block is 128 KiB or more). A small
 experiment (2 processes, native and root-gathering at 16, 128 and 256 KiB: 6 points, two of them in
 the rule's subset) runs one warm-up launch of the base (not kept; it sizes N), then 4 rounds
-(collrun --installations: one launch per installation a round, in a seeded order). The verdicts are the trend's, as collrepro
-versions takes them: the points whose row tripped the screen are measured again with 8 fresh
-rounds (versions.subset_config) and take their verdict from those (versions.merge_verdicts). It
-asserts: the rule's subset (the mechanism's own predicate) is the two native points; both end
+(collrun --installations: one launch per installation a round, in a seeded order). The verdicts
+are the trend's, as collrepro versions takes them: the points whose row tripped the screen are
+measured again with 8 fresh rounds (versions.subset_config) and take their verdict from those
+(versions.merge_verdicts). It asserts: the rule's subset (the mechanism's own predicate) is the two native points; both end
 flagged slower (a regression, or changed with a ratio above 1) with a ratio of at least 3, or,
 where the base's own calls are so slow that N ms cannot triple them, of at least a quarter of
 what N ms adds to them (1 + 0.25 * N ms / the base's median at the point: beside two CPU-bound
 jobs and other work at a load average of 15-18 the base's calls took 50-160 ms, and 100 ms read
-x2.3-2.8); no untouched point is flagged with a change of 3 or more either way. Smaller false changes among the untouched points are printed, not asserted: their rate is
-the calibration's.
+x2.3-2.8); no untouched point is flagged with a change of 3 or more either way. Smaller false
+changes among the untouched points are printed, not asserted: their rate is the calibration's.
 
 The build passes WORK (a scratch directory), REPO, and for the slowlib mechanism SLOWLIB (the
 library) in the environment (tests/CMakeLists.txt).
