@@ -24,6 +24,10 @@
 // Errata: none checked (the EuroMPI'18 listing is not part of seed 001).
 // Setup: the two sub-communicators are split in prepare(), outside the timed region (the
 //   authors created them inside it).
+// Call forms: blocking; nonblocking and persistent (the exchange and the two steps as three
+//   rounds of started_rounds.hpp: MPI_Isend / MPI_Irecv then MPI_Iallgather(v) on each
+//   sub-communicator, or MPI_Send_init / MPI_Recv_init and the library's persistent
+//   Allgather(v) built at init).
 #include <cmath>
 
 #include "collrepro/intergroup.hpp"
@@ -71,6 +75,19 @@ class TwoStepAllgather final : public Runner {
 
   std::vector<std::string> phases() const override { return {"exchange", "step-1", "step-2"}; }
 
+  const TwoStepPlan& plan() const { return plan_; }
+  // Step 1 and step 2 as the next rounds of a nonblocking or persistent call (group B: one round).
+  void steps(StartedRounds& rounds, std::byte* result) const {
+    rounds.next_round();
+    if (!role_a_) {
+      rounds.allgatherv_in_place(local_, result, step1_.counts, step1_.displs, "group B");
+      return;
+    }
+    if (offset_comm_) rounds.allgatherv_in_place(offset_comm_.get(), result, step1_.counts, step1_.displs, "step 1");
+    rounds.next_round();
+    rounds.allgatherv_in_place(rank_group_comm_.get(), result, step2_.counts, step2_.displs, "step 2");
+  }
+
  private:
   struct Layout {
     std::vector<int> counts, displs;
@@ -82,6 +99,26 @@ class TwoStepAllgather final : public Runner {
   MPI_Comm local_;
   Comm offset_comm_, rank_group_comm_;
   Layout step1_, step2_;
+};
+
+// The nonblocking and persistent calls: the same plan and sub-communicators, the exchange and the
+// two steps as three rounds of started_rounds.hpp (group B's one Allgatherv is its second round).
+class TwoStepAllgatherStarted final : public StartedRunner {
+ public:
+  TwoStepAllgatherStarted(const GroupPair& pair, const Args& args, CallForm form, const Capabilities& caps)
+      : blocking_(pair, args), rounds_(form, caps) {
+    const ExchangeExecutor executor(pair, /*ordered=*/false);
+    const TwoStepPlan& plan = blocking_.plan();
+    executor.exchange(rounds_, args.send, plan.exchange.sends, args.recv, plan.exchange.recvs);
+    blocking_.steps(rounds_, args.recv);
+  }
+
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
+
+ private:
+  TwoStepAllgather blocking_;  // the plan, communicators and layouts (its run() is not used)
+  StartedRounds rounds_;       // last: its requests read the members above
 };
 
 class EuroMpiTwoStep final : public InterAlgorithm {
@@ -106,6 +143,15 @@ class EuroMpiTwoStep final : public InterAlgorithm {
 
   std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
     return std::make_unique<TwoStepAllgather>(pair, args);
+  }
+
+  std::vector<CallForm> calls() const override {
+    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+  }
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    if (form == CallForm::Blocking) return prepare(pair, args);
+    return std::make_unique<TwoStepAllgatherStarted>(pair, args, form, caps);
   }
 };
 

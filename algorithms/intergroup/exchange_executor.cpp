@@ -52,6 +52,21 @@ void ExchangeExecutor::exchange(StartedRounds& rounds, const std::byte* send, co
     rounds.send(send + s.offset, mpi_count(s.bytes, "MPI_Isend"), MPI_BYTE, pair_.remote(s.peer), kExchangeTag, comm);
 }
 
+void ExchangeExecutor::exchange(StartedRounds& rounds, std::function<void()> plan, const std::byte* send,
+                                const std::vector<Transfer>& per_peer, std::byte* result,
+                                const std::vector<Transfer>& recvs) const {
+  const MPI_Comm comm = pair_.p2p();
+  rounds.next_round(std::move(plan));
+  for (const Transfer& r : recvs)
+    rounds.recv(result + r.offset, mpi_count(r.bytes, "MPI_Irecv"), MPI_BYTE, pair_.remote(r.peer), kExchangeTag, comm);
+  for (std::size_t j = 0; j < per_peer.size(); ++j) {
+    const Transfer* s = &per_peer[j];
+    rounds.send_nonempty([send, s] { return static_cast<const void*>(send + s->offset); },
+                         [s] { return mpi_count(s->bytes, "MPI_Isend"); }, MPI_BYTE,
+                         pair_.remote(static_cast<int>(j)), kExchangeTag, comm);
+  }
+}
+
 void ExchangeExecutor::gather(StartedRounds& rounds, std::byte* result, const std::vector<int>& counts,
                               const std::vector<int>& displs) const {
   rounds.next_round();

@@ -4,6 +4,7 @@
 // The same two steps also become rounds of a nonblocking or persistent call (started_rounds.hpp).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "collrepro/buffers.hpp"
@@ -46,6 +47,10 @@ class ExchangeExecutor {
                 const std::vector<Transfer>& recvs) const;
   void gather(StartedRounds& rounds, std::byte* result, const std::vector<int>& counts,
               const std::vector<int>& displs) const;
+  // The exchange as a round whose sends `plan` (run as the round starts; none: planned already)
+  // writes into `per_peer`: one entry per remote rank, bytes 0 where my block sends it nothing.
+  void exchange(StartedRounds& rounds, std::function<void()> plan, const std::byte* send,
+                const std::vector<Transfer>& per_peer, std::byte* result, const std::vector<Transfer>& recvs) const;
 
  private:
   const GroupPair& pair_;

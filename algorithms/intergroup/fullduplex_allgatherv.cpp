@@ -23,6 +23,12 @@
 //   Executors: exchange_executor.cpp; intra/segmented_ring.cpp (the `-ring` group phase).
 // Phases (timing.phases): offsets (the Allreduce and Exscan of the block sizes), exchange,
 //   group-allgatherv.
+// Call forms: blocking; nonblocking and persistent for fullduplex-allgatherv and `-ring` (the
+//   phases as rounds of started_rounds.hpp; `-ordered` is blocking only, its receive order being
+//   a blocking call's): MPI_Iallreduce / MPI_Iexscan of the sizes at each nonblocking start, or
+//   the offsets computed once at init when persistent (the sizes are fixed then); the exchange's
+//   MPI_Isend / MPI_Irecv or MPI_Send_init / MPI_Recv_init; the library's Iallgatherv or persistent
+//   Allgatherv, or (`-ring`) each ring step as a round of point-to-point requests.
 // Cases: any p, q >= 1, any sizes including zeros, a single huge block, K < n (empty
 //   chunks), and arbitrary displs with gaps (the result is staged and copied when the
 //   displs are not contiguous).
@@ -88,6 +94,79 @@ class PartitionedAllgatherv final : public Runner {
   std::optional<intra::SegmentedRingExecutor> ring_;
 };
 
+// The nonblocking and persistent calls (not `-ordered`: its receive order is a blocking call's):
+// the offsets, the exchange and the group phase as rounds of started_rounds.hpp.
+//   nonblocking: MPI_Iallreduce and MPI_Iexscan of the block sizes at each start; the sends are
+//                planned as the exchange round starts (one per remote chunk my block overlaps).
+//   persistent:  the sizes are fixed at init, so the offsets are computed there (MPI_Allreduce,
+//                MPI_Exscan) and the sends built once (MPI_Send_init).
+// The group phase is the library's Allgatherv, or each segmented ring step as a round.
+class PartitionedAllgathervStarted final : public StartedRunner {
+ public:
+  PartitionedAllgathervStarted(const GroupPair& pair, const Args& args, Variant variant, CallForm form,
+                               const Capabilities& caps)
+      : pair_(pair), args_(args), stage_(args), mine_(args.send_bytes),
+        recvs_(plan_allgatherv_recvs(pair.local_rank(), pair.local_size(), args.recv_counts, /*ordered=*/false)),
+        sends_(static_cast<std::size_t>(pair.remote_size())),
+        rounds_(form, caps) {
+    std::vector<std::size_t> counts, displs;
+    plan_allgatherv_gather(pair.local_size(), args.recv_total(), counts, displs);
+    counts_ = to_int_counts(counts, "Allgatherv count");
+    displs_ = to_int_counts(displs, "Allgatherv displacement");
+    const ExchangeExecutor executor(pair, /*ordered=*/false);
+    std::function<void()> plan_sends = [this] { plan(); };
+    if (form == CallForm::Persistent) {
+      check(MPI_Allreduce(&mine_, &total_, 1, MPI_UINT64_T, MPI_SUM, pair.local()), "MPI_Allreduce");
+      check(MPI_Exscan(&mine_, &prefix_, 1, MPI_UINT64_T, MPI_SUM, pair.local()), "MPI_Exscan");
+      plan();
+      plan_sends = nullptr;
+    } else {
+      rounds_.next_round();
+      rounds_.iallreduce_sum(&mine_, &total_, pair.local(), "block sizes");
+      rounds_.iexscan_sum(&mine_, &prefix_, pair.local(), "block offsets");
+    }
+    executor.exchange(rounds_, std::move(plan_sends), args.send, sends_, stage_.data(), recvs_);
+    if (variant.ring) {
+      ring_.emplace(pair.local(), counts, displs);
+      for (const auto& step : ring_->steps()) ring_round(step);
+    } else {
+      executor.gather(rounds_, stage_.data(), counts_, displs_);
+    }
+    rounds_.next_round([this] { stage_.finish(); });
+  }
+
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
+
+ private:
+  // This rank's sends from the offsets: sends_[j] is the piece for remote rank j (bytes 0: none).
+  void plan() {
+    if (pair_.local_rank() == 0) prefix_ = 0;  // Exscan leaves rank 0's undefined
+    for (Transfer& t : sends_) t = {};
+    for (const Transfer& t : plan_allgatherv_sends(prefix_, mine_, total_, pair_.remote_size()))
+      sends_[static_cast<std::size_t>(t.peer)] = t;
+  }
+
+  void ring_round(const intra::SegmentedRingExecutor::Step& step) {
+    rounds_.next_round();
+    std::byte* result = stage_.data();
+    const MPI_Comm comm = pair_.local();
+    for (const auto& r : step.recv)
+      rounds_.recv(result + r.at, static_cast<int>(r.bytes), MPI_BYTE, ring_->previous(), ring_->tag(), comm);
+    for (const auto& s : step.send)
+      rounds_.send(result + s.at, static_cast<int>(s.bytes), MPI_BYTE, ring_->next(), ring_->tag(), comm);
+  }
+
+  const GroupPair& pair_;
+  const Args& args_;
+  ResultStage stage_;
+  std::uint64_t mine_ = 0, total_ = 0, prefix_ = 0;
+  std::vector<Transfer> recvs_, sends_;
+  std::vector<int> counts_, displs_;
+  std::optional<intra::SegmentedRingExecutor> ring_;
+  StartedRounds rounds_;  // last: its requests read the members above
+};
+
 // The larger of the two groups' segmented ring terms for the group phase: group A gathers K_B
 // in p balanced chunks, group B K_A in q.
 Cost ring_group_phase(const Shape& s) {
@@ -133,6 +212,16 @@ class FullDuplexAllgatherv : public InterAlgorithm {
 
   std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
     return std::make_unique<PartitionedAllgatherv>(pair, args, variant_);
+  }
+
+  std::vector<CallForm> calls() const override {
+    if (variant_.ordered) return {CallForm::Blocking};
+    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+  }
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    if (form == CallForm::Blocking) return prepare(pair, args);
+    return std::make_unique<PartitionedAllgathervStarted>(pair, args, variant_, form, caps);
   }
 
  private:

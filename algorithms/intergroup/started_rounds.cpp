@@ -17,7 +17,36 @@ void StartedRounds::add(bool collective, const Call& init, const std::string& in
     check(init(r.built.add()), init_what.c_str());
     return;
   }
-  r.posts.push_back({std::move(post), std::move(post_what)});
+  post_each_start(std::move(post), std::move(post_what));
+}
+
+void StartedRounds::post_each_start(Call post, std::string what) {
+  rounds_.back().posts.push_back({std::move(post), std::move(what)});
+}
+
+void StartedRounds::send_nonempty(std::function<const void*()> buf, std::function<int()> count, MPI_Datatype type,
+                                  int dest, int tag, MPI_Comm comm) {
+  if (p2p_persistent_) {
+    if (count() > 0) send(std::move(buf), std::move(count), type, dest, tag, comm);
+    return;
+  }
+  post_each_start(
+      [=](MPI_Request* r) {
+        const int n = count();
+        return n > 0 ? MPI_Isend(buf(), n, type, dest, tag, comm, r) : MPI_SUCCESS;  // *r stays MPI_REQUEST_NULL
+      },
+      "MPI_Isend");
+}
+
+void StartedRounds::iallreduce_sum(const std::uint64_t* in, std::uint64_t* out, MPI_Comm comm,
+                                   const std::string& what) {
+  post_each_start([=](MPI_Request* r) { return MPI_Iallreduce(in, out, 1, MPI_UINT64_T, MPI_SUM, comm, r); },
+                  "MPI_Iallreduce (" + what + ")");
+}
+
+void StartedRounds::iexscan_sum(const std::uint64_t* in, std::uint64_t* out, MPI_Comm comm, const std::string& what) {
+  post_each_start([=](MPI_Request* r) { return MPI_Iexscan(in, out, 1, MPI_UINT64_T, MPI_SUM, comm, r); },
+                  "MPI_Iexscan (" + what + ")");
 }
 
 void StartedRounds::send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {

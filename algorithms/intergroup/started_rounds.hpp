@@ -18,6 +18,7 @@
 // variable at post time, so a nonblocking schedule may depend on what it received.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <string>
@@ -54,6 +55,15 @@ class StartedRounds {
   void gatherv(const void* send, std::function<int()> send_count, MPI_Datatype type, std::function<void*()> recv,
                const std::vector<int>& counts, const std::vector<int>& displs, int root, MPI_Comm comm,
                const std::string& what);
+  // A send that an earlier round plans: built (persistent) or posted (nonblocking) only where
+  // count() > 0 at that time, as a blocking call sends no empty piece and its receiver expects none.
+  void send_nonempty(std::function<const void*()> buf, std::function<int()> count, MPI_Datatype type, int dest,
+                     int tag, MPI_Comm comm);
+  // The sum over comm of one 64-bit count (MPI_Iallreduce), and its exclusive prefix sum
+  // (MPI_Iexscan; rank 0's `out` is left as it was). Posted at each start in either form: a
+  // persistent call knows its counts at init and plans with blocking calls there instead.
+  void iallreduce_sum(const std::uint64_t* in, std::uint64_t* out, MPI_Comm comm, const std::string& what);
+  void iexscan_sum(const std::uint64_t* in, std::uint64_t* out, MPI_Comm comm, const std::string& what);
   // A point-to-point operation whose buffer and count are read at build or post time.
   void send(std::function<const void*()> buf, std::function<int()> count, MPI_Datatype type, int dest, int tag,
             MPI_Comm comm);
@@ -79,6 +89,8 @@ class StartedRounds {
 
   // Builds `init` now where this form and library make the operation persistent, else keeps `post`.
   void add(bool collective, const Call& init, const std::string& init_what, Call post, std::string post_what);
+  // Keeps `post` for every start, whatever the form.
+  void post_each_start(Call post, std::string what);
   void begin(Round& r);
 
   bool p2p_persistent_, coll_persistent_;

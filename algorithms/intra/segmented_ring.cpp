@@ -67,6 +67,8 @@ SegmentedRingExecutor::SegmentedRingExecutor(MPI_Comm comm, const std::vector<st
   }
 }
 
+int SegmentedRingExecutor::tag() { return kTag; }
+
 void SegmentedRingExecutor::run(std::byte* result) const {
   // Point-to-point messages between two ranks do not overtake one another, and both post the
   // pieces of a step in the plan's (ascending block) order, so one tag matches them all.

@@ -25,13 +25,21 @@ class SegmentedRingExecutor {
 
   std::size_t segment() const { return segment_; }
 
- private:
+  // This rank's steps, for a caller that posts them itself (the nonblocking and persistent calls
+  // of fullduplex-allgatherv-ring, a step per round): per step, the segments it receives from
+  // previous() and sends to next() over the communicator, in this order, with tag().
   struct Span {
     std::size_t at = 0, bytes = 0;  // offset in the result buffer
   };
   struct Step {
     std::vector<Span> send, recv;
   };
+  const std::vector<Step>& steps() const { return steps_; }
+  int next() const { return next_; }
+  int previous() const { return previous_; }
+  static int tag();
+
+ private:
   MPI_Comm comm_;
   int next_ = 0, previous_ = 0;
   std::size_t segment_ = 0, most_ = 0;  // most_: the most requests of one step

@@ -12,6 +12,8 @@
 //   sends; both 0: no-op), p, q >= 1, even or odd (odd: collrepro's phantom-folding
 //   extension, see the schedule file), in both GroupPair modes.
 // Rejects: data in both directions (the ring algorithms are half-duplex), unequal blocks.
+// Call forms: blocking; nonblocking and persistent (the same rounds as MPI_Irecv / MPI_Isend
+//   pairs, or persistent requests built at init, one round after the other: ring_executor.cpp).
 // Errata corrected: Algorithm 3 stage-2 #4-2 (modulo, condition 2j > 2i + 3p/2 - q, cap
 //   at p - 1) and line 58 (sender q/2 + i + 2j, as in 003); see the schedule file and
 //   docs/errata.md. Unit test HalfDuplexRingRegression replays the printed Algorithm 3 and
@@ -42,6 +44,12 @@ class HalfDuplexRing final : public InterAlgorithm {
 
   std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
     return ring::prepare_ring(pair, args, &ring::halfduplex_ring_rank_plan);
+  }
+
+  std::vector<CallForm> calls() const override { return ring::ring_calls(); }
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    return ring::prepare_ring(pair, args, &ring::halfduplex_ring_rank_plan, form, caps);
   }
 };
 

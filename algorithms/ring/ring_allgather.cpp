@@ -11,6 +11,8 @@
 // Rejects: data in both directions, unequal blocks (the same checks as halfduplex-ring, so
 //   the two are compared on the same shapes).
 // Errata: none (the paper gives no pseudocode for the baseline; it is the textbook ring).
+// Call forms: blocking; nonblocking and persistent (the same rounds as MPI_Irecv / MPI_Isend
+//   pairs, or persistent requests built at init, one round after the other: ring_executor.cpp).
 #include "collrepro/intergroup.hpp"
 #include "collrepro/ring_schedule.hpp"
 #include "ring/ring_executor.hpp"
@@ -37,6 +39,12 @@ class RingAllgather final : public InterAlgorithm {
 
   std::unique_ptr<Runner> prepare(const GroupPair& pair, const Args& args) const override {
     return ring::prepare_ring(pair, args, &ring::ring_allgather_rank_plan);
+  }
+
+  std::vector<CallForm> calls() const override { return ring::ring_calls(); }
+  std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    return ring::prepare_ring(pair, args, &ring::ring_allgather_rank_plan, form, caps);
   }
 };
 

@@ -8,6 +8,8 @@
 //   does not let messages between a pair overtake, so transfers match round by round.
 //   No deadlock: the lowest round any process waits in has both sides of all its
 //   transfers posted, and MPI_Sendrecv posts its send and its receive together.
+// Call forms: the blocking call above; nonblocking and persistent calls run the same rounds as
+//   rounds of intergroup/started_rounds.hpp (StartedRingRunner).
 // Memory: no work buffer copies. A receiver receives m_j straight into its result
 //   (args.recv + recv_displs[j]); a sender sends its own message from args.send; every
 //   message a process only relays (and the baseline's dummy blocks) gets one k-byte
@@ -24,6 +26,7 @@
 
 #include "collrepro/buffers.hpp"
 #include "collrepro/mpi.hpp"
+#include "intergroup/started_rounds.hpp"
 
 namespace collrepro::ring {
 
@@ -174,6 +177,40 @@ class RingRunner final : public Runner {
   std::vector<Exchange> exchanges_;
 };
 
+// The nonblocking and persistent calls: each busy round as a round of started_rounds.hpp, its
+// receive and its send (MPI_Irecv / MPI_Isend posted at each start, or MPI_Recv_init /
+// MPI_Send_init built here, at init), the next round started once this one has completed, as the
+// blocking call's MPI_Sendrecv does. The same matching argument holds: both sides of a transfer
+// are in the same round, posted in round order. Addresses are read when a request is built or
+// posted, like the blocking runner's.
+class StartedRingRunner final : public StartedRunner {
+ public:
+  StartedRingRunner(MPI_Comm comm, std::size_t k, MessagePlaces places, std::vector<Exchange> exchanges,
+                    CallForm form, const Capabilities& caps)
+      : places_(std::move(places)), exchanges_(std::move(exchanges)), rounds_(form, caps) {
+    const int count = mpi_count(k, "ring message");
+    const auto bytes = [count] { return count; };
+    for (const Exchange& e : exchanges_) {
+      rounds_.next_round();
+      const Exchange* x = &e;
+      if (e.recv_message >= 0)
+        rounds_.recv([this, x] { return x->discard ? places_.discard() : places_.destination(x->recv_message); },
+                     bytes, MPI_BYTE, e.source, kRingTag, comm);
+      if (e.send_message >= 0)
+        rounds_.send([this, x] { return static_cast<const void*>(places_.source(x->send_message)); }, bytes,
+                     MPI_BYTE, e.dest, kRingTag, comm);
+    }
+  }
+
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
+
+ private:
+  MessagePlaces places_;  // owns the scratch blocks the exchanges point into
+  std::vector<Exchange> exchanges_;
+  inter::StartedRounds rounds_;  // last: its requests read the members above
+};
+
 class NoOp final : public Runner {
  public:
   void run() override {}
@@ -218,13 +255,16 @@ std::vector<Exchange> exchanges_for(const GroupPair& pair, const LocalRole& me, 
 
 }  // namespace
 
-std::unique_ptr<Runner> prepare_ring(const GroupPair& pair, const inter::Args& args, RankPlanner planner) {
+std::unique_ptr<Runner> prepare_ring(const GroupPair& pair, const inter::Args& args, RankPlanner planner,
+                                     CallForm form, const Capabilities& caps) {
   const auto me = local_role(pair, args);
   if (!me) return std::make_unique<NoOp>();
   const RankPlan plan = planner(me->p, me->q, me->position);
   MessagePlaces places(*me, args, plan);
   auto exchanges = exchanges_for(pair, *me, plan, places);
-  return std::make_unique<RingRunner>(pair.both(), me->k, std::move(places), std::move(exchanges));
+  if (form == CallForm::Blocking)
+    return std::make_unique<RingRunner>(pair.both(), me->k, std::move(places), std::move(exchanges));
+  return std::make_unique<StartedRingRunner>(pair.both(), me->k, std::move(places), std::move(exchanges), form, caps);
 }
 
 }  // namespace collrepro::ring

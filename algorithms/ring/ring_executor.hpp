@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "collrepro/intergroup.hpp"
 #include "collrepro/ring_schedule.hpp"
@@ -50,6 +51,12 @@ using RankPlanner = RankPlan (*)(int p, int q, int position);
 // arguments, std::logic_error if the plan would leave a receiver incomplete.
 // Phases (timing.phases): one, "call". A ring is one pipeline whose rounds overlap between
 // ranks; the whole call is its one step (the phases file still records it).
-std::unique_ptr<Runner> prepare_ring(const GroupPair& pair, const inter::Args& args, RankPlanner planner);
+// form: nonblocking or persistent gives a StartedRunner whose rounds are the same exchanges as
+// MPI_Irecv / MPI_Isend pairs (or their persistent requests, built here); a process with nothing
+// to do gets a runner that does nothing, in every form.
+std::unique_ptr<Runner> prepare_ring(const GroupPair& pair, const inter::Args& args, RankPlanner planner,
+                                     CallForm form = CallForm::Blocking, const Capabilities& caps = {});
+// The forms every ring algorithm offers.
+inline std::vector<CallForm> ring_calls() { return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent}; }
 
 }  // namespace collrepro::ring

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The call form as an axis (issue 37): one launch with call: [blocking, nonblocking, persistent]
-# over halfduplex-fc and native (which offer every form) and eurompi-twostep (blocking only):
-#   - the plan lists every (algorithm, form); eurompi-twostep's other forms are skipped with the
-#     reason (and native's where the capability probe found the library's form missing or
-#     wrong), and the results hold exactly the plan's points (call is part of their identity);
+# over halfduplex-fc and native (which offer every form) and, in a second setting,
+# fullduplex-allgatherv-ordered (blocking only: its receive order is a blocking call's):
+#   - the plan lists every (algorithm, form); fullduplex-allgatherv-ordered's other forms are
+#     skipped with the reason (and native's where the capability probe found the library's form
+#     missing or wrong), and the results hold exactly the plan's points (call is part of their
+#     identity);
 #   - init_s is a positive time for every persistent point and empty for the others;
 #   - every nonblocking and persistent point was validated (several starts, new data each);
 #   - analyze report reads them and writes the call-form section (callforms.csv, one row per
@@ -11,13 +13,30 @@
 # and a call form outside the contract's set is refused: exit 2, one line naming the field.
 source "$(dirname "$0")/lib.sh"
 ANALYZE=$REPO/analysis/analyze
-CFG=$REPO/configs/quick.yaml
-SETS=(--set "groups.ratios=[1/1, 3/1]" --set "blocks=[1:0]" --set "sizes=[4KiB]" --set launches=1
-      --set "algorithms=[halfduplex-fc, native, eurompi-twostep]" --set "call=[blocking, nonblocking, persistent]"
-      --set timing.reps=5 --set timing.warmup=1)
+CFG=cfg.yaml
+cat >"$CFG" <<'YAML'
+experiment: callforms-check
+description: the call form as an axis (tests/driver/callforms.sh)
+sizes: [4KiB]
+call: [blocking, nonblocking, persistent]
+timing: {sync: barrier, clock: monotonic, warmup: 1, reps: 5}
+validation: true
+launches: 1
+settings:
+  - name: every form
+    collective: allgather
+    algorithms: [halfduplex-fc, native]
+    groups: {ratios: ["1/1", "3/1"]}
+    blocks: ["1:0"]
+  - name: blocking only
+    collective: allgatherv
+    algorithms: [fullduplex-allgatherv-ordered]
+    groups: {ratios: ["1/1"]}
+    distributions: [equal]
+YAML
 
-run_bench "$CFG" --dry-run --format csv "${SETS[@]}" >plan.csv
-run_bench "$CFG" --out out --quiet "${SETS[@]}" || fail "exit code $?"
+run_bench "$CFG" --dry-run --format csv >plan.csv
+run_bench "$CFG" --out out --quiet || fail "exit code $?"
 $CHECK out --plan plan.csv --reps 5 --launches 1
 $PY - <<'PY'
 import csv, json, math
@@ -30,11 +49,12 @@ caps = json.load(open("out/meta-L0.json"))["capabilities"]
 library = {"nonblocking": caps["inter_nonblocking"], "persistent": caps["inter_persistent"]}
 skipped = [r for r in plan if r["supported"] == "0"]
 for r in skipped:
-    if r["algorithm"] == "eurompi-twostep":
+    if r["algorithm"] == "fullduplex-allgatherv-ordered":
         assert r["call"] != "blocking" and "offers no " + r["call"] + " call" in r["reason"], r
     else:
         assert r["algorithm"] == "native" and not library[r["call"]] and "failed the probe" in r["reason"], r
-assert any(r["algorithm"] == "eurompi-twostep" for r in skipped), "eurompi-twostep's other forms were not skipped"
+assert any(r["algorithm"] == "fullduplex-allgatherv-ordered" for r in skipped), (
+    "fullduplex-allgatherv-ordered's other forms were not skipped")
 forms = {(r["algorithm"], r["p"], r["call"]) for r in summary}
 for algorithm in ("halfduplex-fc", "native"):
     for p in ("2", "3"):
