@@ -98,13 +98,22 @@ Plan make_plan(const Config& config, int nprocs, const collrepro::Capabilities& 
           const auto it = std::find_if(plan.candidates.begin(), plan.candidates.end(), [&](const Candidate& x) {
             return x.sweep == si && x.algorithm == algorithms[i];
           });
-          const std::string why = it != plan.candidates.end() ? it->reason + " (e.g. " + shape_text(*it) + ")" : "";
+          const bool has_example = it != plan.candidates.end();
+          const std::string why = has_example ? it->reason + " (e.g. " + shape_text(*it) + ")" : "";
+          // What to change: the call forms where the shape is fine and the form is not, else the
+          // family's shape keys of this collective and the sizes.
+          std::string keys = "call";
+          if (!has_example || !family.supports(*algorithms[i], *it->shape, caps)) {
+            keys.clear();
+            for (const std::string& k : family.sweep_keys(c)) keys += k + "/";
+            keys += "sizes";
+          }
           throw config_error(sweep.algorithms.at(static_cast<std::size_t>(
                                  std::find(sweep.algorithms.values.begin(), sweep.algorithms.values.end(),
                                            algorithms[i]->info().name) - sweep.algorithms.values.begin())),
                              "= " + quote(algorithms[i]->info().name) + " supports none of the " +
                                  std::to_string(shapes.size()) + " shapes at " + std::to_string(nprocs) +
-                                 " processes: " + why + " (remove it or change groups/blocks/sizes)");
+                                 " processes: " + why + " (remove it or change " + keys + ")");
         }
   }
   if (plan.points.empty())

@@ -315,7 +315,7 @@ TEST(ConfigErrors, AlgorithmsAndFields) {
   const std::string intracomm = plan_error(kMinimal, 4, {"algorithms=[native]", "pair_mode=intracomm"});
   EXPECT_EQ(intracomm.rfind("config error: algorithms[0] = \"native\" supports none of the 1 shapes at 4 processes: ", 0), 0u)
       << intracomm;
-  EXPECT_NE(intracomm.find("(remove it or change groups/blocks/sizes)"), std::string::npos);
+  EXPECT_NE(intracomm.find("(remove it or change pair_mode/groups/blocks/sizes)"), std::string::npos);
   EXPECT_EQ(plan_error(kMinimal, 4, {"algorithms=[all, native]"}),
             "config error: algorithms[0] = \"all\" cannot be combined with names (use algorithms: all alone)");
   EXPECT_EQ(plan_error(kMinimal, 4, {"distributions=[arithmetic]"}),

@@ -163,18 +163,18 @@ sizes: [64]
 TEST(Plan, CallFormsAreTheInnermostAxis) {
   const std::string yaml = R"(
 experiment: p
-collective: allgather
+collective: allgatherv
 groups: {ratios: ["1/1"]}
-blocks: ["1:0"]
+distributions: [equal]
 sizes: [1KiB, 2KiB]
-algorithms: [halfduplex-fc, eurompi-twostep]
+algorithms: [fullduplex-allgatherv, fullduplex-allgatherv-ordered]
 )";
   // Without the key: blocking only, the ids of before (one point per algorithm and size).
   const Plan blocking = make_plan(parse_config(yaml, {}), 4);
   ASSERT_EQ(blocking.size(), 4u);
   for (std::size_t i = 0; i < blocking.size(); ++i) EXPECT_EQ(blocking.point(i).call, collrepro::CallForm::Blocking);
-  // With it: per (size, algorithm) the forms in the key's order; eurompi-twostep offers blocking
-  // only, so its other forms are skipped with the reason, as an unsupported shape is.
+  // With it: per (size, algorithm) the forms in the key's order; fullduplex-allgatherv-ordered
+  // offers blocking only, so its other forms are skipped with the reason, as an unsupported shape is.
   const Plan forms = make_plan(parse_config(yaml + "call: [persistent, blocking, nonblocking]\n", {}), 4);
   ASSERT_EQ(forms.candidates.size(), 12u);
   EXPECT_EQ(forms.size(), 8u);
@@ -183,7 +183,7 @@ algorithms: [halfduplex-fc, eurompi-twostep]
   for (std::size_t i = 0; i < forms.candidates.size(); ++i) {
     const Candidate& c = forms.candidates[i];
     EXPECT_EQ(c.call, order[i % 3]) << i;
-    const bool blocking_only = c.algorithm->info().name == "eurompi-twostep";
+    const bool blocking_only = c.algorithm->info().name == "fullduplex-allgatherv-ordered";
     EXPECT_EQ(c.supported, !blocking_only || c.call == CallForm::Blocking) << i;
     if (!c.supported) {
       EXPECT_EQ(c.reason, "offers no " + std::string(collrepro::to_string(c.call)) + " call (its forms: blocking)");
@@ -191,9 +191,9 @@ algorithms: [halfduplex-fc, eurompi-twostep]
   }
   // A sweep that asks only for a form the named algorithm lacks is refused in one line.
   EXPECT_EQ(collbench::testing::error_of([&] { make_plan(parse_config(yaml + "call: persistent\n", {}), 4); }),
-            "config error: algorithms[1] = \"eurompi-twostep\" supports none of the 2 shapes at 4 processes: offers no "
-            "persistent call (its forms: blocking) (e.g. p=2 q=2 ka=1KiB kb=0B size=1KiB call=persistent) (remove it "
-            "or change groups/blocks/sizes)");
+            "config error: algorithms[1] = \"fullduplex-allgatherv-ordered\" supports none of the 2 shapes at 4 processes: offers no "
+            "persistent call (its forms: blocking) (e.g. p=2 q=2 ka=1KiB kb=1KiB size=1KiB call=persistent) (remove it "
+            "or change call)");
 }
 
 namespace {
