@@ -216,7 +216,7 @@ class FullDuplexAllgatherv : public InterAlgorithm {
 
   std::vector<CallForm> calls() const override {
     if (variant_.ordered) return {CallForm::Blocking};
-    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+    return every_call_form();
   }
   std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
                                        const Capabilities& caps) const override {

@@ -265,9 +265,7 @@ class HalfDuplexFcAlgorithm final : public InterAlgorithm {
     return std::make_unique<HalfDuplexFc>(pair, args);
   }
 
-  std::vector<CallForm> calls() const override {
-    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
-  }
+  std::vector<CallForm> calls() const override { return every_call_form(); }
   std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
                                        const Capabilities& caps) const override {
     if (form == CallForm::Blocking || (args.send_bytes == 0 && args.recv_block() == 0)) return prepare(pair, args);

@@ -139,9 +139,7 @@ class Native : public InterAlgorithm {
     return std::make_unique<NativeAllgatherv>(pair.intercomm(), args);
   }
 
-  std::vector<CallForm> calls() const override {
-    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
-  }
+  std::vector<CallForm> calls() const override { return every_call_form(); }
   Support supports_call(CallForm form, const Capabilities& caps) const override {
     if ((form == CallForm::Nonblocking && !caps.inter_nonblocking) || (form == CallForm::Persistent && !caps.inter_persistent))
       return Support::no("this MPI library's " + std::string(to_string(form)) + " intercommunicator call failed the probe (" +

@@ -218,9 +218,7 @@ class RootGatheringAlgorithm : public InterAlgorithm {
     return std::make_unique<RootGathering>(pair, args, info().collective == Collective::Allgatherv);
   }
 
-  std::vector<CallForm> calls() const override {
-    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
-  }
+  std::vector<CallForm> calls() const override { return every_call_form(); }
   std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
                                        const Capabilities& caps) const override {
     if (form == CallForm::Blocking) return prepare(pair, args);

@@ -331,9 +331,7 @@ std::unique_ptr<Runner> NeighborAlgorithm::prepare(const IsoComm& comm, const Ar
   return neighbor_call(info().collective, build_(comm), args, comm);
 }
 
-std::vector<CallForm> NeighborAlgorithm::calls() const {
-  return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
-}
+std::vector<CallForm> NeighborAlgorithm::calls() const { return every_call_form(); }
 
 Support NeighborAlgorithm::supports_call(CallForm form, const Capabilities& caps) const {
   if ((form == CallForm::Nonblocking && !caps.neighbor_nonblocking) ||

@@ -34,9 +34,7 @@ class ScheduledAlgorithm : public IsoAlgorithm {
   }
 
   // Every scheduled algorithm: its steps as requests (StartedPlanRunner, zero_copy_executor.hpp).
-  std::vector<CallForm> calls() const override {
-    return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
-  }
+  std::vector<CallForm> calls() const override { return every_call_form(); }
   std::unique_ptr<Runner> prepare_call(const IsoComm& comm, const Args& args, CallForm form) const override {
     if (form == CallForm::Blocking) return prepare(comm, args);
     args.validate(info().collective, comm.neighborhood().size());

@@ -46,7 +46,7 @@ class HalfDuplexRing final : public InterAlgorithm {
     return ring::prepare_ring(pair, args, &ring::halfduplex_ring_rank_plan);
   }
 
-  std::vector<CallForm> calls() const override { return ring::ring_calls(); }
+  std::vector<CallForm> calls() const override { return every_call_form(); }
   std::unique_ptr<Runner> prepare_call(const GroupPair& pair, const Args& args, CallForm form,
                                        const Capabilities& caps) const override {
     return ring::prepare_ring(pair, args, &ring::halfduplex_ring_rank_plan, form, caps);

@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
-#include <vector>
 
 #include "collrepro/intergroup.hpp"
 #include "collrepro/ring_schedule.hpp"
@@ -56,7 +55,5 @@ using RankPlanner = RankPlan (*)(int p, int q, int position);
 // to do gets a runner that does nothing, in every form.
 std::unique_ptr<Runner> prepare_ring(const GroupPair& pair, const inter::Args& args, RankPlanner planner,
                                      CallForm form = CallForm::Blocking, const Capabilities& caps = {});
-// The forms every ring algorithm offers.
-inline std::vector<CallForm> ring_calls() { return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent}; }
 
 }  // namespace collrepro::ring

@@ -40,6 +40,10 @@ using Kind = contract::Kind;
 // blocking (MPI_Allgather), nonblocking (MPI_Iallgather + MPI_Wait), persistent
 // (MPI_Allgather_init once, then MPI_Start + MPI_Wait per call): contract enum call.
 using CallForm = contract::CallForm;
+// Every call form, blocking first: the calls() of an algorithm that offers them all.
+inline std::vector<CallForm> every_call_form() {
+  return {CallForm::Blocking, CallForm::Nonblocking, CallForm::Persistent};
+}
 using contract::Topology;
 namespace contract {
 const char* to_string(Collective c);
