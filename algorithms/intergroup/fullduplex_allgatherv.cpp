@@ -53,31 +53,45 @@ struct Variant {
   bool ring = false;     // the segmented ring instead of MPI_Allgatherv
 };
 
+// What every call plans from the remote sizes alone (they are my recvcounts), before any
+// message: the exchange's receives, the group phase's counts and displacements, the ring's steps.
+struct RemotePlan {
+  RemotePlan(const GroupPair& pair, const Args& args, Variant variant)
+      : recvs(plan_allgatherv_recvs(pair.local_rank(), pair.local_size(), args.recv_counts, variant.ordered)) {
+    std::vector<std::size_t> c, d;
+    plan_allgatherv_gather(pair.local_size(), args.recv_total(), c, d);
+    counts = to_int_counts(c, "Allgatherv count");
+    displs = to_int_counts(d, "Allgatherv displacement");
+    if (variant.ring) ring.emplace(pair.local(), c, d);
+  }
+  std::vector<Transfer> recvs;
+  std::vector<int> counts, displs;
+  std::optional<intra::SegmentedRingExecutor> ring;
+};
+
+// My sends from the offsets the Allreduce and Exscan of the block sizes gave.
+std::vector<Transfer> sends_of(const GroupPair& pair, std::uint64_t mine, std::uint64_t total, std::uint64_t prefix) {
+  if (pair.local_rank() == 0) prefix = 0;  // Exscan leaves rank 0's undefined
+  return plan_allgatherv_sends(prefix, mine, total, pair.remote_size());
+}
+
 class PartitionedAllgatherv final : public Runner {
  public:
   PartitionedAllgatherv(const GroupPair& pair, const Args& args, Variant variant)
-      : pair_(pair), args_(args), stage_(args), executor_(pair, variant.ordered),
-        recvs_(plan_allgatherv_recvs(pair.local_rank(), pair.local_size(), args.recv_counts, variant.ordered)) {
-    std::vector<std::size_t> counts, displs;
-    plan_allgatherv_gather(pair.local_size(), args.recv_total(), counts, displs);
-    counts_ = to_int_counts(counts, "Allgatherv count");
-    displs_ = to_int_counts(displs, "Allgatherv displacement");
-    if (variant.ring) ring_.emplace(pair.local(), counts, displs);
-  }
+      : pair_(pair), args_(args), stage_(args), executor_(pair, variant.ordered), plan_(pair, args, variant) {}
 
   void run() override {
     std::uint64_t mine = args_.send_bytes, total = 0, prefix = 0;
     check(MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, pair_.local()), "MPI_Allreduce");
     check(MPI_Exscan(&mine, &prefix, 1, MPI_UINT64_T, MPI_SUM, pair_.local()), "MPI_Exscan");
-    if (pair_.local_rank() == 0) prefix = 0;  // Exscan leaves rank 0 undefined
-    const auto sends = plan_allgatherv_sends(prefix, mine, total, pair_.remote_size());
+    const auto sends = sends_of(pair_, mine, total, prefix);
     end_phase();
-    executor_.exchange(args_.send, sends, stage_.data(), recvs_);
+    executor_.exchange(args_.send, sends, stage_.data(), plan_.recvs);
     end_phase();
-    if (ring_)
-      ring_->run(stage_.data());
+    if (plan_.ring)
+      plan_.ring->run(stage_.data());
     else
-      executor_.gather(stage_.data(), counts_, displs_);
+      executor_.gather(stage_.data(), plan_.counts, plan_.displs);
     stage_.finish();
     end_phase();
   }
@@ -89,9 +103,7 @@ class PartitionedAllgatherv final : public Runner {
   const Args& args_;
   ResultStage stage_;
   ExchangeExecutor executor_;
-  std::vector<Transfer> recvs_;
-  std::vector<int> counts_, displs_;
-  std::optional<intra::SegmentedRingExecutor> ring_;
+  RemotePlan plan_;
 };
 
 // The nonblocking and persistent calls (not `-ordered`: its receive order is a blocking call's):
@@ -105,33 +117,25 @@ class PartitionedAllgathervStarted final : public StartedRunner {
  public:
   PartitionedAllgathervStarted(const GroupPair& pair, const Args& args, Variant variant, CallForm form,
                                const Capabilities& caps)
-      : pair_(pair), args_(args), stage_(args), mine_(args.send_bytes),
-        recvs_(plan_allgatherv_recvs(pair.local_rank(), pair.local_size(), args.recv_counts, /*ordered=*/false)),
-        sends_(static_cast<std::size_t>(pair.remote_size())),
-        rounds_(form, caps) {
-    std::vector<std::size_t> counts, displs;
-    plan_allgatherv_gather(pair.local_size(), args.recv_total(), counts, displs);
-    counts_ = to_int_counts(counts, "Allgatherv count");
-    displs_ = to_int_counts(displs, "Allgatherv displacement");
+      : pair_(pair), stage_(args), mine_(args.send_bytes), plan_(pair, args, {.ordered = false, .ring = variant.ring}),
+        sends_(static_cast<std::size_t>(pair.remote_size())), rounds_(form, caps) {
     const ExchangeExecutor executor(pair, /*ordered=*/false);
-    std::function<void()> plan_sends = [this] { plan(); };
-    if (form == CallForm::Persistent) {
+    const bool persistent = form == CallForm::Persistent;
+    if (persistent) {  // the sizes are fixed at init: the offsets once, here
       check(MPI_Allreduce(&mine_, &total_, 1, MPI_UINT64_T, MPI_SUM, pair.local()), "MPI_Allreduce");
       check(MPI_Exscan(&mine_, &prefix_, 1, MPI_UINT64_T, MPI_SUM, pair.local()), "MPI_Exscan");
-      plan();
-      plan_sends = nullptr;
+      plan_sends();
     } else {
       rounds_.next_round();
       rounds_.iallreduce_sum(&mine_, &total_, pair.local(), "block sizes");
       rounds_.iexscan_sum(&mine_, &prefix_, pair.local(), "block offsets");
     }
-    executor.exchange(rounds_, std::move(plan_sends), args.send, sends_, stage_.data(), recvs_);
-    if (variant.ring) {
-      ring_.emplace(pair.local(), counts, displs);
-      for (const auto& step : ring_->steps()) ring_round(step);
-    } else {
-      executor.gather(rounds_, stage_.data(), counts_, displs_);
-    }
+    executor.exchange(rounds_, persistent ? std::function<void()>() : [this] { plan_sends(); }, args.send, sends_,
+                      stage_.data(), plan_.recvs);
+    if (plan_.ring)
+      for (const auto& step : plan_.ring->steps()) ring_round(step);
+    else
+      executor.gather(rounds_, stage_.data(), plan_.counts, plan_.displs);
     rounds_.next_round([this] { stage_.finish(); });
   }
 
@@ -139,31 +143,28 @@ class PartitionedAllgathervStarted final : public StartedRunner {
   void wait() override { rounds_.wait(); }
 
  private:
-  // This rank's sends from the offsets: sends_[j] is the piece for remote rank j (bytes 0: none).
-  void plan() {
-    if (pair_.local_rank() == 0) prefix_ = 0;  // Exscan leaves rank 0's undefined
+  // sends_[j]: my piece for remote rank j (bytes 0: none), from the offsets.
+  void plan_sends() {
     for (Transfer& t : sends_) t = {};
-    for (const Transfer& t : plan_allgatherv_sends(prefix_, mine_, total_, pair_.remote_size()))
-      sends_[static_cast<std::size_t>(t.peer)] = t;
+    for (const Transfer& t : sends_of(pair_, mine_, total_, prefix_)) sends_[static_cast<std::size_t>(t.peer)] = t;
   }
 
   void ring_round(const intra::SegmentedRingExecutor::Step& step) {
     rounds_.next_round();
     std::byte* result = stage_.data();
+    const intra::SegmentedRingExecutor& ring = *plan_.ring;
     const MPI_Comm comm = pair_.local();
     for (const auto& r : step.recv)
-      rounds_.recv(result + r.at, static_cast<int>(r.bytes), MPI_BYTE, ring_->previous(), ring_->tag(), comm);
+      rounds_.recv(result + r.at, static_cast<int>(r.bytes), MPI_BYTE, ring.previous(), ring.tag(), comm);
     for (const auto& s : step.send)
-      rounds_.send(result + s.at, static_cast<int>(s.bytes), MPI_BYTE, ring_->next(), ring_->tag(), comm);
+      rounds_.send(result + s.at, static_cast<int>(s.bytes), MPI_BYTE, ring.next(), ring.tag(), comm);
   }
 
   const GroupPair& pair_;
-  const Args& args_;
   ResultStage stage_;
   std::uint64_t mine_ = 0, total_ = 0, prefix_ = 0;
-  std::vector<Transfer> recvs_, sends_;
-  std::vector<int> counts_, displs_;
-  std::optional<intra::SegmentedRingExecutor> ring_;
+  RemotePlan plan_;
+  std::vector<Transfer> sends_;
   StartedRounds rounds_;  // last: its requests read the members above
 };
 
