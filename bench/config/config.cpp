@@ -27,7 +27,7 @@ const std::vector<std::string>& global_keys() {
 const std::vector<std::string>& timing_keys() {
   static const std::vector<std::string> keys = {"sync", "clock", "warmup", "reps", "tukey_k", "window",
                                                 "sync_fit_points", "sync_exchanges", "resync", "agree_every",
-                                                "clock_sync", "budget", "residual_bound", "phases"};
+                                                "clock_sync", "budget", "residual_bound", "phases", "overlap"};
   return keys;
 }
 
@@ -344,6 +344,7 @@ void read_timing(const YAML::Node& n, Timing& t) {
   if (const auto v = n["resync"]) t.resync = as_enum<Resync>(v, "timing.resync");
   if (const auto v = n["agree_every"]) t.agree_every = static_cast<int>(as_int(v, "timing.agree_every", 1, 10000000));
   if (const auto v = n["phases"]) t.phases = as_bool(v, "timing.phases");
+  if (const auto v = n["overlap"]) t.overlap = as_bool(v, "timing.overlap");
 }
 
 void check_experiment_name(const std::string& s) {
@@ -440,7 +441,8 @@ nlohmann::json with_defaults(const Config& c) {
                                   {"sync_fit_points", t.sync_fit_points}, {"sync_exchanges", t.sync_exchanges},
                                   {"resync", to_string(t.resync)}, {"agree_every", t.agree_every},
                                   {"clock_sync", to_string(t.clock_sync)}, {"budget", t.budget},
-                                  {"residual_bound", t.residual_bound}, {"phases", t.phases}}}};
+                                  {"residual_bound", t.residual_bound}, {"phases", t.phases},
+                                  {"overlap", t.overlap}}}};
   for (const auto& [key, value] : c.effective.items()) {
     if (key == "timing" && value.is_object()) j["timing"].update(value);
     else j[key] = value;

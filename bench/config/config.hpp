@@ -37,6 +37,7 @@ struct Timing {
   double budget = 1.0;           // round-time: seconds per point (repetitions stop when it is spent)
   double residual_bound = 10e-6; // resync bound: a certain |clock offset| beyond it triggers a resync
   bool phases = false;           // per-phase timing: the phases file (bench/README.md, "Phases")
+  bool overlap = true;           // nonblocking points: the overlap measurement (timing/measure.hpp)
 };
 
 struct Config {

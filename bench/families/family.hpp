@@ -68,6 +68,17 @@ class RunnerPoint : public PreparedPoint {
   void run() final {
     if (auto* r = runner()) r->run();
   }
+  // A nonblocking or persistent runner (collrepro::StartedRunner) is started here and completed
+  // in wait(); a blocking one runs whole in start().
+  void start() final {
+    if (auto* r = runner()) {
+      if (auto* started = dynamic_cast<collrepro::StartedRunner*>(r)) started->start();
+      else r->run();
+    }
+  }
+  void wait() final {
+    if (auto* started = dynamic_cast<collrepro::StartedRunner*>(runner())) started->wait();
+  }
   bool in_point() const final { return runner() != nullptr; }
   std::vector<std::string> phases() const final {
     const auto* r = runner();

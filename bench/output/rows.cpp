@@ -83,6 +83,8 @@ std::string summary_line(const Identity& id, const Candidate& c, int point, cons
   row.set("median_from_last", m.times_from_last.empty() ? csv_number(s.median)
                                                         : csv_number(median_over_kept(m.times, m.valid, s.k, m.times_from_last)));
   row.set("init_s", csv_optional(init_s));
+  row.set("overlap_pct", csv_optional(m.overlap_pct)).set("overlap_pure_s", csv_optional(m.overlap_pure_s));
+  row.set("overlap_compute_s", csv_optional(m.overlap_compute_s));
   return row.line();
 }
 

@@ -342,7 +342,9 @@ class Sweeper {
         throw;
       }
     }
-    const Measurement m = measurer_.measure(*prepared, s_.config.sweeps[c.sweep].arrival);
+    Measurement m = measurer_.measure(*prepared, s_.config.sweeps[c.sweep].arrival);
+    if (c.call == collrepro::CallForm::Nonblocking && s_.config.timing.overlap && !m.interrupted)
+      measurer_.overlap(*prepared, m);
     if ((interrupted_ = m.interrupted)) return;
     ++done_;
     // Collective, so that a failed write (a full disk) stops every rank at this point with one message.

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "collrepro/mpi.hpp"
+#include "timing/compute_loop.hpp"
 #include "timing/phase_timer.hpp"
 #include "timing/stats.hpp"
 
@@ -194,6 +195,41 @@ Measurement Measurer::barrier_reps(PreparedPoint& point) {
         "MPI_Reduce (max over ranks)");
   if (rank_ == 0) m.valid.assign(n, true);
   return m;
+}
+
+void Measurer::overlap(PreparedPoint& point, Measurement& m) {
+  const double target = warm_up(point, std::max(timing_.warmup, 3));
+  const auto n = static_cast<std::size_t>(timing_.reps);
+  std::vector<double> pure(n, 0.0), exposed(n, 0.0), compute(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % static_cast<std::size_t>(timing_.agree_every) == 0)
+      if ((m.interrupted = agree_interrupt())) return;
+    synchronize_once();
+    double t0 = clock_.now();
+    point.run();
+    const double t_pure = clock_.now() - t0;
+    synchronize_once();
+    t0 = clock_.now();
+    point.start();
+    const double t1 = clock_.now();
+    if (index_ >= 0) compute_for(clock_, target);
+    const double t2 = clock_.now();
+    point.wait();
+    const double t3 = clock_.now();
+    if (index_ < 0) continue;  // a rank outside the point times nothing
+    pure[i] = t_pure;
+    compute[i] = t2 - t1;
+    exposed[i] = std::max(0.0, (t3 - t0) - compute[i]);
+  }
+  for (auto* v : {&pure, &exposed, &compute})
+    check(MPI_Reduce(rank_ == 0 ? MPI_IN_PLACE : v->data(), rank_ == 0 ? v->data() : nullptr,
+                     static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, world_),
+          "MPI_Reduce (overlap, max over ranks)");
+  if (rank_ != 0 || n == 0) return;
+  m.overlap_pure_s = median(pure);
+  m.overlap_compute_s = median(compute);
+  const double hidden = m.overlap_pure_s > 0 ? 1 - median(exposed) / m.overlap_pure_s : 0;
+  m.overlap_pct = 100 * std::clamp(hidden, 0.0, 1.0);
 }
 
 Measurement Measurer::window_reps(PreparedPoint& point, double window) {

@@ -32,6 +32,17 @@
 // largest); the auto window adds max_delay.
 // Interrupts are agreed collectively every agree_every repetitions (every repetition for
 // round-time); an interrupted point is abandoned on all ranks (nothing of it is written).
+//
+// Overlap (a nonblocking point, timing.overlap; in the manner of the OSU benchmarks), after the
+// repetitions above: `reps` pairs of repetitions, each synchronized by a barrier and timed on
+// each rank's clock, whatever timing.sync says (the result is a ratio of local times):
+//   pure      start + wait, nothing between;
+//   overlap   start, arithmetic (compute_loop.hpp) for the median pure time of the warm-up (max
+//             over ranks), then wait; exposed = its time minus the arithmetic's measured time.
+// Each repetition's pure and exposed times are the max over the point's ranks; the point's
+// overlap = 100 x (1 - median exposed / median pure), clamped to [0, 100]: 100 when the whole
+// call progressed during the loop, 0 when none of it did (a schedule that moves only inside
+// wait, or a library without asynchronous progress).
 #pragma once
 
 #include <mpi.h>
@@ -67,6 +78,10 @@ struct Measurement {
   // its last rank, in seconds from the repetition's start (repetitions x phases; phase_timer.hpp).
   std::vector<std::string> phase_names;
   std::vector<double> phase_ends;
+  // timing.overlap, a nonblocking point (rank 0; NaN otherwise): the overlap measurement.
+  double overlap_pct = std::numeric_limits<double>::quiet_NaN();
+  double overlap_pure_s = std::numeric_limits<double>::quiet_NaN();     // median pure start + wait
+  double overlap_compute_s = std::numeric_limits<double>::quiet_NaN();  // median of the loop's time
 };
 
 class Measurer {
@@ -78,6 +93,9 @@ class Measurer {
   int agree_interrupt();
   // Collective over the world. `arrival`: how late each rank starts (global-clock methods only).
   Measurement measure(PreparedPoint& point, const Arrival& arrival = {});
+  // Collective over the world, after measure() of the same point: the overlap measurement
+  // (above) into m's overlap fields, or m.interrupted.
+  void overlap(PreparedPoint& point, Measurement& m);
 
  private:
   double warm_up(PreparedPoint& point, int runs);  // returns max over ranks of the median run time

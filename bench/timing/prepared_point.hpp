@@ -19,6 +19,11 @@ class PreparedPoint {
   virtual ~PreparedPoint() = default;
   // The timed call. Every rank of the world calls it; ranks outside the point return at once.
   virtual void run() = 0;
+  // The timed call in two halves, for the overlap measurement (measure.hpp): start() begins it
+  // and returns, wait() completes it. A blocking call does all of its work in start(). Ranks
+  // outside the point return at once from both.
+  virtual void start() { run(); }
+  virtual void wait() {}
   // Whether this rank takes part in the point (false: an idle rank, e.g. beyond groups.sizes).
   // The measurement gives arrival delays to the point's ranks only and leaves the others out
   // of its reductions (timing/measure.hpp).

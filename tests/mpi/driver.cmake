@@ -7,6 +7,8 @@
 #                                arrival patterns (the CSV's pattern and times, the barrier refusal),
 #                                reliability (issue #17: bounded inputs, damaged result files),
 #                                compressed (resume and analysis of .gz result files),
+#                                callforms (the call form as an axis), overlap (a nonblocking
+#                                call's overlap on test-only calls of known overlap),
 #                                full_disk (issue #29: a tmpfs filled at several points; skipped
 #                                without permission to mount)
 # Run: ctest --test-dir build/<dir> -R driver
@@ -20,8 +22,9 @@ if(COLLREPRO_LIBRARY_FREE_TESTS)  # no MPI launch: the first build's (top CMakeL
   gtest_discover_tests(driver_unit TEST_PREFIX "driver." PROPERTIES LABELS driver DISCOVERY_TIMEOUT 60)
 endif()
 
-# collbench plus two test-only algorithms: a deliberately wrong one (the validation-failure exit
-# code) and a deliberately slow one (a sweep that is reliably still running when interrupted).
+# collbench plus test-only algorithms: a deliberately wrong one (the validation-failure exit
+# code), a deliberately slow one (a sweep that is reliably still running when interrupted) and
+# two nonblocking calls of known overlap (overlap.sh).
 add_executable(collbench_test ${_driver_dir}/test_collbench.cpp)
 target_link_libraries(collbench_test PRIVATE collbench_obj collalgos)
 
@@ -29,10 +32,11 @@ string(REPLACE ";" " " _driver_mpiexec_extra "${COLLREPRO_MPIEXEC_FLAGS}")
 # Cores (cmake/TestResources.cmake): the scripts' launches run 4 ranks, which keep the cores busy
 # while they run (Open MPI's yielding ranks too: declared as one core, beside other tests, they
 # slowed them more than they gained).
-foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_disk phases arrival compressed callforms)
+foreach(script e2e_quick resume_kill sigterm clock_sync errors reliability full_disk phases arrival compressed callforms
+               overlap)
   set(_name driver.${COLLREPRO_MPI_FLAVOR}.${script})
   set(_env "${COLLREPRO_MPI_TEST_ENV}")
-  if(script STREQUAL "clock_sync")  # label timing (below): the library as its users run it
+  if(script MATCHES "^(clock_sync|overlap)$")  # label timing (below): the library as its users run it
     set(_env "${COLLREPRO_MPI_TIMING_ENV}")
   endif()
   add_test(NAME ${_name} COMMAND bash ${_driver_dir}/${script}.sh)
@@ -44,7 +48,8 @@ endforeach()
 # clock_sync asserts on timing behaviour (residuals within the claimed precision, a stopped
 # rank's late starts caught rather than timed; label timing): its cores keep the other CPU-bound
 # tests off while it runs, and tests/stress-timing shows it passing beside busy loops.
-set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.clock_sync PROPERTIES
+# overlap's verdicts compare times as well (on calls whose overlap is known, with a wide margin).
+set_tests_properties(driver.${COLLREPRO_MPI_FLAVOR}.clock_sync driver.${COLLREPRO_MPI_FLAVOR}.overlap PROPERTIES
                      LABELS "driver;mpi;${COLLREPRO_MPI_FLAVOR};timing")
 # phases runs every inter-group and ring algorithm under two sync methods (one size, three
 # repetitions): MPICH's busy-polling ranks (4 on 2 cores) make it the slowest driver test there.

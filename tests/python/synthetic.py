@@ -161,8 +161,9 @@ def write_result_set(directory, points, *, launches=3, reps=20, time_fn=default_
                 row = dict(values, rep=rep, time_s=repr(float(t)), valid=v, time_from_last_s=repr(float(f)))
                 raw_rows.append([row[c] for c in tables["raw"]])
             stats = _stats(times, valid, k, from_last)
-            if pt.get("init_s") is not None:           # a persistent call's init (call: persistent)
-                stats["init_s"] = repr(float(pt["init_s"]))
+            for column in ("init_s", "overlap_pct", "overlap_pure_s", "overlap_compute_s"):
+                if pt.get(column) is not None:         # a persistent init, a nonblocking call's overlap
+                    stats[column] = repr(float(pt[column]))
             cells = {**{c: values[c] for c in identity}, **{c: stats.get(c, "") for c in stat_columns},
                      **{c: "" if pt.get(c) is None else pt[c] for c in coeffs}}
             summary_rows.append([cells[c] for c in tables["summary"]])

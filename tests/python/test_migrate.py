@@ -25,6 +25,7 @@ CONFIG = {"settings": [
 ]}
 SHAPE = ["family"] + C.SHAPE_COLUMNS
 PAIR_NOTE = "pair_mode absent: read from the metadata's config (default intercomm)"
+OVERLAP = "overlap_pct, overlap_pure_s, overlap_compute_s"       # version 9: a nonblocking call's overlap
 
 
 
@@ -170,9 +171,9 @@ def test_v2_reads_with_empty_tails_and_the_aggregation_recomputes_them(tmp_path,
     err = capsys.readouterr().err.splitlines()
     assert err == [f"note: {d} uses results contract v2; read as v{C.VERSION} "
                    "(p50, p90, p99 absent: left empty, recomputed from the raw rows where present; "
-                   "clock_residual_s, clock_residual_err_s, clock_drift_residual, resynced, init_s absent: left "
-                   "empty; arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at "
-                   "once (arrival none, arrival_max_s 0, times from the last arrival = time_s, median); "
+                   "clock_residual_s, clock_residual_err_s, clock_drift_residual, resynced, init_s, "
+                   f"{OVERLAP} absent: left empty; arrival, arrival_max_s, time_from_last_s, "
+                   "median_from_last absent: every rank started at once (arrival none, arrival_max_s 0, times from the last arrival = time_s, median); "
                    f"call absent: every call was blocking; {PAIR_NOTE})"]
     assert list(rs.summary.columns[:-1]) == C.SUMMARY_COLUMNS
     assert rs.summary[TAILS].isna().all().all()
@@ -228,8 +229,8 @@ def test_v4_reads_as_simultaneous_arrival_and_migrates(tmp_path, capsys):
     assert read_header(d / "raw-L0.csv") == C.TABLE_COLUMNS_OF[4]["raw"]
     before = loader.load([d])
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"note: {d} uses results contract v4; read as v{C.VERSION} (init_s absent: left empty; "
-                   "arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at once "
+    assert err == [f"note: {d} uses results contract v4; read as v{C.VERSION} (init_s, {OVERLAP} absent: left "
+                   "empty; arrival, arrival_max_s, time_from_last_s, median_from_last absent: every rank started at once "
                    "(arrival none, arrival_max_s 0, times from the last arrival = time_s, median); call absent: "
                    f"every call was blocking; {PAIR_NOTE})"]
     for frame in (before.raw, before.summary):
@@ -254,12 +255,12 @@ def test_v5_reads_as_current_and_migrate_adds_the_call_columns(tmp_path, capsys)
     d = S.write_result_set(tmp_path / "v5", [S.point("native")], launches=2, reps=4, version=5)
     loaded = loader.load([d])
     assert capsys.readouterr().err.splitlines() == [
-        f"note: {d} uses results contract v5; read as v{C.VERSION} (init_s absent: left empty; "
+        f"note: {d} uses results contract v5; read as v{C.VERSION} (init_s, {OVERLAP} absent: left empty; "
         f"call absent: every call was blocking; {PAIR_NOTE})"]
     assert list(loaded.summary.columns[:-1]) == C.SUMMARY_COLUMNS
     assert (loaded.raw["call"] == "blocking").all() and loaded.summary["init_s"].isna().all()
     assert cli.main(["migrate", str(d)]) == 0
-    assert json.loads((d / "meta-L0.json").read_text())["contract_version"] == C.VERSION == 8
+    assert json.loads((d / "meta-L0.json").read_text())["contract_version"] == C.VERSION == 9
     assert read_header(d / "raw-L0.csv") == C.RAW_COLUMNS
     assert_reloads_unchanged(d, loaded, capsys)
 
@@ -269,7 +270,7 @@ def test_v6_reads_every_call_as_blocking(tmp_path, capsys):
     d = S.write_result_set(tmp_path / "v6", [S.point("native")], launches=1, reps=3, version=6)
     assert "call" not in read_header(d / "raw-L0.csv")
     rs = loader.load([d])
-    assert (f"read as v{C.VERSION} (init_s absent: left empty; call absent: every call was blocking; {PAIR_NOTE})"
+    assert (f"read as v{C.VERSION} (init_s, {OVERLAP} absent: left empty; call absent: every call was blocking; {PAIR_NOTE})"
             in capsys.readouterr().err)
     assert (rs.summary["call"] == "blocking").all() and rs.summary["init_s"].isna().all()
     assert (aggregate(rs)["call"] == "blocking").all()
@@ -300,7 +301,7 @@ def test_v7_reads_pair_mode_from_the_config_of_each_setting(tmp_path, capsys):
     assert "pair_mode" not in read_header(d / "summary-L0.csv")
     before = loader.load([d])
     assert capsys.readouterr().err.splitlines() == [
-        f"note: {d} uses results contract v7; read as v{C.VERSION} ({PAIR_NOTE})"]
+        f"note: {d} uses results contract v7; read as v{C.VERSION} ({OVERLAP} absent: left empty; {PAIR_NOTE})"]
     assert pair_modes(before) == {0: "intercomm", 1: "intracomm", 2: ""}
     assert set(before.raw.loc[before.raw["point"] == 1, "pair_mode"]) == {"intracomm"}
     assert list(before.summary.columns[:-1]) == C.SUMMARY_COLUMNS
@@ -322,6 +323,21 @@ def test_v1_reads_pair_mode_from_the_config(tmp_path, capsys):
     d = S.write_result_set(tmp_path / "v1", [half_duplex(), S.iso_point("torus")], launches=1, reps=3,
                            version=1, config={"pair_mode": "intracomm"})
     assert pair_modes(loader.load([d])) == {0: "intracomm", 1: ""}
+
+
+def test_v8_reads_without_overlap_and_migrates(tmp_path, capsys):
+    """Version 9 added the overlap of a nonblocking call: a version 8 directory reads with the
+    three columns empty, and migrate writes them (empty) without changing anything else."""
+    d = S.write_result_set(tmp_path / "v8", [half_duplex(call="nonblocking"), half_duplex()], launches=1, reps=3,
+                           version=8)
+    assert "overlap_pct" not in read_header(d / "summary-L0.csv")
+    before = loader.load([d])
+    assert capsys.readouterr().err.splitlines() == [
+        f"note: {d} uses results contract v8; read as v{C.VERSION} ({OVERLAP} absent: left empty)"]
+    assert before.summary[OVERLAP.split(", ")].isna().all().all()
+    assert cli.main(["migrate", str(d)]) == 0
+    assert read_header(d / "summary-L0.csv") == C.SUMMARY_COLUMNS
+    assert_reloads_unchanged(d, before, capsys)
 
 
 def test_v7_pair_mode_outside_the_set_is_refused_in_one_line(tmp_path):

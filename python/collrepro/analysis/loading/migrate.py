@@ -28,6 +28,9 @@ point (else the top level's, else intercomm, the key's default), for the rows of
 that own the column (contract: shape), and empty for the others. Version 1 rows get it the same
 way, with their other shape columns.
 
+Before version 9 no point measured the overlap of a nonblocking call: overlap_pct,
+overlap_pure_s and overlap_compute_s stay empty.
+
 Version 6 added no column: it bound placement, collective and mpi_impl to the contract's value
 sets as well. A version 5 file reads as it is when its values are in the sets (the loader checks
 every cell against the current sets, so a value outside them is refused in one line naming the
