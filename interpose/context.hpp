@@ -75,7 +75,9 @@ struct Context {
   // Built by the first inter-group call; shared with the served nonblocking and persistent calls,
   // which may outlive the communicator (the application may free it before their requests).
   std::shared_ptr<InterState> inter;
-  std::unique_ptr<IsoState> iso;        // built by the first neighbourhood call
+  // Built by the first neighbourhood call; shared with the served nonblocking and persistent
+  // calls (their runners work on its communicator), which may outlive the communicator.
+  std::shared_ptr<IsoState> iso;
   std::vector<std::byte> send_scratch;  // staging of non-contiguous datatypes (staging.hpp)
   std::vector<std::byte> recv_scratch;
 };

@@ -1,6 +1,8 @@
 // MPI_Neighbor_alltoall, MPI_Neighbor_allgather and MPI_Neighbor_alltoallw on isomorphic
 // neighbourhoods (iso_topology.hpp), served by the isomorphic algorithms
-// (algorithms/isomorphic). Other topologies pass through.
+// (algorithms/isomorphic), and their nonblocking (MPI_Ineighbor_*) and persistent
+// (MPI_Neighbor_*_init, or Open MPI 4.1's MPIX_: neighbor_init.cpp exports them) forms. Other
+// topologies pass through.
 //
 // An isomorphic algorithm needs block i to have the same size on every process. MPI asks
 // only that each sender and its receiver agree; a process therefore checks that its own send
@@ -8,11 +10,14 @@
 // process at -C^k), which holds on every process of a consistent isomorphic call, and stops
 // the job with one line when not, rather than risk wrong data.
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "collrepro/capabilities.hpp"
 #include "context.hpp"
 #include "intercept.hpp"
+#include "neighbor_calls.hpp"
+#include "requests.hpp"
 #include "selection.hpp"
 #include "served.hpp"
 #include "settings.hpp"
@@ -53,18 +58,39 @@ std::vector<Block> in_algorithm_order(const std::vector<Block>& mpi, const IsoTo
   return out;
 }
 
-const Algorithm* choose(Collective c, const iso::Shape& shape) {
+// The algorithm that serves this shape in this form (nullptr: the MPI library's call); one that
+// does not offer the form (Algorithm::supports_call) is not a candidate.
+const Algorithm* choose(Collective c, const iso::Shape& shape, CallForm form) {
   std::vector<Candidate> candidates;
   for (const auto* a : Registry::global().family<iso::IsoAlgorithm>(c)) {
     Candidate k{a, a->supports(shape, settings().caps), {}};
+    if (k.support) k.support = a->supports_call(form, settings().caps);
     if (k.support) k.cost = a->cost(shape);
     candidates.push_back(std::move(k));
   }
   Query q;
   q.collective = c;
+  q.call = form;
   q.offsets = sorted_offsets(shape.neighborhood.offsets());
   q.msg_size = shape.block;
-  return select(settings(), q, candidates, shape.describe());
+  const std::string what = shape.describe();
+  return select(settings(), q, candidates, form == CallForm::Blocking ? what : what + " (" + to_string(form) + ")");
+}
+
+iso::Args args_of(const Staged& send, const Staged& recv) {
+  iso::Args args;
+  args.send = send.base();
+  args.recv = recv.base();
+  args.send_counts = send.counts();
+  args.send_displs = send.displs();
+  args.recv_counts = recv.counts();
+  args.recv_displs = recv.displs();
+  return args;
+}
+
+iso::Shape shape_of(const iso::Args& args, const IsoTopology& topo) {
+  const std::size_t largest = *std::max_element(args.recv_counts.begin(), args.recv_counts.end());
+  return iso::Shape::regular(topo.neighborhood, largest, topo.dims);
 }
 
 void require_isomorphic(Collective c, const iso::Args& args) {
@@ -84,19 +110,11 @@ void require_isomorphic(Collective c, const iso::Args& args) {
 Plan<iso::Args>& plan_for(IsoState& st, Collective c, const Staged& send, const Staged& recv) {
   IsoKey key{c, send.base(), recv.base(), send.counts(), send.displs(), recv.counts(), recv.displs()};
   if (Plan<iso::Args>* hit = st.plans.find(key)) return *hit;
-  auto args = std::make_unique<iso::Args>();
-  args->send = send.base();
-  args->recv = recv.base();
-  args->send_counts = send.counts();
-  args->send_displs = send.displs();
-  args->recv_counts = recv.counts();
-  args->recv_displs = recv.displs();
+  auto args = std::make_unique<iso::Args>(args_of(send, recv));
   require_isomorphic(c, *args);
   const IsoTopology& topo = *st.topology;
-  const std::size_t largest = *std::max_element(args->recv_counts.begin(), args->recv_counts.end());
-  const auto shape = iso::Shape::regular(topo.neighborhood, largest, topo.dims);
   auto plan = std::make_unique<Plan<iso::Args>>();
-  plan->algorithm = choose(c, shape);
+  plan->algorithm = choose(c, shape_of(*args, topo), CallForm::Blocking);
   if (plan->algorithm) {
     plan->args = std::move(args);
     plan->runner = static_cast<const iso::IsoAlgorithm*>(plan->algorithm)->prepare(topo.comm, *plan->args);
@@ -104,14 +122,15 @@ Plan<iso::Args>& plan_for(IsoState& st, Collective c, const Staged& send, const 
   return st.plans.insert(std::move(key), std::move(plan));
 }
 
-// Detects the topology once; nullptr when the communicator's topology is not isomorphic.
-IsoState& iso_state(MPI_Comm comm) {
+// Detects the topology once; its `topology` is nullopt when the communicator's topology is not
+// isomorphic.
+const std::shared_ptr<IsoState>& iso_state(MPI_Comm comm) {
   Context& ctx = context_of(comm);
   if (!ctx.iso) {
-    ctx.iso = std::make_unique<IsoState>();
+    ctx.iso = std::make_shared<IsoState>();
     ctx.iso->topology = detect_isomorphic(comm);
   }
-  return *ctx.iso;
+  return ctx.iso;
 }
 
 // Serves one call: `native` is the MPI library's call with the user's arguments; send_blocks(s)
@@ -120,7 +139,7 @@ IsoState& iso_state(MPI_Comm comm) {
 template <class SendBlocks, class RecvBlocks, class Native>
 int serve(Collective c, MPI_Comm comm, const void* sbuf, SendBlocks send_blocks, void* rbuf, RecvBlocks recv_blocks,
           Native native) {
-  IsoState& st = iso_state(comm);
+  IsoState& st = *iso_state(comm);
   if (!st.topology) {
     count_served(c, nullptr);
     return native();
@@ -138,23 +157,130 @@ int serve(Collective c, MPI_Comm comm, const void* sbuf, SendBlocks send_blocks,
   return MPI_SUCCESS;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The nonblocking and persistent forms: the isomorphic algorithms' own (IsoAlgorithm::
+// prepare_call) behind requests the library owns (requests.hpp).
+
+// One served nonblocking or persistent neighbourhood call: its own scratch and staged sides (an
+// outstanding call never shares them with another call), the algorithm's arguments and its
+// runner of the call's form. A persistent call is built once, at its init, on the application's
+// buffers (it binds them, as MPI_Send_init does); a start packs, starts and returns. A
+// nonblocking call is built at the call, as the MPI libraries build their own nonblocking
+// schedules per call.
+class StartedNeighbor final : public ServedCall {
+ public:
+  StartedNeighbor(Collective c, CallForm form, std::shared_ptr<IsoState> state, const void* sbuf,
+                  std::vector<Block> send_blocks, void* rbuf, const std::vector<Block>& recv_blocks)
+      : c_(c), form_(form), state_(std::move(state)),
+        send_(bytes(sbuf), std::move(send_blocks), send_scratch_, Staged::Side::Send),
+        recv_(bytes(rbuf), in_algorithm_order(recv_blocks, *state_->topology), recv_scratch_, Staged::Side::Recv),
+        args_(args_of(send_, recv_)) {
+    require_isomorphic(c_, args_);
+  }
+
+  // Chooses the algorithm for this form and prepares its runner; false: the MPI library's call.
+  bool prepare() {
+    const IsoTopology& topo = *state_->topology;
+    algorithm_ = choose(c_, shape_of(args_, topo), form_);
+    if (!algorithm_) return false;
+    runner_ = static_cast<const iso::IsoAlgorithm*>(algorithm_)->prepare_call(topo.comm, args_, form_);
+    return true;
+  }
+  const Algorithm* algorithm() const { return algorithm_; }
+
+  void start() override {
+    send_.pack();
+    if (auto* started = dynamic_cast<StartedRunner*>(runner_.get())) started->start();
+    else runner_->run();  // a form that needs no requests runs whole at the start
+    if (form_ == CallForm::Persistent) count_started(c_, algorithm_);
+  }
+  void finish() override {
+    if (auto* started = dynamic_cast<StartedRunner*>(runner_.get())) started->wait();
+    recv_.unpack();
+  }
+
+ private:
+  Collective c_;
+  CallForm form_;
+  std::shared_ptr<IsoState> state_;  // the communicator the runner works on
+  std::vector<std::byte> send_scratch_, recv_scratch_;  // before the Staged sides that point into them
+  Staged send_, recv_;
+  iso::Args args_;
+  const Algorithm* algorithm_ = nullptr;
+  std::unique_ptr<Runner> runner_;  // destroyed first: it frees its requests and datatypes
+};
+
+// Serves one nonblocking call or persistent init: `native` is the MPI library's call with the
+// user's arguments (and request); send_blocks(s) and recv_blocks(s) as for serve().
+template <class SendBlocks, class RecvBlocks, class Native>
+int serve_started(Collective c, CallForm form, const char* name, MPI_Comm comm, const void* sbuf,
+                  SendBlocks send_blocks, void* rbuf, RecvBlocks recv_blocks, MPI_Request* request, Native native) {
+  const std::shared_ptr<IsoState>& state = iso_state(comm);
+  if (!state->topology) {
+    count_served(c, nullptr, form);
+    return native();
+  }
+  const int s = static_cast<int>(state->topology->neighborhood.size());
+  auto call = std::make_unique<StartedNeighbor>(c, form, state, sbuf, send_blocks(s), rbuf, recv_blocks(s));
+  const bool served = call->prepare();
+  count_served(c, call->algorithm(), form);
+  if (!served) return native();
+  if (form == CallForm::Nonblocking) call->start();
+  *request = own_request(std::move(call), form == CallForm::Persistent, name, comm);
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 }  // namespace collrepro::pmpi
 
 using namespace collrepro::pmpi;
+using collrepro::CallForm;
 using collrepro::Collective;
 
 namespace {
 
+// The blocks of one call's sides, asked once the topology is known isomorphic (s neighbours).
+struct Sides {
+  const void* sbuf;
+  std::function<std::vector<Block>(int)> send;
+  void* rbuf;
+  std::function<std::vector<Block>(int)> recv;
+};
+
+Sides regular_sides(Collective c, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                    MPI_Datatype rtype) {
+  const bool gather = c == Collective::NeighborAllgather;  // one send block, to every neighbour
+  return {sbuf, [=](int s) { return regular_blocks(sbuf, gather ? 1 : s, scount, stype); }, rbuf,
+          [=](int s) { return regular_blocks(rbuf, s, rcount, rtype); }};
+}
+
+Sides alltoallw_sides(const void* sbuf, const int scounts[], const MPI_Aint sdispls[], const MPI_Datatype stypes[],
+                      void* rbuf, const int rcounts[], const MPI_Aint rdispls[], const MPI_Datatype rtypes[]) {
+  auto blocks = [](const void* buf, const int* counts, const MPI_Aint* displs, const MPI_Datatype* types, int s) {
+    std::vector<Block> out;
+    for (int j = 0; j < s; ++j) out.push_back({bytes(buf) + displs[j], counts[j], types[j]});
+    return out;
+  };
+  return {sbuf, [=](int s) { return blocks(sbuf, scounts, sdispls, stypes, s); }, rbuf,
+          [=](int s) { return blocks(rbuf, rcounts, rdispls, rtypes, s); }};
+}
+
+// Every neighbourhood intercept: on a topology communicator, served in its form (the blocking
+// call, a nonblocking call, a persistent init: `request` for the last two); else `native`.
+int intercept(Collective c, CallForm form, const char* name, MPI_Comm comm, const Sides& sides,
+              MPI_Request* request, const std::function<int()>& native) {
+  if (!intercepting() || !has_topology(comm)) return native();
+  return guarded(name, comm, [&] {
+    if (form == CallForm::Blocking) return serve(c, comm, sides.sbuf, sides.send, sides.rbuf, sides.recv, native);
+    return serve_started(c, form, name, comm, sides.sbuf, sides.send, sides.rbuf, sides.recv, request, native);
+  });
+}
+
 int neighbor_alltoall_call(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                            MPI_Datatype rtype, MPI_Comm comm) {
-  auto native = [&] { return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
-  if (!intercepting() || !has_topology(comm)) return native();
-  return guarded("MPI_Neighbor_alltoall", comm, [&] {
-    return serve(
-        Collective::NeighborAlltoall, comm, sbuf, [&](int s) { return regular_blocks(sbuf, s, scount, stype); }, rbuf,
-        [&](int s) { return regular_blocks(rbuf, s, rcount, rtype); }, native);
-  });
+  return intercept(Collective::NeighborAlltoall, CallForm::Blocking, "MPI_Neighbor_alltoall", comm,
+                   regular_sides(Collective::NeighborAlltoall, sbuf, scount, stype, rbuf, rcount, rtype), nullptr,
+                   [&] { return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm); });
 }
 
 // The neighbour counts of a topology communicator (0, 0 when it has none).
@@ -200,30 +326,64 @@ extern "C" int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[], con
 
 extern "C" int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                       MPI_Datatype rtype, MPI_Comm comm) {
-  auto native = [&] { return PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm); };
-  if (!intercepting() || !has_topology(comm)) return native();
-  return guarded("MPI_Neighbor_allgather", comm, [&] {
-    return serve(
-        Collective::NeighborAllgather, comm, sbuf, [&](int) { return regular_blocks(sbuf, 1, scount, stype); }, rbuf,
-        [&](int s) { return regular_blocks(rbuf, s, rcount, rtype); }, native);
-  });
+  return intercept(Collective::NeighborAllgather, CallForm::Blocking, "MPI_Neighbor_allgather", comm,
+                   regular_sides(Collective::NeighborAllgather, sbuf, scount, stype, rbuf, rcount, rtype), nullptr,
+                   [&] { return PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm); });
 }
 
 extern "C" int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
                                       const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                                       const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
-  auto native = [&] {
-    return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
-  };
-  if (!intercepting() || !has_topology(comm)) return native();
-  auto blocks = [](const void* buf, const int* counts, const MPI_Aint* displs, const MPI_Datatype* types, int s) {
-    std::vector<Block> out;
-    for (int j = 0; j < s; ++j) out.push_back({bytes(buf) + displs[j], counts[j], types[j]});
-    return out;
-  };
-  return guarded("MPI_Neighbor_alltoallw", comm, [&] {
-    return serve(
-        Collective::NeighborAlltoallw, comm, sbuf, [&](int s) { return blocks(sbuf, scounts, sdispls, stypes, s); },
-        rbuf, [&](int s) { return blocks(rbuf, rcounts, rdispls, rtypes, s); }, native);
-  });
+  return intercept(Collective::NeighborAlltoallw, CallForm::Blocking, "MPI_Neighbor_alltoallw", comm,
+                   alltoallw_sides(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), nullptr, [&] {
+                     return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                                                    comm);
+                   });
+}
+
+// The nonblocking forms (MPI-3: every library has them).
+extern "C" int MPI_Ineighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  return intercept(Collective::NeighborAlltoall, CallForm::Nonblocking, "MPI_Ineighbor_alltoall", comm,
+                   regular_sides(Collective::NeighborAlltoall, sbuf, scount, stype, rbuf, rcount, rtype), request,
+                   [&] { return PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request); });
+}
+
+extern "C" int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  return intercept(Collective::NeighborAllgather, CallForm::Nonblocking, "MPI_Ineighbor_allgather", comm,
+                   regular_sides(Collective::NeighborAllgather, sbuf, scount, stype, rbuf, rcount, rtype), request,
+                   [&] { return PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request); });
+}
+
+extern "C" int MPI_Ineighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
+                                       const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
+                                       const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                                       MPI_Request* request) {
+  return intercept(Collective::NeighborAlltoallw, CallForm::Nonblocking, "MPI_Ineighbor_alltoallw", comm,
+                   alltoallw_sides(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), request, [&] {
+                     return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                                                     comm, request);
+                   });
+}
+
+// The persistent inits' entries (neighbor_init.cpp exports them under the build's names).
+int collrepro::pmpi::neighbor_regular_init_call(Collective c, const char* name, NeighborRegularInit library,
+                                                const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                                                int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request* request) {
+  return intercept(c, CallForm::Persistent, name, comm, regular_sides(c, sbuf, scount, stype, rbuf, rcount, rtype),
+                   request, [&] { return library(sbuf, scount, stype, rbuf, rcount, rtype, comm, info, request); });
+}
+
+int collrepro::pmpi::neighbor_alltoallw_init_call(const char* name, NeighborAlltoallwInit library, const void* sbuf,
+                                                  const int scounts[], const MPI_Aint sdispls[],
+                                                  const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
+                                                  const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
+                                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return intercept(Collective::NeighborAlltoallw, CallForm::Persistent, name, comm,
+                   alltoallw_sides(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes), request, [&] {
+                     return library(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info,
+                                    request);
+                   });
 }

@@ -15,6 +15,12 @@
                 the calls the client made: half duplex by halfduplex-fc (persistent: its inits and its
                 starts), full duplex passed to the MPI library; forced; nonblocking routed native by
                 call=; no request left owned
+  started_neighbor  tests/interpose/started_neighbor_client.c, a C program: nonblocking
+                (MPI_Ineighbor_*: Wait, Waitall of two, Test) and persistent (MPI_Neighbor_*_init or
+                MPIX_, Start/Wait with the send buffer rewritten between starts) neighbourhood
+                Alltoall, Allgather and Alltoallw on a periodic ring, every result equal to the
+                native blocking call; with each isomorphic algorithm forced, the report counts exactly
+                the calls and starts the client made; no request left owned
   comm_cycle    communicators freed and re-created in a loop (the program links -lcollrepro_pmpi,
                 once through CMake and once with `pkg-config --libs collrepro-pmpi`)
   tune          a 4-launch sweep (tune-sweep.yaml, bench/collrun) of blocking and persistent calls,
@@ -329,6 +335,47 @@ def check_started():
         print(f"without the library: {out.strip().splitlines()[-1]}")
 
 
+# The isomorphic algorithms with their own nonblocking and persistent schedules.
+NEIGHBOR_STARTED = ("torus", "torus-direct", "straightforward")
+
+
+def run_started_neighbor(np, variables):
+    """started_neighbor_client's calls, {(kind, collective): process-calls}, and the report's
+    served-call and started lines, {(kind, collective, algorithm): calls}."""
+    report = os.path.join(work_dir("started_neighbor"), "report.txt")
+    if os.path.exists(report):
+        os.remove(report)
+    rc, out, err = mpirun(np, [env("STARTED_NEIGHBOR_CLIENT"), "4"], {**variables, "COLLREPRO_PMPI_REPORT": report})
+    made = {}
+    for m in re.finditer(r"made (\S+) nonblocking (\d+) inits (\d+) starts (\d+)", out):
+        made.update({("served-call nonblocking", m.group(1)): int(m.group(2)),
+                     ("served-call persistent", m.group(1)): int(m.group(3)), ("started", m.group(1)): int(m.group(4))})
+    if rc != 0 or "completions equal" not in out or len(made) != 9:
+        raise Failure(f"started_neighbor_client with {variables} failed (exit {rc}):\n{out}\n{err}")
+    if "owned requests left 0" not in out:
+        raise Failure(f"started_neighbor_client: the library still owns requests at the end:\n{out}")
+    served = {}
+    with open(report, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"collrepro-pmpi: (served-call \S+|started) (\S+) (\S+) (\d+)$", line.strip())
+            if m:
+                served[(m.group(1), m.group(2), m.group(3))] = int(m.group(4))
+    return out, made, served
+
+
+def check_started_neighbor():
+    np = 3 if busy_polling() else 4
+    for name in NEIGHBOR_STARTED:
+        out, made, served = run_started_neighbor(np, {"COLLREPRO_PMPI_FORCE": name})
+        want = {(kind, c, name): n for (kind, c), n in made.items() if n}
+        got = {k: n for k, n in served.items() if n}
+        if got != want:
+            raise Failure(f"COLLREPRO_PMPI_FORCE={name}: the report counts {got}, the client made {want}")
+        if not any(kind == "served-call nonblocking" for kind, _ in made):
+            raise Failure(f"started_neighbor_client made no nonblocking calls: {made}")
+        print(f"{name}: {out.strip().splitlines()[-1]}; report {sorted(got.items())}")
+
+
 def write_many_keys(path, keys, size):
     """A valid rules file of `keys` keys and `size` bytes (the audit's: 600,000 keys, 43.6 MB)."""
     entries = keys // 2 - 1
@@ -521,7 +568,7 @@ def check_delay():
 
 def main():
     checks = {"transparency": check_transparency, "settings": check_settings, "started": check_started,
-              "comm_cycle": check_comm_cycle,
+              "started_neighbor": check_started_neighbor, "comm_cycle": check_comm_cycle,
               "tune": check_tune, "oversized_rules": check_oversized_rules, "delay": check_delay}
     try:
         if sys.argv[1:] == ["mpich_suite"]:
