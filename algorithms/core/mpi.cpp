@@ -1,6 +1,8 @@
 #include "collrepro/mpi.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <utility>
 
 #include "collrepro/capabilities.hpp"
 #include "collrepro/persistent.hpp"
@@ -152,16 +154,18 @@ std::string try_inter_nonblocking(MPI_Comm inter, int rank, int first, int n) {
 }
 
 // Starts `request` twice; before each, `set(round)` writes that start's data and afterwards
-// `check(round)` says what is wrong ("" when right). Frees the request.
+// `check(round)` says what is wrong ("" when right): the first finding. Both starts happen
+// whatever this rank found (another rank may have found nothing and start again). Frees the
+// request.
 template <class Set, class Check>
 std::string start_twice(MPI_Request& request, const std::string& call, Set set, Check check) {
   std::string error;
-  for (int round = 0; round < 2 && error.empty(); ++round) {  // the second start sees new data
+  for (int round = 0; round < 2; ++round) {  // the second start sees new data
     set(round);
-    if (MPI_Start(&request) != MPI_SUCCESS || MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      error = call + ": MPI_Start or MPI_Wait failed";
-    else
-      error = check(round);
+    std::string found = MPI_Start(&request) != MPI_SUCCESS || MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS
+                            ? call + ": MPI_Start or MPI_Wait failed"
+                            : check(round);
+    if (error.empty()) error = std::move(found);
   }
   MPI_Request_free(&request);
   return error;
@@ -195,33 +199,34 @@ std::string try_intra_persistent_on(MPI_Comm world, int rank, int size) {
   const auto check_all = [&](const std::string& call) {
     return [&, call](int round) { return check_received(all, 0, round, call); };
   };
+  // Every rank makes all three (the first finding is kept): a rank that stopped at its own
+  // finding would leave the others waiting in the next collective.
   std::string error;
+  const auto keep = [&error](std::string found) {
+    if (error.empty()) error = std::move(found);
+  };
   MPI_Request request = MPI_REQUEST_NULL;
   if (allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, all.data(), 1, MPI_INT, world, &request) != MPI_SUCCESS)
-    error = "persistent Allgather (in place) failed";
+    keep("persistent Allgather (in place) failed");
   else
-    error = start_twice(request, "persistent Allgather (in place, intracommunicator)", set_all,
-                        check_all("persistent Allgather (in place, intracommunicator)"));
-  if (error.empty()) {
-    if (allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_INT, world,
-                        &request) != MPI_SUCCESS)
-      error = "persistent Allgatherv (in place) failed";
-    else
-      error = start_twice(request, "persistent Allgatherv (in place, intracommunicator)", set_all,
-                          check_all("persistent Allgatherv (in place, intracommunicator)"));
-  }
-  if (error.empty()) {
-    int value = -1;
-    if (bcast_init(&value, 1, MPI_INT, 0, world, &request) != MPI_SUCCESS)
-      error = "persistent Bcast failed";
-    else
-      error = start_twice(
-          request, "persistent Bcast", [&](int round) { value = rank == 0 ? 7 + kRoundStep * round : -1; },
-          [&](int round) {
-            return value == 7 + kRoundStep * round ? std::string()
-                                                   : "persistent Bcast gave a wrong result at start " + std::to_string(round + 1);
-          });
-  }
+    keep(start_twice(request, "persistent Allgather (in place, intracommunicator)", set_all,
+                     check_all("persistent Allgather (in place, intracommunicator)")));
+  if (allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_INT, world,
+                      &request) != MPI_SUCCESS)
+    keep("persistent Allgatherv (in place) failed");
+  else
+    keep(start_twice(request, "persistent Allgatherv (in place, intracommunicator)", set_all,
+                     check_all("persistent Allgatherv (in place, intracommunicator)")));
+  int value = -1;
+  if (bcast_init(&value, 1, MPI_INT, 0, world, &request) != MPI_SUCCESS)
+    keep("persistent Bcast failed");
+  else
+    keep(start_twice(
+        request, "persistent Bcast", [&](int round) { value = rank == 0 ? 7 + kRoundStep * round : -1; },
+        [&](int round) {
+          return value == 7 + kRoundStep * round ? std::string()
+                                                 : "persistent Bcast gave a wrong result at start " + std::to_string(round + 1);
+        }));
   MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
   return error;
 }
@@ -238,6 +243,99 @@ std::string try_intra_persistent(MPI_Comm world, int rank, int size) {
     if (error.empty() && !found.empty()) error = found + " (on " + std::to_string(part.size()) + " ranks)";
   }
   return error;
+}
+
+// The intra family's natives, one collective at a time on `world` (under MPI_ERRORS_RETURN):
+// each rank's block is one int, rank + kRoundStep * round; the Gather and the Bcast have root 0.
+// `post(collective, probe, request)` makes the request of one collective (an I-call, started at
+// once, or a persistent init, started by start_twice). "" when all four are right.
+enum class IntraCall { Allgather, Allgatherv, Gather, Bcast };
+
+struct IntraProbe {
+  int rank;
+  int mine = 0;
+  std::vector<int> all, counts, displs;
+
+  IntraProbe(int r, int n)
+      : rank(r), all(static_cast<std::size_t>(n), -1), counts(static_cast<std::size_t>(n), 1),
+        displs(static_cast<std::size_t>(n)) {
+    for (int j = 0; j < n; ++j) displs[static_cast<std::size_t>(j)] = j;
+  }
+  void set(int round) {
+    mine = rank + kRoundStep * round;
+    std::fill(all.begin(), all.end(), -1);
+    if (rank == 0) all[0] = kRoundStep * round;  // the Bcast's data at its root
+  }
+  std::string check(IntraCall c, const std::string& call, int round) const {
+    if (c == IntraCall::Bcast)
+      return all[0] == kRoundStep * round ? "" : call + " gave a wrong result at start " + std::to_string(round + 1);
+    if (c == IntraCall::Gather && rank != 0) return "";  // only the root receives
+    return check_received(all, 0, round, call);
+  }
+};
+
+// Every rank makes every call and both starts whatever it found (only the root checks a
+// Gather: a rank that stopped at its own finding would leave the others waiting in the next
+// collective); the first finding is kept.
+template <class Post>
+std::string try_intra_forms(MPI_Comm world, int rank, int size, bool persistent, Post post) {
+  static const std::pair<IntraCall, const char*> kCalls[] = {{IntraCall::Allgather, "Allgather"},
+                                                              {IntraCall::Allgatherv, "Allgatherv"},
+                                                              {IntraCall::Gather, "Gather"},
+                                                              {IntraCall::Bcast, "Bcast"}};
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  IntraProbe p(rank, size);
+  std::string error;
+  const auto keep = [&error](std::string found) {
+    if (error.empty()) error = std::move(found);
+  };
+  for (const auto& [c, name] : kCalls) {
+    const std::string call = (persistent ? "persistent " : "nonblocking ") + std::string(name);
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (persistent) {
+      p.set(0);
+      if (post(c, p, &request) != MPI_SUCCESS) {
+        keep(call + " failed");
+        continue;
+      }
+    }
+    for (int round = 0; round < 2; ++round) {  // the second start sees new data
+      p.set(round);
+      const int rc = persistent ? MPI_Start(&request) : post(c, p, &request);
+      if (rc != MPI_SUCCESS || MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        keep(call + " failed");
+      else
+        keep(p.check(c, call, round));
+    }
+    if (persistent) MPI_Request_free(&request);
+  }
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_ARE_FATAL);
+  return error.empty() ? "" : error + " (intracommunicator)";
+}
+
+std::string try_intra_nonblocking(MPI_Comm world, int rank, int size) {
+  return try_intra_forms(world, rank, size, false, [world](IntraCall c, IntraProbe& p, MPI_Request* r) {
+    switch (c) {
+      case IntraCall::Allgather: return MPI_Iallgather(&p.mine, 1, MPI_INT, p.all.data(), 1, MPI_INT, world, r);
+      case IntraCall::Allgatherv:
+        return MPI_Iallgatherv(&p.mine, 1, MPI_INT, p.all.data(), p.counts.data(), p.displs.data(), MPI_INT, world, r);
+      case IntraCall::Gather: return MPI_Igather(&p.mine, 1, MPI_INT, p.all.data(), 1, MPI_INT, 0, world, r);
+      default: return MPI_Ibcast(p.all.data(), 1, MPI_INT, 0, world, r);
+    }
+  });
+}
+
+std::string try_intra_native_persistent(MPI_Comm world, int rank, int size) {
+  if (!*persistent_collectives()) return no_persistent_collectives();
+  return try_intra_forms(world, rank, size, true, [world](IntraCall c, IntraProbe& p, MPI_Request* r) {
+    switch (c) {
+      case IntraCall::Allgather: return allgather_init(&p.mine, 1, MPI_INT, p.all.data(), 1, MPI_INT, world, r);
+      case IntraCall::Allgatherv:
+        return allgatherv_init(&p.mine, 1, MPI_INT, p.all.data(), p.counts.data(), p.displs.data(), MPI_INT, world, r);
+      case IntraCall::Gather: return gather_init(&p.mine, 1, MPI_INT, p.all.data(), 1, MPI_INT, 0, world, r);
+      default: return bcast_init(p.all.data(), 1, MPI_INT, 0, world, r);
+    }
+  });
 }
 
 // The native neighbourhood forms on a distributed-graph ring of `world` (in-neighbour rank - 1,
@@ -263,14 +361,14 @@ std::pair<std::string, std::string> try_neighbor_calls(MPI_Comm world, int rank,
     return [&, call](int round) { return check_received(got, from, round, call); };
   };
   std::string nonblocking;
-  for (int round = 0; round < 2 && nonblocking.empty(); ++round) {
+  for (int round = 0; round < 2; ++round) {  // both rounds on every rank, whatever it found
     set(round);
     MPI_Request request = MPI_REQUEST_NULL;
-    if (MPI_Ineighbor_alltoall(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, graph, &request) != MPI_SUCCESS ||
-        MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      nonblocking = "MPI_Ineighbor_alltoall failed";
-    else
-      nonblocking = check_from("MPI_Ineighbor_alltoall")(round);
+    std::string found = MPI_Ineighbor_alltoall(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, graph, &request) != MPI_SUCCESS ||
+                                MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS
+                            ? "MPI_Ineighbor_alltoall failed"
+                            : check_from("MPI_Ineighbor_alltoall")(round);
+    if (nonblocking.empty()) nonblocking = std::move(found);
   }
   std::string persistent;
   MPI_Request request = MPI_REQUEST_NULL;
@@ -360,6 +458,13 @@ Capabilities probe_capabilities(MPI_Comm world) {
   c.intra_persistent = on_every_rank(intra.empty(), world);
   if (!c.intra_persistent) c.calls_reason += (c.calls_reason.empty() ? "" : "; ") + (intra.empty() ? "on another rank" : intra);
   c.how += "; persistent sub-collectives: probed";
+  const std::string intra_nonblocking = try_intra_nonblocking(world, rank, size);
+  const std::string intra_native = try_intra_native_persistent(world, rank, size);
+  c.intra_nonblocking = on_every_rank(intra_nonblocking.empty(), world);
+  c.intra_native_persistent = on_every_rank(intra_native.empty(), world);
+  for (const auto& [ok, e] : {std::pair{c.intra_nonblocking, intra_nonblocking}, {c.intra_native_persistent, intra_native}})
+    if (!ok) c.calls_reason += (c.calls_reason.empty() ? "" : "; ") + (e.empty() ? "on another rank" : e);
+  c.how += "; intracommunicator nonblocking, persistent natives: probed";
   if (c.dist_graph) {
     const auto [nonblocking, persistent] = try_neighbor_calls(world, rank, size);
     c.neighbor_nonblocking = on_every_rank(nonblocking.empty(), world);

@@ -73,12 +73,6 @@ void ExchangeExecutor::gather(StartedRounds& rounds, std::byte* result, const st
   rounds.allgatherv_in_place(pair_.local(), result, counts, displs, "intra-group");
 }
 
-bool uniform_in_rank_order(const std::vector<int>& counts, const std::vector<int>& displs) {
-  for (std::size_t i = 0; i < counts.size(); ++i)
-    if (counts[i] != counts[0] || displs[i] != static_cast<int>(i) * counts[0]) return false;
-  return true;
-}
-
 void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                          const std::vector<int>& displs, const char* what) {
   if (!counts.empty() && uniform_in_rank_order(counts, displs)) {

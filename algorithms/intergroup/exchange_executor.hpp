@@ -11,7 +11,7 @@
 #include "collrepro/exchange_plan.hpp"
 #include "collrepro/group_pair.hpp"
 #include "collrepro/intergroup.hpp"
-#include "intergroup/started_rounds.hpp"
+#include "collrepro/started_rounds.hpp"
 
 namespace collrepro::inter {
 
@@ -63,9 +63,6 @@ class ExchangeExecutor {
 // 1.56 s against 64 ms for the same MPI_Allgather (each ring step waits for a scheduler tick).
 void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                          const std::vector<int>& displs, const char* what);
-
-// True when the pieces are equal and follow each other in rank order (an Allgather's layout).
-bool uniform_in_rank_order(const std::vector<int>& counts, const std::vector<int>& displs);
 
 std::vector<int> to_int_counts(const std::vector<std::size_t>& v, const char* what);
 

@@ -41,7 +41,7 @@
 #include "collrepro/intergroup.hpp"
 #include "intergroup/costs.hpp"
 #include "intergroup/exchange_executor.hpp"
-#include "intergroup/started_rounds.hpp"
+#include "collrepro/started_rounds.hpp"
 
 namespace collrepro::inter {
 namespace {

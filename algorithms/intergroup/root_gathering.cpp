@@ -37,7 +37,7 @@
 #include "collrepro/words.hpp"
 #include "intergroup/costs.hpp"
 #include "intergroup/exchange_executor.hpp"
-#include "intergroup/started_rounds.hpp"
+#include "collrepro/started_rounds.hpp"
 
 namespace collrepro::inter {
 namespace {

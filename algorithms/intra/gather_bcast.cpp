@@ -9,37 +9,70 @@
 //   buffer directly (rank 0 gathers in place, then broadcasts it).
 // Errata: none (no paper pseudocode). Executor: this file. Documentation:
 //   docs/algorithms/gather-bcast.md.
+// Forms: blocking; nonblocking and persistent as two rounds of collrepro/started_rounds.hpp (the
+//   Gather(v), then the Bcast once it completed: MPI_Igatherv and MPI_Ibcast, or their persistent
+//   inits, posted nonblocking at each start where the probe found the library's persistent
+//   sub-collectives wrong), as the native forms it is compared with.
 #include "collrepro/intra.hpp"
 #include "collrepro/mpi.hpp"
+#include "collrepro/started_rounds.hpp"
 
 namespace collrepro::intra {
 namespace {
 
+constexpr int kRoot = 0;
+
+// The MPI counts of the two calls: the Gatherv's per rank, and the Bcast's whole result.
+struct Counts {
+  explicit Counts(const Args& args) {
+    std::size_t extent = 0;
+    for (std::size_t j = 0; j < args.recv_counts.size(); ++j) {
+      gather.push_back(mpi_count(args.recv_counts[j], "MPI_Gatherv receive count"));
+      displs.push_back(mpi_count(args.recv_displs[j], "MPI_Gatherv displacement"));
+      extent = std::max(extent, args.recv_displs[j] + args.recv_counts[j]);
+    }
+    send = mpi_count(args.send_bytes, "MPI_Gatherv send count");
+    bcast = mpi_count(extent, "MPI_Bcast count");
+  }
+  std::vector<int> gather, displs;
+  int send = 0, bcast = 0;
+};
+
 class GatherBcastRunner final : public Runner {
  public:
-  GatherBcastRunner(MPI_Comm comm, const Args& args) : comm_(comm), args_(args) {
-    for (std::size_t j = 0; j < args.recv_counts.size(); ++j) {
-      counts_.push_back(mpi_count(args.recv_counts[j], "MPI_Gatherv receive count"));
-      displs_.push_back(mpi_count(args.recv_displs[j], "MPI_Gatherv displacement"));
-      extent_ = std::max(extent_, args.recv_displs[j] + args.recv_counts[j]);
-    }
-    send_count_ = mpi_count(args.send_bytes, "MPI_Gatherv send count");
-    bcast_count_ = mpi_count(extent_, "MPI_Bcast count");
-  }
+  GatherBcastRunner(MPI_Comm comm, const Args& args) : comm_(comm), args_(args), n_(args) {}
   void run() override {
-    check(MPI_Gatherv(args_.send, send_count_, MPI_BYTE, args_.recv, counts_.data(), displs_.data(), MPI_BYTE, kRoot,
+    check(MPI_Gatherv(args_.send, n_.send, MPI_BYTE, args_.recv, n_.gather.data(), n_.displs.data(), MPI_BYTE, kRoot,
                       comm_),
           "MPI_Gatherv");
-    check(MPI_Bcast(args_.recv, bcast_count_, MPI_BYTE, kRoot, comm_), "MPI_Bcast");
+    check(MPI_Bcast(args_.recv, n_.bcast, MPI_BYTE, kRoot, comm_), "MPI_Bcast");
   }
 
  private:
-  static constexpr int kRoot = 0;
   MPI_Comm comm_;
   const Args& args_;
-  std::vector<int> counts_, displs_;
-  std::size_t extent_ = 0;
-  int send_count_ = 0, bcast_count_ = 0;
+  Counts n_;
+};
+
+// The same two calls as two rounds: the Bcast starts when the Gather(v) has completed.
+class GatherBcastStarted final : public StartedRunner {
+ public:
+  GatherBcastStarted(MPI_Comm comm, const Args& args, CallForm form, const Capabilities& caps)
+      : args_(args), n_(args), rounds_(form, caps) {
+    rounds_.next_round();
+    rounds_.gatherv(args_.send, [this] { return n_.send; }, MPI_BYTE, [this] { return static_cast<void*>(args_.recv); },
+                    n_.gather, n_.displs, kRoot, comm, "gather");
+    rounds_.next_round();
+    rounds_.bcast([this] { return static_cast<void*>(args_.recv); }, [this] { return n_.bcast; }, MPI_BYTE, kRoot, comm,
+                  "broadcast of the result");
+  }
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
+
+ private:
+  const Args& args_;
+  Counts n_;
+  StartedRounds rounds_;  // last: its requests read the members above
 };
 
 class GatherBcast : public IntraAlgorithm {
@@ -55,6 +88,12 @@ class GatherBcast : public IntraAlgorithm {
   }
   std::unique_ptr<Runner> prepare(MPI_Comm comm, const Args& args) const override {
     return std::make_unique<GatherBcastRunner>(comm, args);
+  }
+  std::vector<CallForm> calls() const override { return every_call_form(); }
+  std::unique_ptr<Runner> prepare_call(MPI_Comm comm, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    if (form == CallForm::Blocking) return prepare(comm, args);
+    return std::make_unique<GatherBcastStarted>(comm, args, form, caps);
   }
 };
 

@@ -1,5 +1,7 @@
-// The intra-communicator family's shared parts: the default supports() and the lower bounds.
+// The intra-communicator family's shared parts: the default supports(), the lower bounds and
+// the default call forms (blocking only).
 #include <climits>
+#include <stdexcept>
 
 #include "collrepro/intra.hpp"
 
@@ -27,6 +29,12 @@ Cost IntraAlgorithm::lower_bound(const Shape& shape) const {
       return {rounds, static_cast<double>(shape.total()) - own};
     }
   }
+}
+
+std::unique_ptr<Runner> IntraAlgorithm::prepare_call(MPI_Comm comm, const Args& args, CallForm form,
+                                                     const Capabilities&) const {
+  if (form == CallForm::Blocking) return prepare(comm, args);
+  throw std::logic_error(info().name + " has no " + to_string(form) + " call (supports_call() says so)");
 }
 
 }  // namespace collrepro::intra

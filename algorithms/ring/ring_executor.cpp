@@ -9,7 +9,7 @@
 //   No deadlock: the lowest round any process waits in has both sides of all its
 //   transfers posted, and MPI_Sendrecv posts its send and its receive together.
 // Call forms: the blocking call above; nonblocking and persistent calls run the same rounds as
-//   rounds of intergroup/started_rounds.hpp (StartedRingRunner).
+//   rounds of collrepro/started_rounds.hpp (StartedRingRunner).
 // Memory: no work buffer copies. A receiver receives m_j straight into its result
 //   (args.recv + recv_displs[j]); a sender sends its own message from args.send; every
 //   message a process only relays (and the baseline's dummy blocks) gets one k-byte
@@ -26,7 +26,7 @@
 
 #include "collrepro/buffers.hpp"
 #include "collrepro/mpi.hpp"
-#include "intergroup/started_rounds.hpp"
+#include "collrepro/started_rounds.hpp"
 
 namespace collrepro::ring {
 
@@ -208,7 +208,7 @@ class StartedRingRunner final : public StartedRunner {
  private:
   MessagePlaces places_;  // owns the scratch blocks the exchanges point into
   std::vector<Exchange> exchanges_;
-  inter::StartedRounds rounds_;  // last: its requests read the members above
+  StartedRounds rounds_;  // last: its requests read the members above
 };
 
 class NoOp final : public Runner {

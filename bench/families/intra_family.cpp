@@ -5,12 +5,14 @@
 // n processes), roots (intra-gather and intra-bcast: the root ranks, default 0).
 // Placements: block (the communicator is a duplicate of the world).
 // Shape columns: root, distribution, dist_seed, block_max, bytes_total.
+// Call forms: the algorithm's (IntraAlgorithm::prepare_call; the persistent init timed by the
+// family base).
 // Validation: every block the collective delivers holds its source's pattern, the bytes
 // around them keep the sentinel, the send buffer is unchanged, and the result equals the
-// native call's byte for byte.
+// native call's byte for byte; a nonblocking or persistent call over several starts of the one
+// prepared runner, with new data before each (so that a copy cached at init fails).
 #include <algorithm>
 #include <numeric>
-#include <stdexcept>
 
 #include "collrepro/buffers.hpp"
 #include "collrepro/intra.hpp"
@@ -97,44 +99,60 @@ Layout layout_of(Collective c, const intra::Shape& s, int rank) {
 class IntraPoint final : public RunnerPoint {
  public:
   IntraPoint(const intra::IntraAlgorithm& algo, const intra::IntraAlgorithm* native, const intra::Shape& shape,
-             MPI_Comm comm, std::uint64_t salt)
-      : algo_(algo), native_(native), comm_(comm), salt_(salt) {
+             MPI_Comm comm, std::uint64_t salt, collrepro::CallForm call, const RunEnvironment& env)
+      : algo_(algo), native_(native), comm_(comm), salt_(salt),
+        starts_(call == collrepro::CallForm::Blocking ? 1 : kStartsValidated) {
     collrepro::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     const Collective c = algo.info().collective;
     layout_ = layout_of(c, shape, rank_);
     send_ = collrepro::Buffer(shape.blocks[static_cast<std::size_t>(rank_)]);
     recv_ = collrepro::Buffer(layout_.recv_bytes);
-    if (send_.holds_data()) collrepro::fill_pattern(send_.span(), 0, rank_, salt_);
+    fill_send(salt_);
     args_ = intra::Args{send_.data(), send_.size(), recv_.data(), layout_.counts, layout_.displs, shape.root};
-    reset_receive();
-    runner_ = algo.prepare(comm_, args_);
+    reset_receive(salt_);
+    runner_ = build(env.world, call, [&] { return algo.prepare_call(comm_, args_, call, env.caps); });
   }
 
-
+  // starts_ starts of the one prepared runner (one for a blocking call), new data before each.
   std::optional<std::string> validate() override {
-    ValidationRun v{"world rank " + std::to_string(rank_), &send_, &recv_, [&] { reset_receive(); },
-                    [&] { runner_->run(); }, {}, "", expected()};
-    if (native_ != &algo_) v.compare_with(native_, comm_, args_);
-    return validate_run(v);
+    std::optional<std::string> error;
+    // Every start runs on every rank (the calls are collective), even after an error.
+    for (int start = 0; start < starts_; ++start) {
+      const std::uint64_t salt = salt_ + static_cast<std::uint64_t>(start) * kStartSalt;
+      fill_send(salt);
+      ValidationRun v{"world rank " + std::to_string(rank_) + (starts_ > 1 ? ", start " + std::to_string(start + 1) : ""),
+                      &send_, &recv_, [&] { reset_receive(salt); }, [&] { runner_->run(); }, {}, "", expected(salt)};
+      if (native_ != &algo_) v.compare_with(native_, comm_, args_);
+      auto e = validate_run(v);
+      if (!error) error = std::move(e);
+    }
+    fill_send(salt_);
+    reset_receive(salt_);
+    return error;
   }
 
  protected:
   collrepro::Runner* runner() const override { return runner_.get(); }
 
  private:
+  static constexpr int kStartsValidated = 3;
+  static constexpr std::uint64_t kStartSalt = 0x9e3779b9u;
+
+  void fill_send(std::uint64_t salt) {
+    if (send_.holds_data()) collrepro::fill_pattern(send_.span(), 0, rank_, salt);
+  }
   // Sentinel everywhere, except the bcast root's buffer, which is the data it sends.
-  void reset_receive() {
+  void reset_receive(std::uint64_t salt) {
     recv_.fill(collrepro::kSentinel);
     if (algo_.info().collective == Collective::IntraBcast && rank_ == args_.root && recv_.holds_data())
-      collrepro::fill_pattern(recv_.span(), 0, rank_, salt_);
+      collrepro::fill_pattern(recv_.span(), 0, rank_, salt);
   }
-
   // What this rank's receive buffer holds after the call.
-  std::vector<collrepro::ExpectedBlock> expected() const {
+  std::vector<collrepro::ExpectedBlock> expected(std::uint64_t salt) const {
     const Collective c = algo_.info().collective;
-    if (c == Collective::IntraBcast) return collrepro::root_expected(recv_.size(), args_.root, salt_);
+    if (c == Collective::IntraBcast) return collrepro::root_expected(recv_.size(), args_.root, salt);
     if (c == Collective::IntraGather && rank_ != args_.root) return {};
-    return collrepro::per_rank_expected(layout_.counts, layout_.displs, salt_);
+    return collrepro::per_rank_expected(layout_.counts, layout_.displs, salt);
   }
 
   int rank_ = 0;
@@ -143,6 +161,7 @@ class IntraPoint final : public RunnerPoint {
   const intra::IntraAlgorithm* native_;
   MPI_Comm comm_;
   std::uint64_t salt_;
+  int starts_;
   collrepro::Buffer send_, recv_;
   intra::Args args_;  // referenced by runner_: declared before it
   std::unique_ptr<collrepro::Runner> runner_;
@@ -155,14 +174,10 @@ class IntraSession final : public FamilySession {
   std::unique_ptr<PreparedPoint> prepare(const Algorithm& algorithm, const PointShape& shape, const std::string&,
                                          std::uint64_t salt,
                                          collrepro::CallForm call) override {
-    // Its algorithms offer the blocking call only (Algorithm::calls()), so the plan gives no other.
-    if (call != collrepro::CallForm::Blocking)
-      throw std::logic_error(algorithm.info().name + ": the " + std::string(collrepro::contract::name(collrepro::contract::Family::Intra)) + " family has no " +
-                             collrepro::to_string(call) + " call");
     const auto& algo = as_intra(algorithm);
     const intra::IntraAlgorithm* native =
         env_.validation ? native_of<intra::IntraAlgorithm>(algo.info().collective) : nullptr;
-    return std::make_unique<IntraPoint>(algo, native, as_intra(shape).shape(), comm_.get(), salt);
+    return std::make_unique<IntraPoint>(algo, native, as_intra(shape).shape(), comm_.get(), salt, call, env_);
   }
   nlohmann::json placement_report() const override {
     return nlohmann::json::array({{{"placement", std::string(collrepro::contract::name(collrepro::contract::Placement::Block))}, {"effective", "MPI_COMM_WORLD duplicate"}, {"note", ""}}});

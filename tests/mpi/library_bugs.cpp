@@ -5,8 +5,10 @@
 //
 //   persistent-gather     a persistent Gather / Gatherv that reads the send buffer at init
 //                         rather than at each start (pmodels/mpich#7078): three starts, new send
-//                         contents before each; root-gathering's persistent call starts
-//                         persistent Gathervs where intra_persistent holds.
+//                         contents before each; root-gathering's and gather-bcast's persistent
+//                         calls start persistent Gathervs where intra_persistent holds, the
+//                         intra family's native its MPI_Gather_init where intra_native_persistent
+//                         holds.
 //   persistent-allgather  MPI_Allgather_init, not in place, small blocks on power-of-two
 //                         communicators, where MPICH's default schedule is recursive doubling
 //                         (pmodels/mpich#6423); in place as the probe and halfduplex-fc use it.
@@ -187,10 +189,15 @@ int run(int, char**) {
   std::vector<Finding> findings;
   const bool persistent = *persistent_collectives() != '\0';
   if (persistent) {
-    findings.push_back({"persistent-gather", everywhere(MPI_COMM_WORLD, persistent_gather), !caps.intra_persistent,
-                        "root-gathering's persistent Gatherv (intra_persistent)"});
-    findings.push_back({"persistent-allgather", everywhere(MPI_COMM_WORLD, persistent_allgather),
-                        !caps.intra_persistent, "the persistent sub-collectives (intra_persistent)"});
+    // Both kinds of path: the project's schedules' persistent sub-collectives, and the intra
+    // family's native persistent calls on the world.
+    const bool both_off = !caps.intra_persistent && !caps.intra_native_persistent;
+    findings.push_back({"persistent-gather", everywhere(MPI_COMM_WORLD, persistent_gather), both_off,
+                        "root-gathering's and gather-bcast's persistent Gatherv (intra_persistent) or the intra "
+                        "native persistent Gather (intra_native_persistent)"});
+    findings.push_back({"persistent-allgather", everywhere(MPI_COMM_WORLD, persistent_allgather), both_off,
+                        "the persistent sub-collectives (intra_persistent) or the intra native persistent Allgather "
+                        "(intra_native_persistent)"});
   }
   findings.push_back({"inter-nonblocking", inter_nonblocking(MPI_COMM_WORLD), !caps.inter_nonblocking,
                       "native's nonblocking call (inter_nonblocking)"});

@@ -11,6 +11,7 @@ Capabilities Capabilities::from_identity(const std::string& library_version) {
     // abort with "Not yet implemented"; MPI_Wtime reads the simulated clock.
     c.intercomm = c.dist_graph = c.topo_test = false;
     c.inter_nonblocking = c.inter_persistent = c.intra_persistent = false;
+    c.intra_nonblocking = c.intra_native_persistent = false;  // not tried: nothing is under SMPI
     c.neighbor_nonblocking = c.neighbor_persistent = false;
     c.calls_reason = "no intercommunicators";
     c.simulated_clock = true;

@@ -16,8 +16,9 @@
 // intercommunicator: MPI_Iallgather (MPI-3) and the persistent MPI_Allgather_init, where the
 // build found one (collrepro/persistent.hpp: MPI-4, or Open MPI 4.1's MPIX_ extension), each
 // started twice and checked against the expected bytes; and the persistent sub-collectives
-// (Allgather, Allgatherv in place, Bcast) on the world. A missing or failing form is a
-// recorded capability (a skipped point with its reason), never a crash.
+// (Allgather, Allgatherv in place, Bcast) on the world, and the intra family's natives in both
+// forms on the world. A missing or failing form is a recorded capability (a skipped point with
+// its reason), never a crash.
 #pragma once
 
 #include <string>
@@ -36,6 +37,12 @@ struct Capabilities {
   // right result at every start (the project's persistent schedules start them on their
   // sub-communicators; without, they post the nonblocking ones at each start instead).
   bool intra_persistent = true;
+  // The intra family's natives in the other forms, on the world (the communicator its points
+  // use): MPI_Iallgather, MPI_Iallgatherv, MPI_Igather and MPI_Ibcast; the persistent
+  // MPI_Allgather_init (not in place), MPI_Allgatherv_init, MPI_Gather_init and MPI_Bcast_init
+  // (or MPIX_); each started twice with new data.
+  bool intra_nonblocking = true;
+  bool intra_native_persistent = true;
   // MPI_Ineighbor_alltoall and the persistent MPI_Neighbor_alltoall_init (or MPIX_) on a
   // distributed-graph ring, each started twice with new data: the native neighbourhood forms.
   bool neighbor_nonblocking = true;

@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include "collrepro/capabilities.hpp"
 #include "collrepro/registry.hpp"
 
 namespace collrepro::intra {
@@ -56,6 +57,12 @@ class IntraAlgorithm : public Algorithm {
   Cost lower_bound(const Shape& shape) const;
   // Collective over `comm`; `args` must outlive the runner.
   virtual std::unique_ptr<Runner> prepare(MPI_Comm comm, const Args& args) const = 0;
+  // The call in `form`, one that supports_call() accepts: blocking is prepare(); a nonblocking
+  // or persistent form is a StartedRunner, and a persistent one does its init here (the family
+  // times this call as the point's init_s). `caps`: the library's, for a schedule that works
+  // around a library's broken form. The default offers blocking only.
+  virtual std::unique_ptr<Runner> prepare_call(MPI_Comm comm, const Args& args, CallForm form,
+                                               const Capabilities& caps) const;
 
  private:
   AlgorithmInfo info_;

@@ -1,8 +1,12 @@
-#include "intergroup/started_rounds.hpp"
+#include "collrepro/started_rounds.hpp"
 
-#include "intergroup/exchange_executor.hpp"
+namespace collrepro {
 
-namespace collrepro::inter {
+bool uniform_in_rank_order(const std::vector<int>& counts, const std::vector<int>& displs) {
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] != counts[0] || displs[i] != static_cast<int>(i) * counts[0]) return false;
+  return true;
+}
 
 StartedRounds::StartedRounds(CallForm form, const Capabilities& caps)
     : p2p_persistent_(form == CallForm::Persistent),
@@ -150,4 +154,4 @@ void StartedRounds::wait() {
   }
 }
 
-}  // namespace collrepro::inter
+}  // namespace collrepro

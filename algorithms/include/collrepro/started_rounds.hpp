@@ -1,4 +1,5 @@
-// The nonblocking and persistent calls of the fully connected inter-group algorithms, as rounds:
+// The nonblocking and persistent calls of the project's schedules (the inter-group and ring
+// algorithms, the intra family's mock-ups), as rounds:
 // a round is a set of operations that may run at once (point-to-point messages and collectives on
 // the algorithm's communicators), optionally after some local work (a copy) that needs the rounds
 // before it. start() starts the first round and returns; wait() completes it, then starts and
@@ -28,7 +29,11 @@
 #include "collrepro/persistent.hpp"
 #include "collrepro/registry.hpp"
 
-namespace collrepro::inter {
+namespace collrepro {
+
+// True when the pieces are equal and follow each other in rank order (an Allgather's layout):
+// an in-place Allgatherv of them is then called as an Allgather, which libraries tune better.
+bool uniform_in_rank_order(const std::vector<int>& counts, const std::vector<int>& displs);
 
 class StartedRounds {
  public:
@@ -43,7 +48,7 @@ class StartedRounds {
   void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
   void recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm);
   // An in-place Allgatherv over comm; Allgather where the pieces are equal and in rank order
-  // (allgatherv_in_place, exchange_executor.hpp). counts and displs must outlive the call.
+  // (uniform_in_rank_order, below). counts and displs must outlive the call.
   void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                            const std::vector<int>& displs, const std::string& what);
   void bcast(std::function<void*()> buf, std::function<int()> count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -97,4 +102,4 @@ class StartedRounds {
   std::deque<Round> rounds_;  // a deque: a round's requests never move
 };
 
-}  // namespace collrepro::inter
+}  // namespace collrepro
