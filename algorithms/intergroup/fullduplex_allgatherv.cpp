@@ -133,7 +133,7 @@ class PartitionedAllgathervStarted final : public StartedRunner {
     executor.exchange(rounds_, persistent ? std::function<void()>() : [this] { plan_sends(); }, args.send, sends_,
                       stage_.data(), plan_.recvs);
     if (plan_.ring)
-      for (const auto& step : plan_.ring->steps()) ring_round(step);
+      plan_.ring->add_rounds(rounds_, stage_.data());
     else
       executor.gather(rounds_, stage_.data(), plan_.counts, plan_.displs);
     rounds_.next_round([this] { stage_.finish(); });
@@ -147,17 +147,6 @@ class PartitionedAllgathervStarted final : public StartedRunner {
   void plan_sends() {
     for (Transfer& t : sends_) t = {};
     for (const Transfer& t : sends_of(pair_, mine_, total_, prefix_)) sends_[static_cast<std::size_t>(t.peer)] = t;
-  }
-
-  void ring_round(const intra::SegmentedRingExecutor::Step& step) {
-    rounds_.next_round();
-    std::byte* result = stage_.data();
-    const intra::SegmentedRingExecutor& ring = *plan_.ring;
-    const MPI_Comm comm = pair_.local();
-    for (const auto& r : step.recv)
-      rounds_.recv(result + r.at, static_cast<int>(r.bytes), MPI_BYTE, ring.previous(), ring.tag(), comm);
-    for (const auto& s : step.send)
-      rounds_.send(result + s.at, static_cast<int>(s.bytes), MPI_BYTE, ring.next(), ring.tag(), comm);
   }
 
   const GroupPair& pair_;

@@ -17,42 +17,46 @@
 //   blocks, unequal blocks with gaps between displacements; counts must fit an MPI int.
 // Errata: none (no pseudocode is transcribed).
 // Plan: collrepro/bruck_plan.hpp, algorithms/intra/plan/bruck_plan.cpp (checked by
-//   tests/unit/bruck_plan_test.cpp for n = 1..64). Executor: this file.
+//   tests/unit/bruck_plan_test.cpp for n = 1..64). Executor: this file: MPI_Sendrecv per round;
+//   nonblocking and persistent, each round a round of collrepro/started_rounds.hpp.
 // Documentation: docs/algorithms/bruck.md.
 #include <cstring>
+#include <utility>
 
 #include "collrepro/bruck_plan.hpp"
 #include "collrepro/intra.hpp"
 #include "collrepro/mpi.hpp"
+#include "collrepro/started_rounds.hpp"
 
 namespace collrepro::intra {
 namespace {
 
-class BruckRunner final : public Runner {
+// The executor's view of the plan: per round, its partners and the datatypes of the blocks it
+// sends and receives, in place in the receive buffer.
+class BruckSteps {
  public:
-  BruckRunner(MPI_Comm comm, const Args& args) : comm_(comm), args_(args) {
+  static constexpr int kTag = 17;
+  struct Step {
+    int to, from;
+    Datatype send_type, recv_type;
+  };
+
+  BruckSteps(MPI_Comm comm, const Args& args) : args_(args) {
     int n = 0;
     check(MPI_Comm_size(comm, &n), "MPI_Comm_size");
     check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     for (const auto& round : bruck::plan(n, rank_))
       steps_.push_back({round.send_to, round.recv_from, blocks_type(round.send_blocks), blocks_type(round.recv_blocks)});
   }
-  void run() override {
+  // This rank's own block into its place in the receive buffer (before the first round).
+  void place_own() const {
     const auto own = static_cast<std::size_t>(rank_);
     std::byte* mine = args_.recv + args_.recv_displs[own];
     if (args_.recv_counts[own] > 0 && mine != args_.send) std::memmove(mine, args_.send, args_.recv_counts[own]);
-    for (const auto& s : steps_)
-      check(MPI_Sendrecv(args_.recv, 1, s.send_type.get(), s.to, kTag, args_.recv, 1, s.recv_type.get(), s.from, kTag,
-                         comm_, MPI_STATUS_IGNORE),
-            "MPI_Sendrecv");
   }
+  const std::vector<Step>& steps() const { return steps_; }
 
  private:
-  static constexpr int kTag = 17;
-  struct Step {
-    int to, from;
-    Datatype send_type, recv_type;
-  };
   // The listed blocks at their displacements in the receive buffer, as one datatype.
   Datatype blocks_type(const std::vector<int>& blocks) const {
     std::vector<int> lengths;
@@ -68,10 +72,49 @@ class BruckRunner final : public Runner {
     return Datatype::commit(t);
   }
 
-  MPI_Comm comm_;
   const Args& args_;
   int rank_ = 0;
   std::vector<Step> steps_;
+};
+
+class BruckRunner final : public Runner {
+ public:
+  BruckRunner(MPI_Comm comm, const Args& args) : comm_(comm), args_(args), plan_(comm, args) {}
+  void run() override {
+    plan_.place_own();
+    for (const auto& s : plan_.steps())
+      check(MPI_Sendrecv(args_.recv, 1, s.send_type.get(), s.to, BruckSteps::kTag, args_.recv, 1, s.recv_type.get(),
+                         s.from, BruckSteps::kTag, comm_, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+  }
+
+ private:
+  MPI_Comm comm_;
+  const Args& args_;
+  BruckSteps plan_;
+};
+
+// The same rounds, each its receive and its send (MPI_Irecv / MPI_Isend, or MPI_Recv_init /
+// MPI_Send_init built once): a round starts when the one before completed, so what it sends
+// has arrived.
+class BruckStarted final : public StartedRunner {
+ public:
+  BruckStarted(MPI_Comm comm, const Args& args, CallForm form, const Capabilities& caps)
+      : plan_(comm, args), rounds_(form, caps) {
+    rounds_.next_round([this] { plan_.place_own(); });
+    bool first = true;
+    for (const auto& s : plan_.steps()) {
+      if (!std::exchange(first, false)) rounds_.next_round();
+      rounds_.recv(args.recv, 1, s.recv_type.get(), s.from, BruckSteps::kTag, comm);
+      rounds_.send(args.recv, 1, s.send_type.get(), s.to, BruckSteps::kTag, comm);
+    }
+  }
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
+
+ private:
+  BruckSteps plan_;        // the datatypes live as long as the requests that use them
+  StartedRounds rounds_;  // last: its requests read the members above
 };
 
 // One registration per collective: bruck of intra-allgather and of intra-allgatherv.
@@ -89,6 +132,12 @@ class Bruck final : public IntraAlgorithm {
   }
   std::unique_ptr<Runner> prepare(MPI_Comm comm, const Args& args) const override {
     return std::make_unique<BruckRunner>(comm, args);
+  }
+  std::vector<CallForm> calls() const override { return every_call_form(); }
+  std::unique_ptr<Runner> prepare_call(MPI_Comm comm, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    if (form == CallForm::Blocking) return prepare(comm, args);
+    return std::make_unique<BruckStarted>(comm, args, form, caps);
   }
 };
 

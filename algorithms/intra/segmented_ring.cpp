@@ -17,7 +17,10 @@
 //   into its final place, so gaps stay untouched and nothing is copied but the own block);
 //   counts and displacements must fit an MPI int.
 // Executor: per step one MPI_Irecv / MPI_Isend per segment, contiguous bytes at their final
-//   places (no derived datatype), then MPI_Waitall.
+//   places (no derived datatype), then MPI_Waitall. Nonblocking and persistent: each step a round
+//   of collrepro/started_rounds.hpp (SegmentedRingExecutor::add_rounds, shared with
+//   fullduplex-allgatherv-ring's group phase): MPI_Irecv / MPI_Isend posted, or MPI_Recv_init /
+//   MPI_Send_init built once and started, per step.
 // Errata: none (no pseudocode is transcribed).
 // Plan: collrepro/segmented_ring_plan.hpp, algorithms/intra/plan/segmented_ring_plan.cpp
 //   (checked by tests/unit/segmented_ring_plan_test.cpp for n = 1..64). Executor: this file
@@ -29,6 +32,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "collrepro/intra.hpp"
 #include "collrepro/mpi.hpp"
@@ -67,8 +71,6 @@ SegmentedRingExecutor::SegmentedRingExecutor(MPI_Comm comm, const std::vector<st
   }
 }
 
-int SegmentedRingExecutor::tag() { return kTag; }
-
 void SegmentedRingExecutor::run(std::byte* result) const {
   // Point-to-point messages between two ranks do not overtake one another, and both post the
   // pieces of a step in the plan's (ascending block) order, so one tag matches them all.
@@ -81,7 +83,27 @@ void SegmentedRingExecutor::run(std::byte* result) const {
   }
 }
 
+void SegmentedRingExecutor::add_rounds(StartedRounds& rounds, std::byte* result, std::function<void()> first) const {
+  if (steps_.empty()) {
+    if (first) rounds.next_round(std::move(first));
+    return;
+  }
+  for (const auto& step : steps_) {
+    rounds.next_round(std::exchange(first, {}));
+    for (const auto& r : step.recv)
+      rounds.recv(result + r.at, static_cast<int>(r.bytes), MPI_BYTE, previous_, kTag, comm_);
+    for (const auto& s : step.send) rounds.send(result + s.at, static_cast<int>(s.bytes), MPI_BYTE, next_, kTag, comm_);
+  }
+}
+
 namespace {
+
+// This rank's own block into its place in the receive buffer (nothing when it is there already).
+void place_own(const Args& args, int rank) {
+  const auto own = static_cast<std::size_t>(rank);
+  std::byte* mine = args.recv + args.recv_displs[own];
+  if (args.recv_counts[own] > 0 && mine != args.send) std::memmove(mine, args.send, args.recv_counts[own]);
+}
 
 class SegmentedRingRunner final : public Runner {
  public:
@@ -89,9 +111,7 @@ class SegmentedRingRunner final : public Runner {
     check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
   }
   void run() override {
-    const auto own = static_cast<std::size_t>(rank_);
-    std::byte* mine = args_.recv + args_.recv_displs[own];
-    if (args_.recv_counts[own] > 0 && mine != args_.send) std::memmove(mine, args_.send, args_.recv_counts[own]);
+    place_own(args_, rank_);
     ring_.run(args_.recv);
   }
 
@@ -99,6 +119,24 @@ class SegmentedRingRunner final : public Runner {
   const Args& args_;
   SegmentedRingExecutor ring_;
   int rank_ = 0;
+};
+
+// The same steps as rounds: the own block placed before the first.
+class SegmentedRingStarted final : public StartedRunner {
+ public:
+  SegmentedRingStarted(MPI_Comm comm, const Args& args, CallForm form, const Capabilities& caps)
+      : args_(args), ring_(comm, args.recv_counts, args.recv_displs), rounds_(form, caps) {
+    check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+    ring_.add_rounds(rounds_, args_.recv, [this] { place_own(args_, rank_); });
+  }
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
+
+ private:
+  const Args& args_;
+  SegmentedRingExecutor ring_;
+  int rank_ = 0;
+  StartedRounds rounds_;  // last: its requests read the members above
 };
 
 class SegmentedRing final : public IntraAlgorithm {
@@ -114,6 +152,12 @@ class SegmentedRing final : public IntraAlgorithm {
   }
   std::unique_ptr<Runner> prepare(MPI_Comm comm, const Args& args) const override {
     return std::make_unique<SegmentedRingRunner>(comm, args);
+  }
+  std::vector<CallForm> calls() const override { return every_call_form(); }
+  std::unique_ptr<Runner> prepare_call(MPI_Comm comm, const Args& args, CallForm form,
+                                       const Capabilities& caps) const override {
+    if (form == CallForm::Blocking) return prepare(comm, args);
+    return std::make_unique<SegmentedRingStarted>(comm, args, form, caps);
   }
 };
 

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include <mpi.h>
+
+#include "collrepro/started_rounds.hpp"
 
 
 namespace collrepro::intra {
@@ -24,22 +27,20 @@ class SegmentedRingExecutor {
   void run(std::byte* result) const;
 
   std::size_t segment() const { return segment_; }
+  // The steps as rounds of a nonblocking or persistent call (collrepro/started_rounds.hpp), in
+  // place on `result`, one round per step (its MPI_Irecv / MPI_Isend, or MPI_Recv_init /
+  // MPI_Send_init built once): the `-ring` group phase of fullduplex-allgatherv and the started
+  // segmented-ring. `first` runs before the first round's operations start (a round of its own
+  // when there is no step).
+  void add_rounds(StartedRounds& rounds, std::byte* result, std::function<void()> first = {}) const;
 
-  // This rank's steps, for a caller that posts them itself (the nonblocking and persistent calls
-  // of fullduplex-allgatherv-ring, a step per round): per step, the segments it receives from
-  // previous() and sends to next() over the communicator, in this order, with tag().
+ private:
   struct Span {
     std::size_t at = 0, bytes = 0;  // offset in the result buffer
   };
   struct Step {
-    std::vector<Span> send, recv;
+    std::vector<Span> send, recv;  // to the successor, from the predecessor
   };
-  const std::vector<Step>& steps() const { return steps_; }
-  int next() const { return next_; }
-  int previous() const { return previous_; }
-  static int tag();
-
- private:
   MPI_Comm comm_;
   int next_ = 0, previous_ = 0;
   std::size_t segment_ = 0, most_ = 0;  // most_: the most requests of one step
