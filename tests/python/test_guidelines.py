@@ -133,3 +133,29 @@ def test_a_mock_up_added_to_the_catalogue_yields_its_rule(tmp_path):
     assert set(new["guideline"]) == {"a synthetic guideline"} and set(new["native"]) == {"native"}
     assert "fullduplex-allgather" not in set(guidelines.check(entries)["mockup"])
     assert "fullduplex-allgather" in guidelines.mockups(rules)
+
+
+def test_each_call_form_is_checked_against_the_same_form_of_the_mock_up(tmp_path):
+    # The native intra Allgather and gather-bcast as blocking and nonblocking calls; only the
+    # native's nonblocking call is planted slow (1.5x at 64 KiB). Each form is its own check,
+    # native against the mock-up of the same form, so exactly the nonblocking one is violated and
+    # the report names its form.
+    forms = ("blocking", "nonblocking")
+    points = [S.point(a, collective="intra-allgather", msg_bytes=m, call=f)
+              for m in S.GUIDELINE_SIZES for a in ("native", "gather-bcast") for f in forms]
+    base = S.slowdown({})
+
+    def time_fn(pt, launch, rep):
+        slow = pt["algorithm"] == "native" and pt["call"] == "nonblocking" and pt["msg_bytes"] == 65536
+        return base(pt, launch, rep) * (1.5 if slow else 1.0)
+
+    d = S.write_result_set(tmp_path / "results" / "synth" / "openmpi-4.1.4", points, launches=5, reps=6,
+                           time_fn=time_fn, extra_meta=S.ONE_PER_CORE)
+    code, table, out = run(tmp_path, [d])
+    assert code == 1
+    assert len(table) == len(S.GUIDELINE_SIZES) * len(forms)
+    bad = table[table["status"] == "violated"]
+    assert [(r.call, r.msg_bytes, r.mockup) for r in bad.itertuples()] == [("nonblocking", 65536, "gather-bcast")]
+    assert abs(bad.iloc[0]["ratio"] - 1.5) < 0.05
+    violations = (out / "guidelines.md").read_text().split("## Violations (1)")[1].split("##")[0]
+    assert "| nonblocking | native | gather-bcast |" in violations

@@ -129,7 +129,8 @@ def check(entries, alpha=0.05, threshold=0.05, need=None, rules_=RULES):
     table["shape"] = [shape_label(r) for _, r in table.iterrows()]
     order = sorted(range(len(table)), key=lambda i: sortable(
         (table["experiment"].iat[i], table["installation"].iat[i], table["collective"].iat[i],
-         table["shape"].iat[i], table["native"].iat[i], table["msg_bytes"].iat[i], table["mockup"].iat[i])))
+         table["shape"].iat[i], table["native"].iat[i], table["msg_bytes"].iat[i], table["call"].iat[i],
+         table["mockup"].iat[i])))
     return table.iloc[order].reset_index(drop=True)
 
 
@@ -140,7 +141,9 @@ def method_note(alpha, threshold, need):
             "run that is oversubscribed or tick-bound is `not-comparable`, not a violation.")
 
 
-SHOWN = ["experiment", "installation", "collective", "shape", "native", "msg_bytes", "median_native",
+# The call form and the mock-up belong to a check's identity: one point is checked per form and
+# per mock-up of its guideline.
+SHOWN = ["experiment", "installation", "collective", "shape", "call", "native", "mockup", "msg_bytes", "median_native",
          "median_mockup", "status", "ratio", "ci_low", "ci_high", "ci_level", "p_value", "q_value",
          "threshold", "mde", "n_native", "n_mockup", "design", "n_pairs"]
 
