@@ -5,21 +5,9 @@
 // reach the MPI library directly. The work is intergroup_calls.cpp's.
 #include "intergroup_calls.hpp"
 
-#if COLLREPRO_HAVE_PMPIX_ALLGATHER_INIT && !COLLREPRO_HAVE_PMPI_ALLGATHER_INIT
-#include <mpi-ext.h>
-#endif
-
-#if COLLREPRO_HAVE_PMPI_ALLGATHER_INIT
-#define COLLREPRO_PERSISTENT(name) MPI_##name
-#define COLLREPRO_LIBRARY(name) PMPI_##name
-#elif COLLREPRO_HAVE_PMPIX_ALLGATHER_INIT
-#define COLLREPRO_PERSISTENT(name) MPIX_##name
-#define COLLREPRO_LIBRARY(name) PMPIX_##name
-#endif
+#include "persistent_names.hpp"
 
 #ifdef COLLREPRO_PERSISTENT
-#define COLLREPRO_TEXT_INNER(x) #x
-#define COLLREPRO_TEXT(x) COLLREPRO_TEXT_INNER(x)
 
 extern "C" int COLLREPRO_PERSISTENT(Allgather_init)(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                                     int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,

@@ -6,21 +6,9 @@
 // reach the MPI library directly. The work is neighbor_calls.cpp's.
 #include "neighbor_calls.hpp"
 
-#if COLLREPRO_HAVE_PMPIX_NEIGHBOR_INIT && !COLLREPRO_HAVE_PMPI_NEIGHBOR_INIT
-#include <mpi-ext.h>
-#endif
-
-#if COLLREPRO_HAVE_PMPI_NEIGHBOR_INIT
-#define COLLREPRO_PERSISTENT(name) MPI_##name
-#define COLLREPRO_LIBRARY(name) PMPI_##name
-#elif COLLREPRO_HAVE_PMPIX_NEIGHBOR_INIT
-#define COLLREPRO_PERSISTENT(name) MPIX_##name
-#define COLLREPRO_LIBRARY(name) PMPIX_##name
-#endif
+#include "persistent_names.hpp"
 
 #ifdef COLLREPRO_PERSISTENT
-#define COLLREPRO_TEXT_INNER(x) #x
-#define COLLREPRO_TEXT(x) COLLREPRO_TEXT_INNER(x)
 
 using collrepro::Collective;
 using namespace collrepro::pmpi;
