@@ -76,8 +76,21 @@ void StartedRounds::recv(std::function<void*()> buf, std::function<int()> count,
       "MPI_Irecv");
 }
 
+namespace {
+
+// An in-place Allgather(v) or a Bcast over one process moves nothing: the round gets no request
+// (a library's nonblocking or persistent call would still build and run a schedule for it).
+bool alone(MPI_Comm comm) {
+  int size = 0;
+  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  return size == 1;
+}
+
+}  // namespace
+
 void StartedRounds::allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                                         const std::vector<int>& displs, const std::string& what) {
+  if (alone(comm)) return;
   if (!counts.empty() && uniform_in_rank_order(counts, displs)) {
     const int count = counts[0];
     add(
@@ -100,6 +113,7 @@ void StartedRounds::allgatherv_in_place(MPI_Comm comm, std::byte* result, const 
 
 void StartedRounds::bcast(std::function<void*()> buf, std::function<int()> count, MPI_Datatype type, int root,
                           MPI_Comm comm, const std::string& what) {
+  if (alone(comm)) return;
   add(
       true, [&](MPI_Request* r) { return bcast_init(buf(), count(), type, root, comm, r); }, "bcast_init (" + what + ")",
       [=](MPI_Request* r) { return MPI_Ibcast(buf(), count(), type, root, comm, r); }, "MPI_Ibcast (" + what + ")");

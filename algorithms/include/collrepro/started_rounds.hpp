@@ -48,7 +48,8 @@ class StartedRounds {
   void send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
   void recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm);
   // An in-place Allgatherv over comm; Allgather where the pieces are equal and in rank order
-  // (uniform_in_rank_order, below). counts and displs must outlive the call.
+  // (uniform_in_rank_order, below). counts and displs must outlive the call. Over a
+  // communicator of one process it adds nothing (it would move nothing); so does bcast().
   void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                            const std::vector<int>& displs, const std::string& what);
   void bcast(std::function<void*()> buf, std::function<int()> count, MPI_Datatype type, int root, MPI_Comm comm,
