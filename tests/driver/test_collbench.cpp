@@ -7,10 +7,10 @@
 //                      resume_kill.sh and sigterm.sh can interrupt it mid-sweep on any machine
 //                      (a sweep of real algorithms at small sizes may finish before the kill).
 // Two are nonblocking calls whose overlap is known (overlap.sh): both post the native
-// MPI_Iallgather at start() and add 40 ms of "transfer", a wait on the clock:
-//   test-overlap-full  the 40 ms run from start(), as on a network that progresses alone: a
+// MPI_Iallgather at start() and add 200 ms of "transfer", a wait on the clock:
+//   test-overlap-full  the 200 ms run from start(), as on a network that progresses alone: a
 //                      rank that computes after its start finds them spent (overlap near 100 %);
-//   test-overlap-none  the 40 ms run from wait(), as a schedule that moves only when waited on
+//   test-overlap-none  the 200 ms run from wait(), as a schedule that moves only when waited on
 //                      (overlap near 0 %).
 #include <mpi.h>
 
@@ -81,7 +81,7 @@ struct Slow final : NativeThen {
 // `from_start`, else from wait().
 class TimedTransfer final : public StartedRunner {
  public:
-  static constexpr std::chrono::microseconds kTransfer{40000};
+  static constexpr std::chrono::microseconds kTransfer{200000};
   TimedTransfer(MPI_Comm inter, const inter::Args& args, bool from_start)
       : inter_(inter), args_(args), from_start_(from_start) {}
   void start() override {
