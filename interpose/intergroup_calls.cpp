@@ -205,16 +205,6 @@ int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
 // MPI_Iallgather and the persistent init: the algorithms' nonblocking and persistent forms
 // (InterAlgorithm::prepare_call) behind requests the library owns (requests.hpp).
 
-// A nonblocking or persistent form is a StartedRunner; a form that needs no requests (nothing
-// to move) may be a plain Runner, run whole at the start.
-void start_runner(Runner& r) {
-  if (auto* started = dynamic_cast<StartedRunner*>(&r)) return started->start();
-  r.run();
-}
-void wait_runner(Runner& r) {
-  if (auto* started = dynamic_cast<StartedRunner*>(&r)) started->wait();
-}
-
 // The buffers of one served nonblocking or persistent Allgather, with scratch of its own (a
 // staged side packs at every start and unpacks at every completion), apart from the blocking
 // calls' scratch and from other outstanding calls.
@@ -252,11 +242,11 @@ class PersistentAllgather final : public ServedCall {
 
   void start() override {
     buffers_.send.pack();
-    start_runner(*runner_);
+    start_call(*runner_);
     count_started(Collective::Allgather, algorithm_);
   }
   void finish() override {
-    wait_runner(*runner_);
+    wait_call(*runner_);
     buffers_.recv.unpack();
   }
 
@@ -283,12 +273,12 @@ class NonblockingAllgather final : public ServedCall {
     if (slot_->busy) slot_->busy->finish();  // the slot's earlier call completes first
     buffers_.send.pack();
     buffers_.bind(slot_->args);
-    start_runner(*slot_->runner);
+    start_call(*slot_->runner);
     slot_->busy = this;
   }
   void finish() override {
     if (slot_->busy != this) return;  // completed already (its slot was needed again)
-    wait_runner(*slot_->runner);
+    wait_call(*slot_->runner);
     buffers_.recv.unpack();
     slot_->busy = nullptr;
   }

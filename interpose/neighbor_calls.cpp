@@ -190,12 +190,11 @@ class StartedNeighbor final : public ServedCall {
 
   void start() override {
     send_.pack();
-    if (auto* started = dynamic_cast<StartedRunner*>(runner_.get())) started->start();
-    else runner_->run();  // a form that needs no requests runs whole at the start
+    start_call(*runner_);
     if (form_ == CallForm::Persistent) count_started(c_, algorithm_);
   }
   void finish() override {
-    if (auto* started = dynamic_cast<StartedRunner*>(runner_.get())) started->wait();
+    wait_call(*runner_);
     recv_.unpack();
   }
 

@@ -29,6 +29,15 @@ const char* contract::to_string(Kind k) { return name(k).data(); }
 const char* contract::to_string(CallForm f) { return name(f).data(); }
 const char* contract::to_string(Topology t) { return name(t).data(); }
 
+void start_call(Runner& r) {
+  if (auto* started = dynamic_cast<StartedRunner*>(&r)) return started->start();
+  r.run();
+}
+
+void wait_call(Runner& r) {
+  if (auto* started = dynamic_cast<StartedRunner*>(&r)) started->wait();
+}
+
 Support Algorithm::supports_call(CallForm form, const Capabilities&) const {
   const auto offered = calls();
   if (std::find(offered.begin(), offered.end(), form) != offered.end()) return Support::yes();

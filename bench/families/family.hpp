@@ -68,16 +68,11 @@ class RunnerPoint : public PreparedPoint {
   void run() final {
     if (auto* r = runner()) r->run();
   }
-  // A nonblocking or persistent runner (collrepro::StartedRunner) is started here and completed
-  // in wait(); a blocking one runs whole in start().
   void start() final {
-    if (auto* r = runner()) {
-      if (auto* started = dynamic_cast<collrepro::StartedRunner*>(r)) started->start();
-      else r->run();
-    }
+    if (auto* r = runner()) collrepro::start_call(*r);
   }
   void wait() final {
-    if (auto* started = dynamic_cast<collrepro::StartedRunner*>(runner())) started->wait();
+    if (auto* r = runner()) collrepro::wait_call(*r);
   }
   bool in_point() const final { return runner() != nullptr; }
   std::vector<std::string> phases() const final {

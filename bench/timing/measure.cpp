@@ -204,9 +204,10 @@ void Measurer::overlap(PreparedPoint& point, Measurement& m) {
   for (std::size_t i = 0; i < n; ++i) {
     if (i % static_cast<std::size_t>(timing_.agree_every) == 0)
       if ((m.interrupted = agree_interrupt())) return;
-    synchronize_once();
+    synchronize_once();  // pure: the same two halves as below, nothing between them
     double t0 = clock_.now();
-    point.run();
+    point.start();
+    point.wait();
     const double t_pure = clock_.now() - t0;
     synchronize_once();
     t0 = clock_.now();

@@ -120,6 +120,12 @@ class StartedRunner : public Runner {
   virtual void wait() = 0;
 };
 
+// Any Runner's call in two halves (the overlap measurement, the PMPI library's requests): a
+// StartedRunner starts in start_call() and completes in wait_call(); a blocking Runner runs whole
+// in start_call(), and wait_call() has nothing left to do.
+void start_call(Runner& r);
+void wait_call(Runner& r);
+
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
