@@ -5,7 +5,8 @@ The base (this folder): safeio (files, exit codes, one-line errors), cliargs, co
 results contract, contract.json) and distributions, contract_files (CONTRACT.md and the golden
 vectors made from them), resultfiles (the plain and .gz forms of a result file) and compact
 (turning one into the other), catalogue (the algorithm snapshot), mpienv (the MPI environment of
-every launch and test), paths (checkout or installed tree); and the front door (frontdoor,
+every launch and test), paths (checkout or installed tree), design (the calibrated rounds of a
+comparison between installations); and the front door (frontdoor,
 __main__): every command is one of its verbs, `collrepro-py VERB` (`collrepro-py --help`).
 
 Above it: installations/ (MPI installations), launch/ (starting MPI programs here), slurm/ and

@@ -64,11 +64,12 @@ def test_names_and_settings():
     assert calibration.setting_of("openmpi-4.1.4") is None
     assert calibration.setting_of("openmpi-4.1.4+preload25") == ("preload25", 25)
     assert [calibration.mechanism_of(t) for t in ("aa", "slow5", "preload5")] == ["none", "pmpi-delay", "slowlib"]
-    assert calibration.installation_names("openmpi-4.1.4+x")[1:] == [
-        "openmpi-4.1.4+x+aa", "openmpi-4.1.4+x+slow5", "openmpi-4.1.4+x+slow10", "openmpi-4.1.4+x+slow25",
-        "openmpi-4.1.4+x+preload5", "openmpi-4.1.4+x+preload10", "openmpi-4.1.4+x+preload25"]
+    assert calibration.SLOWDOWNS == (5, 10, 15, 25, 50)        # the power curve's injected percents
+    assert calibration.installation_names("openmpi-4.1.4+x")[1:] == (
+        ["openmpi-4.1.4+x+aa"] + [f"openmpi-4.1.4+x+slow{p}" for p in calibration.SLOWDOWNS]
+        + [f"openmpi-4.1.4+x+preload{p}" for p in calibration.SLOWDOWNS])
     assert calibration.installation_names("openmpi-4.1.4", ("slowlib",))[2:] == [
-        "openmpi-4.1.4+preload5", "openmpi-4.1.4+preload10", "openmpi-4.1.4+preload25"]
+        f"openmpi-4.1.4+preload{p}" for p in calibration.SLOWDOWNS]
     assert calibration.mechanisms_option("slowlib, pmpi-delay") == ("slowlib", "pmpi-delay")
     with pytest.raises(safeio.UserError, match="--mechanisms 'ld-preload': want one or more of pmpi-delay, slowlib"):
         calibration.mechanisms_option("ld-preload")
@@ -90,7 +91,7 @@ def test_aa_flags_nothing_and_a_large_injection_is_found(tmp_path):
     assert big["detection_rate"] == 1.0
     assert tiny["detected"] == 0                                         # 1 % is below the threshold
     assert (aa["launches_base"], aa["launches_other"]) == (6, 6)
-    points = pd.read_csv(out / "points.csv")
+    points = pd.read_csv(out / calibration.POINTS_FILE)
     hit = points[(points["setting"] == "slow50") & points["injected"] & (points["launches"] == 6)]
     assert sorted(hit["msg_bytes"]) == [65536, 262144] and set(hit["algorithm"]) == {"native"}
     text = (out / "README.md").read_text()
@@ -170,7 +171,7 @@ def test_both_mechanisms_side_by_side_with_their_own_predicates(tmp_path):
     assert lib["fdr"] == pytest.approx(1 / 3)
     assert lib["rule"] == "MPI_Allgather,inter,65536,+50%"
     assert pd.isna(summary.loc["aa", "fdr"])                              # no injected setting: no FDR
-    points = pd.read_csv(out / "points.csv")
+    points = pd.read_csv(out / calibration.POINTS_FILE)
     hit = points[(points["mechanism"] == "slowlib") & points["injected"]]
     assert sorted(zip(hit["algorithm"], hit["msg_bytes"])) == [("native", 65536), ("native", 262144)]
     text = (out / "README.md").read_text()
@@ -187,10 +188,45 @@ def test_fdr_is_the_share_of_flagged_points_not_injected():
     assert calibration.fdr(0, 0) != calibration.fdr(0, 0)                   # nothing flagged: nan
 
 
-def test_a_preload_setting_without_a_rule_is_refused(tmp_path):
+def test_a_preload_setting_without_a_rule_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLLREPRO_CONFIG_DIR", str(tmp_path / "config"))   # no user registry to fall back on
     write_calibration(tmp_path / "runs", [("preload10", 10, 1.1)])
     for meta in (tmp_path / "runs" / "calib" / "openmpi-4.1.4+preload10").glob("meta-*.json"):
         meta.write_text(meta.read_text().replace('"COLLREPRO_SLOWLIB": "MPI_Allgather,inter,65536,+10%"',
                                                  '"OTHER": ""'))
     with pytest.raises(safeio.UserError, match=r"has no slowlib rule \(COLLREPRO_SLOWLIB\)"):
         calibration.main([str(tmp_path / "runs"), "-o", str(tmp_path / "o")])
+
+
+def test_blocks_judge_disjoint_rounds_and_sum_their_counts(tmp_path):
+    """--launches 3x2 judges launches 1-3 and 4-6 of each side as two runs of their own: twice
+    the points and injected points of one block; the power table and the quiet counts follow."""
+    write_calibration(tmp_path / "runs", [("aa", 0, 1.0), ("slow50", 50, 1.5)], launches=6)
+    out = tmp_path / "calibration"
+    assert calibration.main([str(tmp_path / "runs"), "-o", str(out), "--launches", "3x2,6"],
+                            predicate=rule_slows) == 0
+    every = pd.read_csv(out / "summary.csv")
+    blocks = every[every["launches_other"] == 3].set_index("setting")
+    whole = every[every["launches_other"] == 6].set_index("setting")
+    assert blocks.loc["aa", "blocks"] == 2 and whole.loc["aa", "blocks"] == 1
+    assert blocks.loc["aa", "points"] == 2 * whole.loc["aa", "points"] == 16
+    assert blocks.loc["slow50", "injected"] == 4 and whole.loc["slow50", "injected"] == 2
+    assert blocks.loc["slow50", "injected_quiet"] <= blocks.loc["slow50", "injected"]
+    points = pd.read_csv(out / calibration.POINTS_FILE)
+    assert sorted(set(points[points["launches"] == 3]["block"])) == [0, 1]
+    text = (out / "README.md").read_text()
+    assert "## Power curve" in text and "3 + 3, 2 blocks" in text
+    assert "## Variance components" in text and (out / "variance.csv").is_file()
+
+
+def test_launch_counts_parse_blocks_and_refuse_the_rest():
+    assert calibration.launch_counts("5,16x3,10xall,all") == ((5, 1), (16, 3), (10, None), (None, 1))
+    for bad in ("1", "x3", "4x0", "4xy", "4x", "-3"):
+        with pytest.raises(safeio.UserError, match="--launches"):
+            calibration.launch_counts(bad)
+
+
+def test_first_launches_takes_the_block():
+    per = pd.DataFrame({"installation": ["a"] * 6 + ["b"] * 6, "launch": list(range(6)) * 2})
+    assert list(calibration.first_launches(per, 2, block=1)["launch"]) == [2, 3, 2, 3]
+    assert len(calibration.first_launches(per, None)) == 12

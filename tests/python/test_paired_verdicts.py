@@ -76,11 +76,11 @@ def test_the_gate_holds_its_level_at_the_threshold_itself():
 
 
 def test_power_at_15_percent_for_the_default_design():
-    """`collrepro versions` by default: 5 rounds of the experiment, then the tripped points
-    re-measured in DEFAULT_REMEASURE fresh rounds, their verdict from those alone; 4 points of 72
-    slowed by 15 %, launches at 3 % noise."""
+    """`collrepro versions` by default: DEFAULT_ROUNDS rounds of the experiment, then the tripped
+    points re-measured in DEFAULT_REMEASURE fresh rounds, their verdict from those alone; 4 points
+    of 72 slowed by 15 %, launches at 3 % noise."""
     rng = np.random.default_rng(4)
-    first_rounds = 5
+    first_rounds = versions.DEFAULT_ROUNDS
     found = false = 0
     trials = 40
     for _ in range(trials):
@@ -90,7 +90,7 @@ def test_power_at_15_percent_for_the_default_design():
         fresh = dict(zip(trip, _family(rng, versions.DEFAULT_REMEASURE, [changes[i] for i in trip])))
         found += sum(fresh[i]["verdict"] == V.REGRESSION for i in range(4) if i in fresh)
         false += sum(fresh[i]["verdict"] in V.CHANGED for i in fresh if i >= 4)
-    print(f"+15 % found {found} of {4 * trials} (first look alone: 5 rounds); false changes {false}")
+    print(f"+15 % found {found} of {4 * trials} (first look: {first_rounds} rounds); false changes {false}")
     assert found >= 0.8 * 4 * trials and false <= 0.05 * 68 * trials
 
 

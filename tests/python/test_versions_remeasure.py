@@ -70,7 +70,7 @@ def test_merge_takes_the_fresh_verdicts_of_the_tripped_points():
     fresh = pd.DataFrame([row("native", 65536, "regression", True, 0, ratio=1.38),
                           row("halfduplex-fc", 65536, "same", False, 1, p=1, q=3, ratio=1.01)])
     table, counts = versions.merge_verdicts(first, fresh)
-    assert counts == {"points": 4, "tripped": 2, "remeasured": 2, "held": 1}
+    assert counts == {"points": 4, "tripped": 2, "undecided": 0, "remeasured": 2, "held": 1}
     assert list(table["verdict"]) == ["regression", "same", "same", "same"]
     assert list(table["first_verdict"]) == ["regression", "same", "inconclusive", "same"]
     assert list(table["remeasured"]) == [True, False, True, False]
@@ -200,16 +200,23 @@ def test_calibrate_dry_run_declares_and_launches_nothing(tmp_path, monkeypatch, 
     assert "would declare openmpi-4.1.4+slow25: openmpi-4.1.4 with COLLREPRO_PMPI_DELAY=allgather:>=16KiB:+25%" in err
     assert ("would add openmpi-4.1.4+preload25: openmpi-4.1.4 with the preload slowdown library, "
             "COLLREPRO_SLOWLIB=MPI_Allgather,inter,16384,+25%") in err
-    assert "256 launches in all (8 installations; calibration-quick: 16 each, calibration-seed000: 16 each)" in err
-    assert err.count("would run: collrun --installations openmpi-4.1.4,openmpi-4.1.4+aa,openmpi-4.1.4+slow5,"
-                     "openmpi-4.1.4+slow10,openmpi-4.1.4+slow25,openmpi-4.1.4+preload5,openmpi-4.1.4+preload10,"
-                     "openmpi-4.1.4+preload25 --np 2 --launches 16") == 2
+    from collrepro import paths
+    from collrepro.versions import calibration
+    rounds = [safeio.load_yaml_file(f"{paths.REPO}/configs/versions/calibration-{e}.yaml", 1 << 20, "c")["launches"]
+              for e in ("quick", "seed000")]
+    names = calibration.installation_names("openmpi-4.1.4")
+    assert len(names) == 2 + 2 * len(calibration.SLOWDOWNS)
+    assert (f"{sum(rounds) * len(names)} launches in all ({len(names)} installations; calibration-quick: "
+            f"{rounds[0]} each, calibration-seed000: {rounds[1]} each)") in err
+    assert err.count(f"would run: collrun --installations {','.join(names)} --np 2 --launches ") == 2
     assert not (tmp_path / "config").exists() and not (tmp_path / "c").exists()
     # one mechanism only: the delay mode's settings
     assert versions.main(["--calibrate", "--dry-run", "--base", "openmpi-4.1.4", "--mechanisms", "pmpi-delay",
                           "--out", str(tmp_path / "c")]) == 0
     err = capsys.readouterr().err
-    assert "160 launches in all (5 installations; calibration-quick: 16 each, calibration-seed000: 16 each)" in err
+    one = 2 + len(calibration.SLOWDOWNS)
+    assert (f"{sum(rounds) * one} launches in all ({one} installations; calibration-quick: {rounds[0]} each, "
+            f"calibration-seed000: {rounds[1]} each)") in err
     assert "preload" not in err
 
 
@@ -228,3 +235,123 @@ def test_the_default_installations_leave_the_derived_ones_out(tmp_path, monkeypa
     config.write_text(yaml.safe_dump(SEED000))
     assert versions.main(["--dry-run", "--out", str(tmp_path / "o"), str(config)]) == 0
     assert "would run: collrun --installations openmpi-4.1.4,mpich-4.0.2 --np" in capsys.readouterr().err
+
+
+def test_the_remeasure_takes_the_undecided_points_too():
+    """inconclusive between comparable sides with enough launches: re-measured; refused for too few
+    launches, or between sides that are not comparable (never `same`): not."""
+    table = pd.DataFrame([
+        row("native", 65536, "regression", True, 0, ratio=1.4),
+        row("native", 1048576, "inconclusive", False, 1),
+        row("halfduplex-fc", 65536, "inconclusive", False, 2),
+        row("ring-allgather", 1048576, "inconclusive", False, 3),
+        row("root-gathering", 1048576, "same", False, 4),
+    ]).assign(comparable=[True, True, False, True, True],
+              reason=["", "interval straddles ±5.0%", "sides not comparable: never `same`",
+                      f"{stats.REFUSED}: 3+3, need 4 a side", ""])
+    assert list(versions.remeasure_rows(table)["point"]) == [0, 1]
+    assert list(versions.remeasure_rows(table.drop(columns="comparable"))["point"]) == [0]   # an older table
+    fresh = pd.DataFrame([row("native", 1048576, "same", False, 0)])
+    merged, counts = versions.merge_verdicts(table, fresh)
+    assert counts == {"points": 5, "tripped": 1, "undecided": 1, "remeasured": 1, "held": 0}
+    assert list(merged["verdict"])[1] == "same" and list(merged["remeasured"]) == [False, True, False, False, False]
+    assert "1 of 5 points tripped and 1 undecided" in versions.remeasure_summary(counts, 10)
+
+
+def test_budget_minutes_are_checked():
+    assert versions.budget_seconds(None) == versions.DEFAULT_BUDGET_MIN * 60
+    assert versions.budget_seconds("2.5") == 150
+    for bad in ("0", "-1", "nan", "inf", "ten", "20000"):
+        with pytest.raises(safeio.UserError, match=r"--budget .*: want minutes above 0"):
+            versions.budget_seconds(bad)
+
+
+def test_the_budget_sizes_the_first_pass_and_the_remeasure(capsys):
+    now = [0.0]
+    clock = versions.Budget(600, clock=lambda: now[0])
+    clock.round_s = 10.0
+    assert clock.first_rounds(4) == versions.DEFAULT_ROUNDS              # 36 rounds fit in 60 % of 10 min
+    clock.round_s = 60.0
+    assert clock.first_rounds(4) == 6                                     # 360 s / 60 s
+    clock.round_s = 100.0
+    with pytest.raises(safeio.UserError, match=r"--budget 10: a round took 100 s here, so the 4 rounds a "
+                                               r"verdict needs take 6.7 min; give --budget 12 or more"):
+        clock.first_rounds(4)
+    clock.round_s = 30.0
+    now[0] = 360.0                                                        # 240 s left: 8 rounds
+    assert clock.remeasure_rounds(10, "out") == 8
+    assert "the re-measure gets 8 of its 10 rounds" in capsys.readouterr().err
+    now[0] = 530.0                                                        # 70 s left: 2 rounds, too few
+    assert clock.remeasure_rounds(10, "out") == 0
+    assert clock.remeasure_rounds(0, "out") == 0
+    now[0] = 0.0
+    assert clock.remeasure_rounds(10, "out") == 10
+
+
+def test_the_first_pass_times_a_round_and_keeps_it(tmp_path, monkeypatch, capsys):
+    """A first round is timed and recorded; the rounds follow from the budget; a re-run reads the
+    record instead of timing again."""
+    calls = []
+    ticks = iter([0.0, 30.0])
+    monkeypatch.setattr(versions, "interleaved", lambda names, np, n, out, config, **k: calls.append(n) or 0)
+    import time
+    monkeypatch.setattr(time, "monotonic", lambda: next(ticks, 30.0))
+    clock = versions.Budget(600, clock=lambda: 0.0)
+    out = str(tmp_path / "out")
+    rc, rounds = versions.first_pass(["a", "b"], 2, None, out, "c.yaml", clock)
+    assert (rc, rounds, calls) == (0, 12, [1, 12])                        # 360 s / 30 s
+    assert "12 rounds" in capsys.readouterr().err
+    again = versions.Budget(600, clock=lambda: 0.0)
+    calls.clear()
+    assert versions.first_pass(["a", "b"], 2, None, out, "c.yaml", again) == (0, 12)
+    assert calls == [12] and again.round_s == 30.0
+
+
+SEED001 = {"experiment": "versions-seed001", "sizes": ["16KiB"], "settings": [
+    {"name": "setting 1", "collective": "allgather", "groups": {"ratios": ["1/1"]}},
+    {"name": "setting 2", "collective": "allgather", "groups": {"ratios": ["3/1"]}},
+    {"name": "mixed", "collective": "allgatherv", "groups": {"ratios": ["1/1", "3/1"]}}]}
+
+
+def test_fit_config_leaves_out_the_ratios_that_need_more_processes():
+    fitted, left = versions.fit_config(SEED001, 2)
+    assert [s["name"] for s in fitted["settings"]] == ["setting 1", "mixed"]
+    assert fitted["settings"][1]["groups"]["ratios"] == ["1/1"]
+    assert left == [("setting 'setting 2'", "3/1", 4), ("setting 'mixed'", "3/1", 4)]
+    assert versions.fit_config(SEED001, 4) == (SEED001, [])
+    flat, left = versions.fit_config({"groups": {"ratios": ["1/1", "5/3"]}}, 2)
+    assert flat["groups"]["ratios"] == ["1/1"] and left == [("groups.ratios", "5/3", 8)]
+    assert SEED001["settings"][2]["groups"]["ratios"] == ["1/1", "3/1"]            # untouched
+
+
+def test_the_default_process_count_runs_a_fitted_config(tmp_path, capsys):
+    config = tmp_path / "seed001.yaml"
+    config.write_text(yaml.safe_dump(SEED001))
+    out = tmp_path / "out"
+    path = versions.fitted_config(str(config), 2, str(out), chosen=None)
+    assert path == str(out / "fitted.yaml")
+    assert [s["name"] for s in yaml.safe_load(open(path))["settings"]] == ["setting 1", "mixed"]
+    err = capsys.readouterr().err
+    assert "2 processes, one per core: left out setting 'setting 2' 3/1 (needs a multiple of 4)" in err
+    assert versions.fitted_config(str(config), 2, str(out), chosen="2") == str(config)   # the user's choice
+    assert versions.fitted_config(str(config), 4, str(tmp_path / "o4"), chosen=None) == str(config)
+    only = tmp_path / "only.yaml"
+    only.write_text(yaml.safe_dump({"experiment": "x", "groups": {"ratios": ["3/1"]}}))
+    with pytest.raises(safeio.UserError, match=r"nothing fits 2 processes, one per core .*give --np N"):
+        versions.fitted_config(str(only), 2, str(tmp_path / "o"), chosen=None)
+    assert not (tmp_path / "o").exists()
+
+
+def test_collrun_installations_runs_at_least_the_calibrated_rounds(monkeypatch, capsys):
+    from collrepro import design
+    from collrepro.launch import collrun
+    got = []
+    monkeypatch.setattr(collrun, "collrun_setup", lambda opts: ([type("R", (), {"label": "a"})()], 2))
+    monkeypatch.setattr(collrun, "config_value", lambda run, opts, key: "5")
+    monkeypatch.setattr(collrun, "_run_rounds", lambda runs, np, opts, n, fwd: got.append(("rounds", n)) or 0)
+    monkeypatch.setattr(collrun, "_run_launches", lambda run, np, opts, n, fwd: got.append(("launches", n)) or 0)
+    assert collrun.collrun(["--installations", "a,b", "--np", "2", "c.yaml"]) == 0
+    assert f"--installations: {design.ROUNDS} rounds, the calibrated rounds of a verdict" in capsys.readouterr().err
+    assert collrun.collrun(["--installations", "a,b", "--np", "2", "--launches", "3", "c.yaml"]) == 0
+    assert collrun.collrun(["--mpi", "openmpi", "--np", "2", "c.yaml"]) == 0
+    assert got == [("rounds", design.ROUNDS), ("rounds", 3), ("launches", 5)]   # asked for, or one installation

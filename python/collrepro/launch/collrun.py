@@ -12,7 +12,7 @@ import re
 import secrets
 import sys
 
-from collrepro import safeio
+from collrepro import design, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.launch.launcher import Forwarder
 from collrepro.launch.runs import collrun_setup, config_value, say, positive_number
@@ -68,7 +68,8 @@ def _collrun_options(argv):
     own, passthrough = _split_passthrough(argv)
     ap = _launch_parser("collrun", RUN_DESCRIPTION)
     ap.add_argument("--launches", default="",
-                    help="number of launches (default: the config's `launches`, after --set overrides)")
+                    help="number of launches (default: the config's `launches`, after --set overrides; with "
+                         f"--installations at least {design.ROUNDS}, the calibrated rounds of a verdict)")
     ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
                     help="run the experiment against each installation, into <out>/<name>/ (default out: "
                          "results/<experiment>); collbench must be built for each (collrepro mpi collbench NAME). "
@@ -162,6 +163,10 @@ def collrun(argv=None):
         raise UserError("--order-seed goes with --installations (the order of installations in each round)")
     runs, np = collrun_setup(opts)
     launches = positive_number(opts["launches"] or config_value(runs[0], opts, "launches"), "--launches")
+    if opts["installations"] and not opts["launches"] and launches < design.ROUNDS:
+        say(f"--installations: {design.ROUNDS} rounds, the calibrated rounds of a verdict (docs/verdicts.md), "
+            f"not the config's {launches}; --launches N to choose")
+        launches = design.ROUNDS
     with Forwarder() as fwd:
         if opts["installations"]:
             return _run_rounds(runs, np, opts, launches, fwd)

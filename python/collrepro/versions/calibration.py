@@ -20,13 +20,18 @@ installations), and per setting and experiment OUT/README.md gives:
 - the minimum detectable effect the verdict table reports (median over the points);
 - the launches behind each number, the machine, the process count and the dates;
 - both mechanisms side by side (detection at each injected percent), and the false discovery
-  rate over the injected settings: flagged points outside the injected subset / flagged points.
+  rate over the injected settings: flagged points outside the injected subset / flagged points;
+- the power curve: per number of rounds N, the settings judged in disjoint blocks of N rounds
+  (--launches NxB), injected points found slower overall and on the quiet ones (noise floor at
+  most QUIET_FLOOR), beside the A/A false changes;
+- the variance components of each experiment's base (analysis.verdicts.variance).
 
 The injected subset of a setting is decided by the rule of its installation and its mechanism's
 own predicate (which points a rule slows), never by the data. Every figure in
 the README is computed here from DIR; nothing is typed in by hand.
 """
 
+import gzip
 import math
 import os
 import re
@@ -38,7 +43,7 @@ from collrepro.cliargs import ArgumentParser
 
 PROG = "versions calibration"
 AA = "aa"
-SLOWDOWNS = (5, 10, 25)
+SLOWDOWNS = (5, 10, 15, 25, 50)
 TAG_RE = re.compile(r"^(?P<base>.+?)\+(?P<tag>aa|(?P<kind>slow|preload)(?P<pct>[0-9]+))$")
 DELAY_VARIABLE = "COLLREPRO_PMPI_DELAY"
 # The two injection mechanisms and the tag of their synthetic releases (`<base>+slow10`, `+preload10`).
@@ -50,6 +55,11 @@ NO_MECHANISM = "none"  # A/A
 DELAY_SIZES = ">=16KiB"
 CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower", "faster")
 SLOWER_WORDS = ("regression", "slower")
+# The detection target is stated for the injected points whose verdict's noise floor is at most
+# this (README: "quiet" points).
+QUIET_FLOOR = 0.05
+DEFAULT_DESIGNS = "5xall,10xall,16xall,all"
+POINTS_FILE = "points.csv.gz"
 
 
 def installation_names(base="openmpi", mechanisms=tuple(MECHANISMS)):
@@ -196,26 +206,26 @@ def _is_slower(row):
     return False
 
 
-def first_launches(per, launches):
-    """The per-launch medians of the first `launches` launches of each side (None: all), so that
-    one calibration run also gives the error rates of a shorter run (e.g. the default 5 + 5)."""
+def first_launches(per, launches, block=0):
+    """The per-launch medians of launches block*N+1 .. (block+1)*N of each side, N = `launches`
+    (None: all), so that one calibration run also gives the error rates of a shorter run (e.g.
+    the default design's rounds) over several disjoint blocks of its rounds."""
     if not launches:
         return per
     order = per.groupby("installation")["launch"].rank(method="dense")
-    return per[order <= launches]
+    return per[(order > block * launches) & (order <= (block + 1) * launches)]
 
 
-def verdict_table(base, other, alpha=0.05, threshold=0.05, launches=None):
+def verdict_table(base, other, alpha=0.05, threshold=0.05, launches=None, block=0, per=None):
     """The trend verdicts of `other` against `base` (two inventory entries, in this order), from
-    the first `launches` launches of each (None: all)."""
+    launches block*N+1 .. (block+1)*N of each, N = `launches` (None: all). per: the two entries'
+    per-launch medians (trend.per_installation), when already computed."""
     from collrepro.analysis.verdicts import trend
     from collrepro.analysis.verdicts import stats
     need = stats.min_launches(alpha)
-    per = first_launches(trend.per_installation([base, other]), launches)
+    per = first_launches(trend.per_installation([base, other]) if per is None else per, launches, block)
     metas = [m for e in (base, other) for m in e.rs.metas]
-    if hasattr(trend, "metas_by_side"):  # the comparability check reads each side's metadata
-        return trend.verdicts(per, alpha, threshold, need, metas, trend.metas_by_side([base, other])), per
-    return trend.verdicts(per, alpha, threshold, need, metas), per
+    return trend.verdicts(per, alpha, threshold, need, metas, trend.metas_by_side([base, other])), per
 
 
 def assess(table, rule, predicate, pct):
@@ -228,13 +238,22 @@ def assess(table, rule, predicate, pct):
     false = sum(_is_changed(r.get("verdict")) for r in outside)
     flagged = sum(_is_changed(r.get("verdict")) for r in rows)
     detected = sum(_is_slower(r) for r in inside)
+    quiet = [r for r in inside if _quiet(r)]
     refused = sum(str(r.get("verdict")) in ("insufficient",) or
                   (str(r.get("verdict")) == "inconclusive" and "launch" in str(r.get("reason", ""))) for r in rows)
     return {"points": len(rows), "injected": len(inside), "outside": len(outside),
             "false_changes": false, "false_rate": false / len(outside) if outside else float("nan"),
             "detected": detected, "detection_rate": detected / len(inside) if inside else float("nan"),
             "flagged": flagged, "fdr": fdr(false, flagged) if inside else float("nan"),
+            "injected_quiet": len(quiet), "detected_quiet": sum(_is_slower(r) for r in quiet),
             "refused": refused, "injected_flags": injected}
+
+
+def _quiet(row):
+    """Whether a point's verdict rests on a noise floor of at most QUIET_FLOOR (the points the
+    detection target is stated for)."""
+    floor = _finite([row.get("noise_floor")])
+    return bool(floor) and floor[0] <= QUIET_FLOOR
 
 
 def fdr(false_changes, flagged):
@@ -250,7 +269,7 @@ def _launch_counts(entry, launches=None):
     return min(n, launches) if launches else n
 
 
-def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(None,)):
+def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=((None, 1),)):
     """(summary rows, point rows) of every (experiment, setting) in `entries` (inventory entries).
     `predicate(rule, row)` decides the injected subset of every mechanism (None: each
     mechanism's own, default_predicate)."""
@@ -278,9 +297,11 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
                 raise safeio.UserError(f"{experiment}: {other.installation.name} has no {mechanism} rule "
                                        f"({variable}) in its metadata or the registry")
             slows = predicate or default_predicate(mechanism)
-            for launches in launch_counts:
+            for design in launch_counts:
+                if design[0] and design[0] > min(_launch_counts(base), _launch_counts(other)):
+                    continue  # more rounds than were measured: the `all` design says it
                 summary_row, rows = _setting(experiment, base, other, tag, pct, rule, slows,
-                                             alpha, threshold, launches)
+                                             alpha, threshold, design)
                 summary.append(summary_row)
                 points.append(rows)
     if not summary:
@@ -297,10 +318,31 @@ def _setting_order(entry):
     return pct, list(MECHANISMS).index(mechanism_of(tag)) if tag != AA else -1, entry.installation.name
 
 
-def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, launches):
-    """(summary row, point rows) of one setting against its base, from the first `launches`
-    launches a side (None: all)."""
-    table, per = verdict_table(base, other, alpha, threshold, launches)
+def _blocks(base, other, launches, blocks):
+    """How many disjoint blocks of `launches` rounds a setting is judged in: `blocks`, or (None)
+    as many as both sides measured; 1 for every launch (launches None)."""
+    if not launches:
+        return 1
+    have = max(1, min(_launch_counts(base), _launch_counts(other)) // launches)
+    return have if blocks is None else min(blocks, have)
+
+
+def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, design):
+    """(summary row, point rows) of one setting against its base, design = (N, B): in B disjoint
+    blocks of N rounds a side (launches 1..N, N+1..2N, ...; N None: all launches, one block), each
+    block judged as a run of its own; the counts are summed over the blocks."""
+    from collrepro.analysis.verdicts import trend
+    import pandas as pd
+    launches, blocks = design
+    blocks = _blocks(base, other, launches, blocks)
+    every = trend.per_installation([base, other])
+    tables, pers = [], []
+    for block in range(blocks):
+        table, per = verdict_table(base, other, alpha, threshold, launches, block, every)
+        tables.append(table.assign(block=block))
+        pers.append(per)
+    table = pd.concat(tables, ignore_index=True)
+    per = pd.concat(pers, ignore_index=True)
     counts = assess(table, rule, predicate, pct)
     flags = counts.pop("injected_flags")
     if "noise_floor" in table.columns:  # the verdicts' own floor (the threshold's input)
@@ -316,13 +358,14 @@ def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshol
         title=setting_title(tag, pct), rule=rule,
         base=base.installation.name, other=other.installation.name,
         launches_base=_launch_counts(base, launches), launches_other=_launch_counts(other, launches),
+        blocks=blocks,
         **counts, realised_median=_quantile(table["ratio"][flags], 0.5) if any(flags) else float("nan"),
         noise_median=_quantile(noise, 0.5), noise_p90=_quantile(noise, 0.9),
         threshold_median=quantile("threshold", 0.5), mde_median=quantile("mde", 0.5),
         mde_p90=quantile("mde", 0.9))
     keep = [c for c in ("library", "setting", "shape", "algorithm", "msg_bytes", "verdict", "reason",
                         "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold", "mde",
-                        "n_before", "n_after", "tripped") if c in table.columns]
+                        "n_before", "n_after", "noise_floor", "tripped", "block") if c in table.columns]
     rows = table[keep].rename(columns={"setting": "config_setting"}).assign(
         experiment=experiment, setting=tag, mechanism=mechanism_of(tag), injected_pct=pct, injected=flags,
         launches=summary["launches_other"])
@@ -356,10 +399,15 @@ def machine_lines(metas):
             + (f"each round in a seeded random order (seed {', '.join(seeds)})." if seeds else "interleaved.")]
 
 
+def _blocks_text(r):
+    blocks = r.get("blocks", 1)
+    return f", {int(blocks)} blocks" if isinstance(blocks, (int, float)) and blocks > 1 else ""
+
+
 def _summary_cells(r, pct):
     """One README row: one experiment, one setting, one launch count."""
     return {"experiment": r["experiment"], "points": r["points"], "injected": r["injected"],
-            "launches (base + other)": f"{r['launches_base']} + {r['launches_other']}",
+            "launches (base + other)": f"{r['launches_base']} + {r['launches_other']}" + _blocks_text(r),
             "false changes (outside injected)": _rate(r["false_changes"], r["outside"]),
             "detected (injected, slower)": _rate(r["detected"], r["injected"]) if pct else "–",
             "FDR (not injected / flagged)": _rate(r["false_changes"], r["flagged"]) if pct else "–",
@@ -385,7 +433,7 @@ def _total_cells(sub, pct):
             "no verdict": int(sub["refused"].sum())}
 
 
-def readme(summary, metas, source, alpha, threshold):
+def readme(summary, metas, source, alpha, threshold, variance=None):
     from collrepro.analysis.frames.tables import markdown_table
     lines = ["# Calibration of the version verdicts", "",
              "How often the version comparison flags a change that is not there, and how small an injected "
@@ -417,12 +465,14 @@ def readme(summary, metas, source, alpha, threshold):
         import pandas as pd
         table = pd.DataFrame(rows)
         lines += [markdown_table(table, list(table.columns)), ""]
-    lines += side_by_side(summary) + fdr_section(summary)
+    lines += power_table(summary) + side_by_side(summary) + fdr_section(summary) + variance_section(variance)
     lines += ["## Files", "",
               "- `summary.csv`: the tables above, one row per experiment, setting and launch count (the "
               "first N launches of each installation, so that one run also gives a shorter run's rates), "
               "with its `mechanism`, `flagged` points and `fdr`.",
-              "- `points.csv`: every point's verdict per setting, with `injected` (in the rule's subset).",
+              f"- `{POINTS_FILE}`: every point's verdict per setting and block, with `injected` (in the rule's "
+              "subset) and its `noise_floor`.",
+              "- `variance.csv`: the variance components of every point of each experiment's base installation.",
               f"- `{FIGURE}`: detection rate against the realised slowdown, one curve per mechanism.",
               ""]
     return "\n".join(lines)
@@ -437,6 +487,85 @@ def _by_mechanism(summary):
     return injected.groupby(["mechanism", "injected_pct", "launches_other"], sort=True).agg(
         detected=("detected", "sum"), injected=("injected", "sum"), false_changes=("false_changes", "sum"),
         flagged=("flagged", "sum"), realised=("realised_median", "median")).reset_index()
+
+
+def power_table(summary):
+    """README lines: the power curve, per launch count (rounds), mechanism and injected percent:
+    injected points found slower over every experiment and block, the same on the quiet points
+    (noise floor at most QUIET_FLOOR), and the A/A false changes beside them."""
+    from collrepro.analysis.frames.tables import markdown_table
+    import pandas as pd
+    if "injected_quiet" not in summary.columns:
+        return []
+    rows = []
+    for launches, by_n in summary.groupby("launches_other", sort=True):
+        aa = by_n[by_n["injected_pct"] == 0]
+        rows.append({"rounds": launches, "blocks": _blocks_cell(aa), "setting": "A/A",
+                     "points": int(aa["points"].sum()),
+                     "found slower (injected)": "–", "found slower (quiet injected)": "–",
+                     "false changes (outside injected)": _rate(int(aa["false_changes"].sum()), int(aa["outside"].sum())),
+                     "realised": "–"})
+        injected = by_n[by_n["injected_pct"] > 0]
+        for (mechanism, pct), sub in injected.groupby(["mechanism", "injected_pct"], sort=True):
+            realised = _quantile(sub["realised_median"], 0.5)
+            rows.append({"rounds": launches, "blocks": _blocks_cell(sub), "setting": f"+{pct} % {mechanism}",
+                         "points": int(sub["points"].sum()),
+                         "found slower (injected)": _rate(int(sub["detected"].sum()), int(sub["injected"].sum())),
+                         "found slower (quiet injected)": _rate(int(sub["detected_quiet"].sum()),
+                                                                int(sub["injected_quiet"].sum())),
+                         "false changes (outside injected)": _rate(int(sub["false_changes"].sum()),
+                                                                   int(sub["outside"].sum())),
+                         "realised": f"x{realised:.3f}" if math.isfinite(realised) else "–"})
+    table = pd.DataFrame(rows)
+    return ["## Power curve", "",
+            f"Per number of paired rounds (launches a side): the injected points found slower, over every "
+            f"experiment and every disjoint block of that many rounds (each block judged as a run of its own); "
+            f"the same on the *quiet* injected points, whose verdict's noise floor is at most {QUIET_FLOOR:.0%}; "
+            "and the false changes outside the injected points. `realised`: the median ratio at the injected "
+            "points.", "", markdown_table(table, list(table.columns)), ""]
+
+
+def _blocks_cell(sub):
+    if "blocks" not in sub.columns or not len(sub):
+        return 1
+    values = sorted({int(b) for b in sub["blocks"] if b == b})
+    return "/".join(map(str, values)) if values else 1
+
+
+def variance_rows(entries):
+    """(per-experiment rows, per-point frame) of the variance components (analysis.verdicts.variance)
+    of each experiment's base installation."""
+    import pandas as pd
+    from collrepro.analysis.verdicts import variance
+    rows, points = [], []
+    for e in sorted(entries, key=lambda e: e.experiment):
+        if setting_of(e.installation.name) is not None or not len(e.rs.raw):
+            continue
+        table = variance.components(e.rs.raw)
+        rows.append(dict(experiment=e.experiment, installation=e.installation.name, **variance.summarise(table)))
+        points.append(table.assign(experiment=e.experiment, installation=e.installation.name))
+    return pd.DataFrame(rows), (pd.concat(points, ignore_index=True) if points else pd.DataFrame())
+
+
+def variance_section(rows):
+    """README lines: the variance components per experiment."""
+    from collrepro.analysis.frames.tables import markdown_table
+    import pandas as pd
+    if rows is None or not len(rows):
+        return []
+    cells = [{"experiment": r["experiment"], "points": r["points"], "launches": r["launches"],
+              "repetitions a launch": r["reps"], "launch medians' SD": _pct(r["total_sd"]),
+              "launch part": _pct(r["launch_sd"]), "repetition part": _pct(r["within_sd"]),
+              "share of the repetitions": _pct(r["within_share"], 0),
+              "repetitions enough (median / p90)": f"{r['reps_enough_median']:.0f} / {r['reps_enough_p90']:.0f}"}
+             for _, r in rows.iterrows()]
+    table = pd.DataFrame(cells)
+    return ["## Variance components", "",
+            "Of the base installation's launch medians (medians over the points, log scale: 0.02 is about 2 %): "
+            "their SD, the part of it that is the launches' own (only more rounds reduce it) and the part that "
+            "is the sampling of the repetitions within a launch (split halves); the repetitions per launch beyond "
+            "which the repetition part is under a quarter of the launch part (`variance.csv` per point; "
+            "python/collrepro/analysis/verdicts/variance.py).", "", markdown_table(table, list(table.columns)), ""]
 
 
 def side_by_side(summary):
@@ -512,11 +641,16 @@ def figure(summary, path):
     plt.close(fig)
 
 
-def write(outdir, summary, points, metas, source, alpha, threshold):
+def write(outdir, summary, points, metas, source, alpha, threshold, variance=(None, None)):
+    rows, per_point = variance
     with safeio.atomic_dir(outdir, "collrepro calibration") as staging:
         safeio.write_csv(Path(staging) / "summary.csv", summary, index=False)
-        safeio.write_csv(Path(staging) / "points.csv", points, index=False)
-        safeio.write_text(Path(staging) / "README.md", readme(summary, metas, source, alpha, threshold))
+        # one row per point, setting, design and block: gzip-compressed (a 48-round run gives 60 000)
+        safeio.write_bytes(Path(staging) / POINTS_FILE,
+                           gzip.compress(points.to_csv(index=False).encode(), mtime=0))
+        if per_point is not None and len(per_point):
+            safeio.write_csv(Path(staging) / "variance.csv", per_point, index=False)
+        safeio.write_text(Path(staging) / "README.md", readme(summary, metas, source, alpha, threshold, rows))
         figure(summary, Path(staging) / FIGURE)
     return Path(outdir) / "README.md"
 
@@ -529,24 +663,29 @@ def _parser():
                                                         "results/versions/calibration")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--threshold", type=float, default=0.05)
-    ap.add_argument("--launches", default="5,all", help="the launch counts a side to evaluate, from "
-                    "the first launches of each installation (default 5,all: the default `versions` "
-                    "run, and every launch measured)")
+    ap.add_argument("--launches", default=DEFAULT_DESIGNS, help="the designs to evaluate, comma-separated: N "
+                    "(the first N launches of each installation), NxB (B disjoint blocks of N rounds, B a "
+                    "number or 'all': as many as were measured) or 'all' (every launch); default "
+                    f"{DEFAULT_DESIGNS}: 5 and 10 rounds, the default `versions` first pass of 16, and every "
+                    "launch; designs of more rounds than were measured are left out")
     return ap
 
 
 def launch_counts(text):
-    """--launches: '5,all' -> (5, None)."""
+    """--launches: '5,16x3,all' -> ((5, 1), (16, 3), (None, 1)); 'NxB' judges B disjoint blocks of
+    N rounds, 'Nxall' as many blocks as the runs hold."""
     counts = []
     for item in str(text).split(","):
         item = item.strip()
+        n, _, b = item.partition("x")
         if item == "all":
-            counts.append(None)
-        elif item.isdigit() and int(item) >= 2:
-            counts.append(int(item))
+            counts.append((None, 1))
+        elif n.isdigit() and int(n) >= 2 and (not _ or b == "all" or (b.isdigit() and int(b) >= 1)):
+            counts.append((int(n), None if b == "all" else int(b or 1)))
         else:
             raise safeio.UserError(f"--launches: {item!r} is not a launch count (give numbers of 2 or "
-                                   "more, or 'all', separated by commas, e.g. 5,all)")
+                                   "more, NxB for B disjoint blocks of N rounds (B a number or 'all'), or "
+                                   "'all', separated by commas, e.g. 5,10xall,all)")
     return tuple(dict.fromkeys(counts))
 
 
@@ -558,7 +697,7 @@ def main(argv=None, predicate=None):
     entries = inventory.load_tree([a.dir])
     summary, points = analyse(entries, predicate, a.alpha, a.threshold, launch_counts(a.launches))
     metas = [m for e in entries for m in e.rs.metas]
-    path = write(a.out, summary, points, metas, a.dir, a.alpha, a.threshold)
+    path = write(a.out, summary, points, metas, a.dir, a.alpha, a.threshold, variance_rows(entries))
     for _, r in summary.iterrows():
         print(f"{r['experiment']} {r['title']} ({r['launches_base']} + {r['launches_other']} launches): false changes {r['false_changes']}/{r['outside']}, "
               f"detected {r['detected']}/{r['injected']}" + (f", FDR {r['false_changes']}/{r['flagged']}"

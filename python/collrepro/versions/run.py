@@ -32,15 +32,24 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from collrepro import paths, safeio
-from collrepro.launch import collrun, runs
+from collrepro import design, paths, safeio
+from collrepro.launch import collrun, job_size, runs
 from collrepro.cliargs import ArgumentParser
 from collrepro.installations import cli as installations_cli
 from collrepro.installations import registry
 
 PROG = "versions"
 DEFAULT_CONFIG = os.path.join("configs", "versions", "seed001.yaml")
-DEFAULT_REMEASURE = 10
+# The default design (results/versions/calibration/README.md: the rounds at which the calibration
+# finds the injected slowdowns): a first pass of DEFAULT_ROUNDS paired rounds, then re-measure
+# looks of as many rounds each for the tripped and undecided points, all within --budget
+# minutes of measuring.
+DEFAULT_ROUNDS = design.ROUNDS
+DEFAULT_REMEASURE = 2 * DEFAULT_ROUNDS
+DEFAULT_BUDGET_MIN = 10.0
+BUDGET_LIMIT_MIN = 7 * 24 * 60.0
+FIRST_SHARE = 0.6          # of the budget, at most, for the first pass; the rest for the re-measure
+ROUNDS_FILE = "rounds.json"  # <out>/: the measured time of a round (a re-run plans from it)
 DEFAULT_LOOKS = 2          # the re-measure's rounds in this many looks (each of at least LOOK_LEAST)
 LOOK_LEAST = 4             # rounds: the least a look's verdicts need (stats.min_launches at 0.05)
 CONFIG_LIMIT = safeio.MIB
@@ -60,14 +69,19 @@ def _parser():
     ap.add_argument("config", nargs="?", metavar="CONFIG.yaml",
                     help=f"the experiment (default {DEFAULT_CONFIG})")
     ap.add_argument("--np", default=None,
-                    help="processes per launch (default $COLLREPRO_NP, else 4; --calibrate: 2, one rank per core)")
+                    help="processes per launch (default $COLLREPRO_NP, else one per core; --calibrate: 2)")
+    ap.add_argument("--budget", default=None, metavar="MINUTES",
+                    help=f"minutes of measuring in all, first pass and re-measure (default {DEFAULT_BUDGET_MIN:g}): "
+                         f"a first round is timed, the first pass takes up to {DEFAULT_ROUNDS} rounds within "
+                         f"{FIRST_SHARE:.0%} of it, the re-measure what is left")
     ap.add_argument("--launches", default=None,
-                    help="launches per installation (default $COLLREPRO_LAUNCHES, else 5; --calibrate: the "
+                    help="rounds of the first pass, one launch per installation each (default $COLLREPRO_LAUNCHES, "
+                         f"else as many as --budget allows, at most {DEFAULT_ROUNDS}; --calibrate: the "
                          "config's `launches`; 4 or more for verdicts)")
     ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
                     help="the installations to compare (default: every known one but the derived ones; "
                          "--calibrate: the base "
-                         "installation, +aa, +slow5, +slow10, +slow25, +preload5, +preload10, +preload25)")
+                         "installation, +aa, +slowN and +preloadN for N in 5, 10, 15, 25, 50)")
     ap.add_argument("--remeasure-launches", default=None, metavar="N",
                     help=f"launches per installation that re-measure the points whose row tripped "
                          f"(default {DEFAULT_REMEASURE}; 0 turns re-measuring off; --calibrate: 0)")
@@ -148,6 +162,20 @@ def tripped_rows(table):
     if "tripped" in table.columns:
         return table[[_truthy(v) for v in table["tripped"]]]
     return table[table["verdict"].astype(str).isin(CHANGED_WORDS)]
+
+
+def remeasure_rows(table):
+    """The rows a re-measure takes: the tripped ones (tripped_rows), and the undecided ones, whose
+    verdict is `inconclusive` between comparable sides with enough launches (more rounds can
+    settle them: a change, or `same`). A table without a `comparable` column: the tripped only."""
+    if table is None or len(table) == 0 or "comparable" not in table.columns:
+        return tripped_rows(table)
+    from collrepro.analysis.verdicts import stats
+    tripped = set(tripped_rows(table).index)
+    reasons = table["reason"].fillna("").astype(str) if "reason" in table.columns else ""
+    undecided = ((table["verdict"].astype(str) == "inconclusive") & table["comparable"].map(_truthy)
+                 & ~reasons.str.startswith(stats.REFUSED))
+    return table[[i in tripped or bool(u) for i, u in zip(table.index, undecided)]]
 
 
 def is_changed(verdict):
@@ -254,8 +282,9 @@ def merge_verdicts(first, fresh):
     table["first_verdict"] = table["verdict"] if "verdict" in table.columns else ""
     table["remeasured"] = False
     table["held"] = False
-    trip = tripped_rows(first)
-    counts = {"points": len(first), "tripped": len(trip), "remeasured": 0, "held": 0}
+    trip = remeasure_rows(first)
+    tripped = len(tripped_rows(first)) if len(first) else 0
+    counts = {"points": len(first), "tripped": tripped, "undecided": len(trip) - tripped, "remeasured": 0, "held": 0}
     if fresh is None or len(fresh) == 0 or len(trip) == 0:
         return table, counts
     cols = _key_columns(first, fresh)
@@ -321,11 +350,19 @@ def _unsettled(first, table):
     cols = _key_columns(first, table)
     verdicts = {point_key(r, cols): r.get("verdict") for r in table.to_dict("records")}
     return any(not stats.settled(verdicts.get(point_key(r, cols)))
-               for r in tripped_rows(first).to_dict("records"))
+               for r in remeasure_rows(first).to_dict("records"))
+
+
+def _taken_text(first, taken):
+    tripped = len(tripped_rows(first))
+    return (f"{tripped} of {len(first)} points tripped" +
+            (f" and {len(taken) - tripped} undecided" if len(taken) > tripped else ""))
 
 
 def remeasure_summary(counts, launches):
-    return (f"re-measure on trip: {counts['tripped']} of {counts['points']} points tripped, "
+    undecided = counts.get("undecided", 0)
+    return (f"re-measure: {counts['tripped']} of {counts['points']} points tripped"
+            + (f" and {undecided} undecided" if undecided else "") + ", "
             f"{counts['remeasured']} re-measured with {launches} fresh interleaved launches per installation, "
             f"{counts['held']} held (still changed on the fresh launches)")
 
@@ -336,13 +373,14 @@ def _write_remeasure_report(reports, first, table, counts, launches, subset_path
                         "reason", "ratio", "ci_low", "ci_high", "q_value", "n_before", "n_after", "held",
                         "rounds_used", "look_alpha", "stopped")
             if c in table.columns]
-    trip = table.loc[tripped_rows(first).index].copy()
+    trip = table.loc[remeasure_rows(first).index].copy()
     if "reason" in trip.columns:
         trip["reason"] = trip["reason"].fillna("").astype(str)
     if "q_value" in trip.columns:
         trip["q_value"] = [f"{q:.2g}" if isinstance(q, (int, float)) else str(q) for q in trip["q_value"]]
-    lines = ["# Re-measure on trip", "", remeasure_summary(counts, launches) + ".", "",
-             "The points whose row tripped the screen were measured again with fresh interleaved launches "
+    lines = ["# Re-measure", "", remeasure_summary(counts, launches) + ".", "",
+             "The points whose row tripped the screen, and those left undecided (`inconclusive` between "
+             "comparable sides), were measured again with fresh interleaved launches "
              f"(the subset config {os.path.basename(subset_path)}); their verdict comes from the fresh "
              "launches only, so selecting them on the first launches does not bias it. The fresh launches "
              "come in looks, each judged under its share of alpha (alpha spending, docs/verdicts.md); a point "
@@ -361,10 +399,10 @@ def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DE
     looks (look_rounds, stats.spending_levels); 0 or the failing step's exit code."""
     from collrepro.analysis.verdicts import stats
     first = _read_table(os.path.join(reports, "trend", "regressions.csv"))
-    trip = tripped_rows(first)
+    trip = remeasure_rows(first)
     if launches == 0 or len(trip) == 0:
         table, counts = merge_verdicts(first, None)
-        _say(f"re-measure on trip: {counts['tripped']} of {counts['points']} points tripped"
+        _say(f"re-measure: {counts['tripped']} of {counts['points']} points tripped, {counts['undecided']} undecided"
              + (", re-measuring is off (--remeasure-launches 0)" if launches == 0 and len(trip) else ""))
         if not dry_run:
             safeio.write_csv(os.path.join(reports, "verdicts.csv"), table, index=False)
@@ -385,7 +423,7 @@ def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DE
             "(written by collrepro versions)\n" + yaml.safe_dump(subset_config(original, trip), sort_keys=False))
     rounds = look_rounds(launches, looks)
     levels = stats.spending_levels([n / rounds[-1] for n in rounds])
-    _say(f"re-measure on trip: {len(trip)} of {len(first)} points tripped; measuring them again with "
+    _say(f"re-measure: {_taken_text(first, trip)}; measuring them again with "
          f"{launches} interleaved launches on {','.join(again)} into {where}, in {len(rounds)} look(s) "
          f"at {', '.join(map(str, rounds))} rounds (alpha {', '.join(f'{a:.3g}' for a in levels)})")
     if dry_run:
@@ -410,6 +448,172 @@ def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DE
     _write_remeasure_report(reports, first, table, counts, done[-1][0], subset_path)
     _say(remeasure_summary(counts, done[-1][0]) + f"; see {reports}/remeasure.md")
     return 0
+
+
+# ------------------------------------------------------------------ the process count
+
+def _cut_ratios(groups, np):
+    """(kept ratios, left out [(ratio, multiple)]) of a `groups` map at np processes."""
+    ratios = [str(r) for r in (groups or {}).get("ratios") or []] if isinstance(groups, dict) else []
+    kept, out = [], []
+    for r in ratios:
+        need = job_size.ratio_parts(r)
+        if need is None or np % need == 0:   # collbench names a bad ratio itself
+            kept.append(r)
+        else:
+            out.append((r, need))
+    return kept, out
+
+
+def fit_config(config, np):
+    """CONFIG (a dict) cut to what `np` processes run: the group ratios of its top level and of
+    each setting that need another multiple are left out, and a setting left with none is
+    dropped. Returns (the config, [(where, ratio, multiple)] left out); the config unchanged
+    when all fits."""
+    fitted, left = dict(config), []
+    kept, out = _cut_ratios(config.get("groups"), np)
+    left += [("groups.ratios", r, n) for r, n in out]
+    if out:
+        fitted["groups"] = dict(config["groups"], ratios=kept)
+    settings = []
+    for i, setting in enumerate(config.get("settings") or []):
+        own, out = _cut_ratios(setting.get("groups") if isinstance(setting, dict) else None, np)
+        name = setting.get("name", f"settings[{i}]") if isinstance(setting, dict) else f"settings[{i}]"
+        left += [(f"setting '{name}'", r, n) for r, n in out]
+        if out and not own:
+            continue
+        settings.append(dict(setting, groups=dict(setting["groups"], ratios=own)) if out else setting)
+    if config.get("settings"):
+        fitted["settings"] = settings
+    return fitted, left
+
+
+def fitted_config(config_path, np, out, chosen, dry_run=False):
+    """The config to run at np processes: CONFIG itself when it fits (or np was chosen by the
+    user: collbench then says what does not fit), else <out>/fitted.yaml without the ratios that
+    do not fit, said in one line; UserError when nothing is left."""
+    if chosen:
+        return config_path
+    original = safeio.load_yaml_file(config_path, CONFIG_LIMIT, "the experiment config")
+    if not isinstance(original, dict):
+        raise safeio.UserError(f"{config_path}: not an experiment config (want a YAML map)")
+    fitted, left = fit_config(original, np)
+    if not left:
+        return config_path
+    gone = "; ".join(f"{where} {ratio} (needs a multiple of {n})" for where, ratio, n in left)
+    if (fitted.get("settings") == [] and original.get("settings")) or \
+            (isinstance(fitted.get("groups"), dict) and fitted["groups"].get("ratios") == []
+             and not fitted.get("settings")):
+        raise safeio.UserError(f"{config_path}: nothing fits {np} processes, one per core ({gone}); give --np N "
+                               "(oversubscribed runs are not comparable) or another config")
+    import yaml
+    path = os.path.join(out, "fitted.yaml")
+    _say(f"{np} processes, one per core: left out {gone}; --np N or COLLREPRO_NP runs them (more ranks than "
+         f"cores are oversubscribed, and not comparable); {'would run' if dry_run else 'running'} {path}")
+    if dry_run:
+        return path
+    os.makedirs(out, exist_ok=True)
+    safeio.write_text(path, f"# {os.path.basename(config_path)} at {np} processes, one per core (written by "
+                            f"collrepro versions): left out {gone}\n" + yaml.safe_dump(fitted, sort_keys=False))
+    return path
+
+
+# ------------------------------------------------------------------ the budget
+
+def budget_seconds(text):
+    """--budget MINUTES -> seconds (default DEFAULT_BUDGET_MIN); UserError naming the field."""
+    if text is None:
+        return DEFAULT_BUDGET_MIN * 60.0
+    try:
+        minutes = float(str(text).strip())
+    except ValueError:
+        minutes = math.nan
+    if not (math.isfinite(minutes) and 0 < minutes <= BUDGET_LIMIT_MIN):
+        raise safeio.UserError(f"--budget {text}: want minutes above 0 and at most {BUDGET_LIMIT_MIN:g} "
+                               f"(a week), e.g. --budget {DEFAULT_BUDGET_MIN:g}")
+    return minutes * 60.0
+
+
+class Budget:
+    """The measuring time of one `versions` run: started when made; the time of a round, measured
+    by the first pass's first round (or read back from <out>/rounds.json on a re-run)."""
+
+    def __init__(self, seconds, clock=None):
+        import time
+        self.seconds, self.clock = seconds, clock or time.monotonic
+        self.start = self.clock()
+        self.round_s = None
+
+    def left(self):
+        return self.seconds - (self.clock() - self.start)
+
+    def first_rounds(self, need):
+        """The first pass's rounds: up to DEFAULT_ROUNDS within FIRST_SHARE of the budget, at least
+        `need` (a UserError naming --budget where even those do not fit)."""
+        fit = int(FIRST_SHARE * self.seconds // self.round_s) if self.round_s > 0 else DEFAULT_ROUNDS
+        if fit < need:
+            least = math.ceil(need * self.round_s / FIRST_SHARE / 60)
+            raise safeio.UserError(
+                f"--budget {self.seconds / 60:g}: a round took {self.round_s:.0f} s here, so the {need} rounds "
+                f"a verdict needs take {need * self.round_s / 60:.1f} min; give --budget {least} or more (or "
+                "--launches N, fewer installations or a smaller config)")
+        return min(DEFAULT_ROUNDS, fit)
+
+    def remeasure_rounds(self, wanted, out):
+        """The re-measure's rounds: `wanted`, cut to what is left of the budget at a full round's
+        time (a subset round is shorter: an upper bound); 0 when fewer than LOOK_LEAST fit."""
+        if not wanted or not self.round_s:
+            return wanted
+        fit = int(max(0.0, self.left()) // self.round_s)
+        if fit >= wanted:
+            return wanted
+        rounds = fit if fit >= LOOK_LEAST else 0
+        _say(f"budget: {max(0.0, self.left()) / 60:.1f} min left of {self.seconds / 60:g}, at {self.round_s:.0f} s a "
+             f"round: the re-measure gets {rounds} of its {wanted} rounds"
+             + ("" if rounds else f" (fewer than {LOOK_LEAST}: none; --budget to give it more)"))
+        return rounds
+
+
+def _rounds_done(out, names):
+    """Rounds already complete in <out> (every installation's launch l present): a re-run resumes."""
+    done = []
+    for n in names:
+        metas = glob.glob(os.path.join(out, n, "meta-L*.json*"))
+        done.append(len(metas))
+    return min(done) if done else 0
+
+
+def first_pass(names, np, launches, out, config, clock):
+    """The first pass: `launches` rounds, or (None) a first round timed and as many more as the
+    budget allows (Budget.first_rounds), with the time of a round kept in <out>/rounds.json.
+    Returns (collrun's exit code, the rounds)."""
+    import json
+    import time
+    from collrepro.analysis.verdicts import stats
+    record = os.path.join(out, ROUNDS_FILE)
+    if os.path.isfile(record):
+        with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+            with open(record) as f:
+                clock.round_s = float(json.load(f).get("round_s"))
+    if clock.round_s is None and _rounds_done(out, names):
+        _say(f"{out} holds rounds of an earlier run that recorded no round time: the budget plans without "
+             f"one ({launches or DEFAULT_ROUNDS} rounds, the re-measure uncut)")
+    elif clock.round_s is None:
+        began = time.monotonic()
+        _say(f"timing a first round of {len(names)} launches ({config} at {np} processes)")
+        rc = interleaved(names, np, 1, out, config)
+        if rc:
+            return rc, 0
+        clock.round_s = max(time.monotonic() - began, 1e-3)
+        safeio.write_text(record, json.dumps({"round_s": clock.round_s, "installations": names}) + "\n")
+    if launches is None:
+        launches = clock.first_rounds(stats.min_launches(stats.ALPHA)) if clock.round_s else DEFAULT_ROUNDS
+    if clock.round_s:
+        eta = time.strftime("%H:%M", time.localtime(time.time() + launches * clock.round_s))
+        _say(f"running {config} on {','.join(names)} into {out}: {launches} rounds, one launch per installation "
+             f"each, interleaved ({clock.round_s:.1f} s a round: about {launches * clock.round_s / 60:.1f} min, "
+             f"done near {eta}; budget {clock.seconds / 60:g} min)")
+    return interleaved(names, np, launches, out, config), launches
 
 
 # ------------------------------------------------------------------ the commands
@@ -573,8 +777,11 @@ def main(argv=None):
     config = a.config or os.path.join(paths.REPO, DEFAULT_CONFIG)
     if not os.path.isfile(config):
         raise safeio.UserError(f"config not found: {config} (give a YAML experiment, e.g. {DEFAULT_CONFIG})")
-    launches = _count(a.launches or os.environ.get("COLLREPRO_LAUNCHES", "5"), "--launches")
-    np = _count(a.np or os.environ.get("COLLREPRO_NP", "4"), "--np")
+    fixed = a.launches or os.environ.get("COLLREPRO_LAUNCHES")
+    launches = _count(fixed, "--launches") if fixed else None
+    budget = budget_seconds(a.budget)
+    chosen_np = a.np or os.environ.get("COLLREPRO_NP")
+    np = _count(chosen_np or str(job_size.cores()), "--np")
     again = _count(DEFAULT_REMEASURE if a.remeasure_launches is None else a.remeasure_launches,
                    "--remeasure-launches", allow_zero=True)
     looks = _count(DEFAULT_LOOKS if a.remeasure_looks is None else a.remeasure_looks, "--remeasure-looks")
@@ -591,19 +798,27 @@ def main(argv=None):
             return rc
     name = os.path.splitext(os.path.basename(config))[0]
     out = a.out or os.path.join(paths.output_root(), "versions", name)
-    _say(f"running {config} on {','.join(names)} into {out} ({launches} launches each, interleaved)")
-    rc = interleaved(names, np, launches, out, config, dry_run=a.dry_run)
-    if rc or a.dry_run:
-        if a.dry_run:
-            _say(f"dry run: then trend into {out.rstrip(os.sep)}-reports/trend, re-measure of the tripped points "
-                 f"({again} launches each, in up to {looks} looks) into {out.rstrip(os.sep)}-remeasure, "
-                 f"guidelines and dashboard")
+    clock = Budget(budget)
+    config = fitted_config(config, np, out, chosen_np, a.dry_run)
+    if a.dry_run:
+        _say(f"dry run: {config} on {','.join(names)} at {np} processes into {out}: "
+             + (f"{launches} rounds" if launches else
+                f"a first round timed, then up to {DEFAULT_ROUNDS} rounds within {FIRST_SHARE:.0%} of "
+                f"{budget / 60:g} min"))
+        rc = interleaved(names, np, launches or DEFAULT_ROUNDS, out, config, dry_run=True)
+        _say(f"dry run: then trend into {out.rstrip(os.sep)}-reports/trend, re-measure of the tripped and "
+             f"undecided points (up to {again} rounds, in up to {looks} looks, within what is left of the "
+             f"budget) into {out.rstrip(os.sep)}-remeasure, guidelines and dashboard")
+        return rc
+    rc, launches = first_pass(names, np, launches, out, config, clock)
+    if rc:
         return rc
     reports = out.rstrip(os.sep) + "-reports"
     rc = _analyze(["trend", out, "-o", os.path.join(reports, "trend")])
     if not _findings("trend", rc, os.path.join(reports, "trend")):
         _say(f"analyze trend failed (exit {rc}, docs/exit-codes.md)")
         return rc
+    again = clock.remeasure_rounds(again, out)
     rc = remeasure(config, names, np, again, out, reports, looks=looks)
     if rc:
         return rc

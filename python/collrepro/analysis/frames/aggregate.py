@@ -147,9 +147,16 @@ def _warn_mismatch(per):
     rel = (both["median"] - both["summary_median"]).abs() / both["median"].abs().clip(lower=1e-300)
     bad = rel > 1e-6
     if bad.any():
-        print(f"warning: {int(bad.sum())} per-launch medians differ from the summary CSV "
-              f"(max relative difference {rel.max():.3g}); quartile definition or k mismatch?",
-              file=sys.stderr)
+        first = both[bad].iloc[0]
+        where = ", ".join(f"{k} {first[k]}" for k in LAUNCH_KEY if k in first)
+        line = (f"warning: {int(bad.sum())} per-launch medians differ from the summary CSV "
+                f"(max relative difference {rel.max():.3g}; first: {where}); quartile definition or k mismatch?")
+        if line not in _WARNED:  # once per process: analyses load the same launches many times
+            _WARNED.add(line)
+            print(line, file=sys.stderr)
+
+
+_WARNED = set()
 
 
 def per_launch(rs):

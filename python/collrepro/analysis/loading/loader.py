@@ -152,6 +152,10 @@ def load_dir(directory):
     files = data_files(directory)
     if not files["raw"] and not files["summary"]:
         raise InputError(f"{directory}: no raw-*.csv or summary-*.csv files (plain or .gz)")
+    if not files["raw"]:  # kept without its repetitions (e.g. a committed calibration's releases)
+        print(f"note: {directory}: no raw-*.csv files: its per-launch statistics are its summaries'",
+              file=sys.stderr)
+        return load_summaries(directory)
     metas = [read_meta(p, launch) for p, launch, _ in files["meta"]]
     verify_integrity(directory, metas)
     frames = _read_tables(directory, files, metas, ("raw", "summary"))
