@@ -103,6 +103,27 @@ class PureParts(unittest.TestCase):
             self.assertEqual(sorted(pairs), sorted((p, l) for p in range(n) for l in range(launches)))
             self.assertEqual(len(pairs), len(set(pairs)))
 
+    def test_several_installations_get_the_calibrated_launches(self):
+        """--mpi A,B without --launches: at least design.ROUNDS launches, said in the plan; one
+        installation, or --launches, as asked."""
+        from collrepro import design
+        from collrepro.slurm.experiment import Setup
+
+        def planned(single, launches=None, config=5):
+            st = Setup.__new__(Setup)
+            st.single, st.np = single, 2
+            st.s = {"launches": launches, "slices": 1}
+            st.dry_run = lambda: ([{"point": 0}, {"point": 1}], 0)
+            st.config_launches = lambda: config
+            st._plan("c.yaml")
+            return st.launches, st.launches_note
+        launches, note = planned(single=False)
+        self.assertEqual(launches, design.ROUNDS)
+        self.assertIn(f"{design.ROUNDS} launches, the calibrated rounds of a verdict", note)
+        self.assertEqual(planned(single=True), (5, ""))
+        self.assertEqual(planned(single=False, launches=3), (3, ""))
+        self.assertEqual(planned(single=False, config=20), (20, ""))
+
     def test_task_id_round_trip(self):
         for slices in range(1, 9):
             for launches in range(1, 6):

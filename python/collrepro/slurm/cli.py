@@ -71,7 +71,8 @@ def _plan_lines(setup, verbose):
     yield (f"experiment {setup.experiment} ({setup.config_path}), {setup.mpi}: {len(setup.points)} points at "
            f"{setup.np} processes ({setup.skipped} combinations skipped by collbench)")
     yield (f"array: {setup.tasks} tasks = {setup.launches} launches x {setup.slices} slices; task t runs launch "
-           f"t // {setup.slices}, slice t % {setup.slices} (t = launch * {setup.slices} + slice)")
+           f"t // {setup.slices}, slice t % {setup.slices} (t = launch * {setup.slices} + slice)"
+           + (f" ({setup.launches_note})" if setup.launches_note else ""))
     yield (f"per task: {s['nodes']} node(s) x {s['ntasks_per_node']} tasks per node = {setup.np} processes, "
            f"time {s['time'] or '(partition default)'}, partition {s['partition'] or '(default)'}, "
            f"account {s['account'] or '(default)'}, qos {s['qos'] or '(default)'}"
@@ -163,7 +164,8 @@ def _submit_one(st, results, dry_run):
     write_json(results / SUBMISSION, record)
     update_index(results, record)
     print(f"{st.mpi}: submitted job {job}: {st.tasks} tasks ({st.launches} launches x {st.slices} slices) "
-          f"of {len(st.points)} points at {st.np} processes, --array={spec}; results in {results}")
+          f"of {len(st.points)} points at {st.np} processes, --array={spec}; results in {results}"
+          + (f" ({st.launches_note})" if st.launches_note else ""))
 
 
 def cmd_submit(args):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from collrepro import safeio
+from collrepro import design, safeio
 from collrepro.installations import collbench as installed_collbench
 from collrepro.installations import registry
 from collrepro.launch.runs import installation_environment
@@ -88,6 +88,7 @@ class Setup:
         if re.search(r"[\s%'\"\\$`]", self.job_name):
             raise Fail(f"job name {self.job_name!r} holds a space, %, quote, $ or backslash: choose a plain --job-name")
         self.experiment = str(doc.get("experiment", ""))
+        self.single = single
         self._plan(args.config)
 
     def _processes(self, np):
@@ -171,6 +172,12 @@ class Setup:
             raise Fail("collbench --dry-run --format csv returned point ids that are not 0..N-1 in order "
                        "(driver/collslurm contract mismatch: a bug)", safeio.EXIT_INTERNAL)
         self.launches = self.s["launches"] or self.config_launches()
+        self.launches_note = ""
+        if not self.single and not self.s["launches"] and self.launches < design.ROUNDS:
+            # several installations are compared: the calibrated launches of a verdict (docs/verdicts.md)
+            self.launches_note = (f"{design.ROUNDS} launches, the calibrated rounds of a verdict between "
+                                  f"installations, not the config's {self.launches}; --launches N to choose")
+            self.launches = design.ROUNDS
         self.slices = self.s["slices"]
         if self.slices > len(self.points):
             raise Fail(f"--slices {self.slices} is more than the {len(self.points)} points at {self.np} processes: "
