@@ -10,6 +10,8 @@
 #     against the native MPI result (collbench validates every point: exit 3 otherwise); its
 #     metadata counts 2 nodes, puts the groups of placement `nodes` on a node each and those of
 #     `block` across both, and carries the cluster's measured link (key `cluster`);
+#  3b. cluster shape: a node's link at another rate live (both ends, cluster.json), bad input in
+#     one line, --reset;
 #  4. down while a process runs in a node: no namespace, mount, state or process left;
 #  5. SIGTERM during `up` (while making nodes, and during the fidelity ping-pong): exit 143,
 #     nothing left; a link the machine cannot hold (100 Gbit/s) is refused, nothing left.
@@ -126,6 +128,17 @@ assert {pl["placement"] for pl in m["placements"]} == {"block", "nodes"}
 print(f"collbench: 2 nodes, validated, complete, placements block and nodes where they should be, "
       "the cluster's measured link in its metadata")
 PY
+
+step "3b. a node's link reshaped live (cluster shape), then back"
+expect 2 "shape of a node that is not there" "${CL[@]}" shape --node-rate crc-n9=10mbit
+expect 2 "shape with nothing to do" "${CL[@]}" shape
+expect 0 "shape crc-n1" "${CL[@]}" shape --node-rate crc-n1=10mbit
+tc -n crc-n1 qdisc show dev crc0 | grep -qi "rate 10Mbit" || fail "crc-n1's uplink is not at 10 Mbit/s"
+tc -n crc-sw qdisc show dev crc-p1 | grep -qi "rate 10Mbit" || fail "crc-n1's switch port is not at 10 Mbit/s"
+tc -n crc-n0 qdisc show dev crc0 | grep -qi "rate $LINK" || fail "crc-n0's uplink changed"
+grep -q '"rate_bit_s": 10000000' "$COLLREPRO_CLUSTER_DIR/cluster.json" || fail "cluster.json lacks the new rate"
+expect 0 "shape --reset" "${CL[@]}" shape --reset
+tc -n crc-n1 qdisc show dev crc0 | grep -qi "rate $LINK" || fail "crc-n1's uplink is not back at $LINK"
 
 step "4. down while a process runs in a node"
 "${CL[@]}" run -- sleep 300 &

@@ -165,6 +165,26 @@ def run(a):
         return fw.run(mpi.head_command(a.state_dir, state, argv), env=env)
 
 
+def shape(a):
+    """Set node links' rates on the cluster that is up (--node-rate NODE=RATE, or --reset: every
+    link back at the cluster's --link), recorded in cluster.json, so that every later launch's
+    metadata carries the rates it ran at. The fidelity record stays the one `up` measured."""
+    net.check_system()
+    state = _need_up(a.state_dir)
+    nodes = state["nodes"]
+    if not a.node_rate and not a.reset:
+        raise UserError("shape: give --node-rate NODE=RATE (repeatable) or --reset")
+    rates = {n["name"]: int(state["link_bit_s"]) for n in nodes} if a.reset else {}
+    rates.update(P.parse_node_rates(a.node_rate, len(nodes)))
+    for index, node in enumerate(nodes):
+        if node["name"] in rates and rates[node["name"]] != node["rate_bit_s"]:
+            net.set_rate(node["name"], index, rates[node["name"]], "--node-rate")
+            node.update(rate_bit_s=rates[node["name"]], burst_bytes=P.burst_bytes(rates[node["name"]]))
+    safeio.write_json(os.path.join(a.state_dir, CLUSTER_JSON), state)
+    print("cluster: links " + ", ".join(f"{n['name']} {P.format_rate(n['rate_bit_s'])}" for n in nodes))
+    return 0
+
+
 def down(a):
     net.check_system()
     steps = net.remove(a.state_dir)
@@ -195,10 +215,14 @@ def parser():
     s.add_argument("--json", action="store_true")
     r = sub.add_parser("run", help="a command on the head node with the cluster's MPI environment")
     r.add_argument("command", nargs="...", help="-- CMD [ARGS...]")
+    h = sub.add_parser("shape", help="change node links' rates on the cluster that is up (a slowed link)")
+    h.add_argument("--node-rate", action="append", metavar="NODE=RATE",
+                   help="one node's link at this rate, both directions (repeatable), e.g. crc-n3=80mbit")
+    h.add_argument("--reset", action="store_true", help="every link back at the cluster's --link rate first")
     sub.add_parser("down", help="remove everything the cluster made (and leftovers with its prefix)")
     return ap
 
 
 def main(argv=None):
     a = parser().parse_args(argv)
-    return {"up": up, "status": status, "run": run, "down": down}[a.verb](a)
+    return {"up": up, "status": status, "run": run, "shape": shape, "down": down}[a.verb](a)

@@ -115,12 +115,17 @@ def make_node(state_dir, node):
        f"{name}: its address")
     sh(["ip", "-n", name, "link", "set", "lo", "up"], f"{name}: lo")
     sh(["ip", "-n", name, "link", "set", P.NODE_IF, "up"], f"{name}: {P.NODE_IF}")
-    rate = P.format_rate(node.rate)
-    for ns, dev in ((name, P.NODE_IF), (P.SWITCH, port)):
-        proc = sh(["tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", *P.tbf_args(node.rate)], check=False)
+    set_rate(name, node.index, node.rate)
+
+
+def set_rate(name, index, rate, option="--link/--node-rate"):
+    """Node `name`'s link at `rate` bits/s, both directions: the tbf on its interface (node to
+    switch) and on its switch port (switch to node), replaced whole."""
+    for ns, dev in ((name, P.NODE_IF), (P.SWITCH, P.switch_port(index))):
+        proc = sh(["tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", *P.tbf_args(rate)], check=False)
         if proc.returncode != 0:
             said = " ".join((proc.stderr or proc.stdout).split())[:160]
-            raise UserError(f"--link/--node-rate {rate} for {name}: the kernel's tbf refused it ({said}); "
+            raise UserError(f"{option} {P.format_rate(rate)} for {name}: the kernel's tbf refused it ({said}); "
                             "choose another rate")
 
 

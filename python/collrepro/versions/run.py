@@ -73,7 +73,7 @@ def _parser():
     ap.add_argument("--budget", default=None, metavar="MINUTES",
                     help=f"minutes of measuring in all, first pass and re-measure (default {DEFAULT_BUDGET_MIN:g}): "
                          f"a first round is timed, the first pass takes up to {DEFAULT_ROUNDS} rounds within "
-                         f"{FIRST_SHARE:.0%} of it, the re-measure what is left")
+                         f"{100 * FIRST_SHARE:.0f} %% of it, the re-measure what is left")
     ap.add_argument("--launches", default=None,
                     help="rounds of the first pass, one launch per installation each (default $COLLREPRO_LAUNCHES, "
                          f"else as many as --budget allows, at most {DEFAULT_ROUNDS}; --calibrate: the "
