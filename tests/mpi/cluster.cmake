@@ -8,6 +8,10 @@
 #                    cancelled after its first point, collect incomplete, resubmit resumes it,
 #                    ranks on both nodes; down leaves no daemon (tests/cluster/slurm_array.sh;
 #                    about 45 s at load 20; needs slurm-wlm and munge)
+#   cluster.known_answer  4 nodes at 100 Mbit/s, 10 seeded rounds of the cluster as it is and with
+#                    crc-n3's link at half the rate (`cluster shape`): analyze compare flags slower
+#                    exactly the points whose ranks use crc-n3's link, no other
+#                    (tests/cluster/known_answer.py; about 70 s quiet)
 # The pure parts (rates, addresses, the cleanup plan, the route check, the fidelity verdict) are
 # checked without root by tests/python/test_cluster_plan.py, with the other Python tests.
 # Label timing too: their fidelity checks judge a measured bandwidth (median of up to 5 launches,
@@ -26,4 +30,9 @@ if(COLLREPRO_MPI_FLAVOR STREQUAL "openmpi")
   set_tests_properties(cluster.slurm_array PROPERTIES LABELS "cluster;slurm;timing" TIMEOUT 900 RESOURCE_LOCK "cluster;slurm" SKIP_RETURN_CODE 77
     ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
   collrepro_test_cores(cluster.slurm_array 2)
+  add_test(NAME cluster.known_answer COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/cluster/known_answer.py
+    --rounds 10 --factor 0.5 --sizes 64KiB)
+  set_tests_properties(cluster.known_answer PROPERTIES LABELS "cluster;timing" TIMEOUT 900 RESOURCE_LOCK cluster SKIP_RETURN_CODE 77
+    ENVIRONMENT "COLLBENCH=$<TARGET_FILE:collbench>;REPO=${PROJECT_SOURCE_DIR};${COLLREPRO_MPI_TEST_ENV}")
+  collrepro_test_cores(cluster.known_answer 2)
 endif()
