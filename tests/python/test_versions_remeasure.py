@@ -355,3 +355,15 @@ def test_collrun_installations_runs_at_least_the_calibrated_rounds(monkeypatch, 
     assert collrun.collrun(["--installations", "a,b", "--np", "2", "--launches", "3", "c.yaml"]) == 0
     assert collrun.collrun(["--mpi", "openmpi", "--np", "2", "c.yaml"]) == 0
     assert got == [("rounds", design.ROUNDS), ("rounds", 3), ("launches", 5)]   # asked for, or one installation
+
+
+def test_the_default_installations_leave_out_the_synthetic_releases(monkeypatch):
+    """A calibration declares +slowN (derived) and +preloadN (added, preloading the slowdown
+    library): a plain `versions` run compares the real installations only."""
+    def inst(name, origin, env=None):
+        return type("I", (), {"name": name, "origin": origin, "env": env or {}})()
+    known = [inst("openmpi-4.1.4", "debian"), inst("openmpi-5.0.7", "built"), inst("openmpi-4.1.4+slow10", "derived"),
+             inst("openmpi-4.1.4+preload10", "added", {"COLLREPRO_SLOWLIB": "MPI_Allgather,inter,16384,+10%"}),
+             inst("mine", "added", {"LD_LIBRARY_PATH": "/x"})]
+    monkeypatch.setattr(versions.registry, "all_installations", lambda: known)
+    assert versions.default_installations() == ["openmpi-4.1.4", "openmpi-5.0.7", "mine"]

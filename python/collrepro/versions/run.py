@@ -79,7 +79,7 @@ def _parser():
                          f"else as many as --budget allows, at most {DEFAULT_ROUNDS}; --calibrate: the "
                          "config's `launches`; 4 or more for verdicts)")
     ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
-                    help="the installations to compare (default: every known one but the derived ones; "
+                    help="the installations to compare (default: every known one but the synthetic releases, derived or preloading the slowdown library; "
                          "--calibrate: the base "
                          "installation, +aa, +slowN and +preloadN for N in 5, 10, 15, 25, 50)")
     ap.add_argument("--remeasure-launches", default=None, metavar="N",
@@ -628,6 +628,14 @@ def _prepare(names, build_missing):
     return 0
 
 
+def default_installations():
+    """Every known installation but the synthetic releases: derived ones (the delay mode's, A/A
+    copies) and added ones that preload the slowdown library (the calibration's `+preloadN`);
+    those run only when named."""
+    from collrepro.installations import slowlib
+    return [i.name for i in registry.all_installations() if i.origin != "derived" and not slowlib.rules_of(i)]
+
+
 def _names(option):
     names = [n for n in option.split(",") if n]
     if not names or len(set(names)) != len(names):
@@ -790,8 +798,7 @@ def main(argv=None):
         for n in names:
             registry.resolve(n)
     else:
-        # derived installations (synthetic releases, A/A copies) only when named
-        names = [i.name for i in registry.all_installations() if i.origin != "derived"]
+        names = default_installations()
     if not a.dry_run:
         rc = _prepare(names, build_missing=not a.installations)
         if rc:
