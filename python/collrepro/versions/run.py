@@ -79,9 +79,9 @@ def _parser():
                          f"else as many as --budget allows, at most {DEFAULT_ROUNDS}; --calibrate: the "
                          "config's `launches`; 4 or more for verdicts)")
     ap.add_argument("--installations", default="", metavar="NAME[,NAME...]",
-                    help="the installations to compare (default: every known one but the synthetic releases, derived or preloading the slowdown library; "
-                         "--calibrate: the base "
-                         "installation, +aa, +slowN and +preloadN for N in 5, 10, 15, 25, 50)")
+                    help="the installations to compare (default: every known one but the synthetic releases, "
+                         "derived or preloading the slowdown library; --calibrate: the base installation, +aa, "
+                         "+slowN and +preloadN for N in 5, 10, 15, 25, 50)")
     ap.add_argument("--remeasure-launches", default=None, metavar="N",
                     help=f"launches per installation that re-measure the points whose row tripped "
                          f"(default {DEFAULT_REMEASURE}; 0 turns re-measuring off; --calibrate: 0)")
