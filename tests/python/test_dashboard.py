@@ -275,3 +275,16 @@ def test_chromium_shows_verdict_badges_and_separate_runs(site, rendered):
     assert "regression" not in {b for b in re.findall(r'data-verdict="([^"]+)"', np2)}
     plots = (site / NP2_PAGE).read_text().count('class="plot"')
     assert f'data-plots-drawn="{plots}"' in np2 and np2.count('data-drawn="1"') == plots
+
+
+def test_the_trend_table_shows_the_design_and_the_regression_ruled_out(site):
+    """The verdict columns of the reports reach the page: paired or unpaired (`design`), the rounds
+    (`n_pairs`, where paired); the largest regression an inconclusive row rules out is shown where a
+    row has one (none here: the synthetic sides are not comparable or settled), as a percentage."""
+    for name in (VERSIONS_PAGE, NP2_PAGE):
+        trend_html = _section((site / name).read_text(), "trend")
+        header = re.search(r"<thead>(.*?)</thead>", trend_html, re.S).group(1)
+        assert "<th>design</th><th>n_pairs</th>" in header
+        assert re.search(r"<td>unpaired</td>", trend_html)                   # the synthetic runs share no rounds
+    from collrepro.analysis.dashboard import html as H
+    assert H.cell("max_regression", 0.062) == "6.2%"

@@ -108,6 +108,7 @@ def _percent(value):
 
 # The verdict columns the report tables leave unformatted, as the dashboard shows them.
 CELL_FORMATS = {"ci_level": _percent, "threshold": _percent, "mde": _percent, "noise_floor": _percent,
+                "max_regression": _percent,
                 "q_value": lambda v: fmt_float(_number(v), 2), "perm_p": lambda v: fmt_float(_number(v), 2)}
 
 

@@ -277,7 +277,7 @@ def trend_section(run, prefix, order, alpha, threshold, need):
              f"<p class='verdicts'>Comparisons ({len(table)}): {H.badge_summary(rows)}</p>"]
     columns = ["library", "setting", "shape", "algorithm", "msg_bytes", "verdict", "first_change",
                "before", "after", "ratio", "ci_low", "ci_high", "ci_level", "p_value", "q_value",
-               "threshold", "mde", "n_before", "n_after", "comparability"]
+               "threshold", "mde", "max_regression", "design", "n_pairs", "n_before", "n_after", "comparability"]
     shown, cols = verdict_cells(table, columns)
     flagged = shown[shown["_label"] != V.SAME]
     row_class = lambda r: ROW_CLASS.get(r["_label"], "")   # noqa: E731
@@ -312,7 +312,7 @@ def guidelines_section(table, alpha, threshold, need):
     parts.append(H.table(summary, ["installation", "verdicts"], raw_html=("verdicts",)))
     columns = ["installation", "guideline", "shape", "native", "mockup", "msg_bytes", "median_native",
                "median_mockup", "status", "verdict", "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold",
-               "n_native", "n_mockup", "comparability"]
+               "max_regression", "design", "n_pairs", "n_native", "n_mockup", "comparability"]
     shown, cols = verdict_cells(table, columns)
     bad = shown[shown["_label"] == V.REGRESSION]
     row_class = lambda r: ROW_CLASS.get(r["_label"], "")   # noqa: E731
