@@ -11,6 +11,7 @@
 // answer.
 #include <smpi/smpi.h>
 
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
@@ -27,7 +28,10 @@ namespace {
 // The node index of the calling rank's host where the platform marks hosts as cores, else -1.
 int node_of_core() {
   const simgrid::s4u::NetZone* zone = simgrid::s4u::Host::current()->get_englobing_zone();
-  const simgrid::s4u::NetZone* top = zone == nullptr ? nullptr : zone->get_parent();
+  // A host of the root zone has no node zone above it (SimGrid 3.32's get_parent() of the root
+  // does not return null: it must not be asked; the emulated cluster's platforms are such).
+  if (zone == nullptr || zone == simgrid::s4u::Engine::get_instance()->get_netzone_root()) return -1;
+  const simgrid::s4u::NetZone* top = zone->get_parent();
   const char* mark = top == nullptr ? nullptr : top->get_property("collrepro/hosts-are-cores");
   if (mark == nullptr || std::strcmp(mark, "yes") != 0) return -1;
   const char* name = zone->get_cname();  // "n<index>"

@@ -61,9 +61,16 @@ add_test(NAME sim.node-memory-routes
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/node_memory_routes.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.node-memory-routes PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)
 
+# sim.cluster-platform: an emulated cluster's platform (sim platform --from-cluster) gives back the
+# link its `cluster` records describe, and a 4-rank sweep runs on it (tests/sim/cluster_platform.sh).
+add_test(NAME sim.cluster-platform
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/cluster_platform.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.cluster-platform PROPERTIES LABELS "sim" TIMEOUT 1200 COST 10 RESOURCE_LOCK sim-variant)
+
 # Cores (cmake/TestResources.cmake): sim.smoke, the costliest (ctest starts it first), builds the
 # variant with two compile jobs; a simulation is one process.
 collrepro_test_cores(sim.smoke 2)
-foreach(_sim_test cori-effects fast-path allgather-ring wide node-platform node-memory node-memory-routes)
+foreach(_sim_test cori-effects fast-path allgather-ring wide node-platform node-memory node-memory-routes
+                  cluster-platform)
   collrepro_test_cores(sim.${_sim_test} 1)
 endforeach()

@@ -2,6 +2,9 @@
 
     collrepro-py sim platform [RESULT_DIR ...] [--copy-bw GBPS] [--cores N]
                                       [--model piecewise|alpha-beta] [--name NAME] -o PLATFORM.xml
+    collrepro-py sim platform --from-cluster RESULT_DIR ... [--copy-bw GBPS] -o PLATFORM.xml
+
+(--from-cluster: the nodes and links of an emulated cluster, python/collrepro/sim/cluster_platform.py.)
 
 The simulated node has one host per core (node-0 .. node-<cores-1>; run it with
 `bench/sim/simrun --ppn 1`). A message from core i to core j crosses core i's link, the node's
@@ -273,11 +276,37 @@ def _parser():
     ap.add_argument("--name", default="node")
     ap.add_argument("--source", default="", help="how the platform's comment names the measurements")
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "openmpi"))
+    ap.add_argument("--from-cluster", action="store_true",
+                    help="RESULT_DIRs ran on an emulated cluster (collrepro cluster): write its nodes and links "
+                         "(python/collrepro/sim/cluster_platform.py; --copy-bw: within a node)")
+    ap.add_argument("--duplex-share", type=float, default=1.0,
+                    help="--from-cluster: each direction's share of a node's rate while both carry traffic (1)")
     return ap
+
+
+def write_cluster(dirs, out, name="cluster", source="", local_gbps=None, duplex_share=1.0):
+    """The emulated cluster's platform from the launches under dirs (cluster_platform.py), written
+    to out; returns the cluster record."""
+    from collrepro.sim import cluster_platform
+    record = cluster_platform.cluster_record([_load_meta(f) for f in _metas(dirs)], ", ".join(dirs))
+    safeio.write_text(out, cluster_platform.platform_xml(record, name, source, local_gbps * 1e9 if local_gbps else None,
+                                                         duplex_share))
+    return record
+
+
+def _from_cluster(a):
+    if not a.results:
+        raise UserError("--from-cluster: give the result directories of launches on the cluster")
+    record = write_cluster(a.results, a.out, a.name if a.name != "node" else "cluster", a.source, a.copy_bw,
+                           a.duplex_share)
+    print(f"sim platform: wrote {a.out} ({len(record['nodes'])} nodes of the emulated cluster)", file=sys.stderr)
+    return 0
 
 
 def main(argv=None):
     a = _parser().parse_args(argv)
+    if a.from_cluster:
+        return _from_cluster(a)
     if a.copy_bw is not None and not (a.copy_bw > 0 and math.isfinite(a.copy_bw)):
         raise UserError(f"--copy-bw {a.copy_bw}: want a positive bandwidth in GB/s")
     if a.cores is not None and a.cores < 2:

@@ -241,7 +241,7 @@ def cluster_of(platform):
     root = load_platform(platform)
     clusters = root.findall(".//cluster")
     if not clusters:
-        raise UserError(f"{platform}: no <cluster> found (simrun places ranks on a cluster's node-<i> hosts)")
+        return _plain_hosts(platform, root), "FLAT", 1, _plain_hosts(platform, root), None
     ranges = sorted(_host_range(platform, c) for c in clusters)
     if ranges[0][0] != 0 or any(b[0] != a[1] + 1 for a, b in zip(ranges, ranges[1:])):
         raise UserError(f"{platform}: the clusters' radicals must number the hosts 0, 1, ... without gaps")
@@ -259,6 +259,18 @@ def cluster_of(platform):
         layout = _dragonfly_layout(platform, clusters[0])
         return hosts, topology, layout[0], hosts // layout[0], layout
     return hosts, topology, 1, hosts, None
+
+
+def _plain_hosts(platform, root):
+    """How many hosts node-0 .. node-<N-1> a platform without a <cluster> declares one by one (the
+    emulated cluster's platforms, python/collrepro/sim/cluster_platform.py)."""
+    ids = sorted(int(h.get("id")[5:]) for h in root.iter("host")
+                 if (h.get("id") or "").startswith("node-") and h.get("id")[5:].isdigit())
+    if not ids:
+        raise UserError(f"{platform}: no <cluster> and no host node-<i> found (simrun places ranks on node-<i> hosts)")
+    if ids != list(range(len(ids))):
+        raise UserError(f"{platform}: hosts node-<i> must be numbered 0, 1, ... without gaps")
+    return len(ids)
 
 
 CORES_AS_HOSTS = "CORES-AS-HOSTS"

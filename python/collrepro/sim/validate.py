@@ -177,12 +177,13 @@ def medians(directory):
                          "max_s": g.max()}).reset_index()
 
 
-def ranking_preserved(group):
+def ranking_preserved(group, min_gap=0.0):
     """Whether the simulation orders the algorithms of one (collective, shape, size) as the node
     does: every pair the real runs tell apart (their per-launch medians do not overlap: one
     algorithm's slowest launch beats the other's fastest) has the same order in the simulated
     medians (a simulated tie is not that order). None where the real runs tell no pair apart.
-    Pairs whose launches overlap are ties the node itself cannot order, and are not counted."""
+    Pairs whose launches overlap are ties the node itself cannot order, and are not counted;
+    with min_gap > 0, neither are pairs whose real medians lie less than that share apart."""
     rows = list(group.itertuples(index=False))
     pairs = 0
     for i, a in enumerate(rows):
@@ -192,6 +193,8 @@ def ranking_preserved(group):
             elif b.real_max_s < a.real_min_s:
                 fast, slow = b, a
             else:
+                continue
+            if slow.real_median_s < (1 + min_gap) * fast.real_median_s:
                 continue
             pairs += 1
             if not fast.sim_median_s < slow.sim_median_s:
@@ -255,29 +258,32 @@ def _md(frame):
     return markdown_table(frame)
 
 
-def figure(points, path):
-    """Simulated against real median, log-log, with y = x and the +-15 % band."""
+def figure(points, path, real_label="16-core node, one rank per core",
+           sim_label="SimGrid, calibrated node platform", band=GOAL_MEDIAN_ERR, series="experiment"):
+    """Simulated against real median, log-log, with y = x and the +-band % band; one colour per
+    value of `series`."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 6.5))
     markers = {"openmpi": "o", "mpich": "^"}
-    exps = sorted(points["experiment"].unique())
+    exps = sorted(points[series].unique())
     colors = dict(zip(exps, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
-    for (exp, mpi), sub in points.groupby(["experiment", "library"]):
+    for (exp, mpi), sub in points.groupby([series, "library"]):
         ax.scatter(sub["real_median_s"] * 1e3, sub["sim_median_s"] * 1e3, s=14, alpha=0.7,
                    marker=markers.get(mpi, "s"), color=colors[exp], label=f"{exp} / {mpi} ({len(sub)})")
     lo = float(min(points["real_median_s"].min(), points["sim_median_s"].min()) * 1e3) / 1.5
     hi = float(max(points["real_median_s"].max(), points["sim_median_s"].max()) * 1e3) * 1.5
     xs = np.array([lo, hi])
     ax.plot(xs, xs, color="black", lw=1, label="y = x")
-    ax.fill_between(xs, xs / 1.15, xs * 1.15, color="grey", alpha=0.2, lw=0, label="within 15 %")
+    ax.fill_between(xs, xs / (1 + band / 100), xs * (1 + band / 100), color="grey", alpha=0.2, lw=0,
+                    label=f"within {band:g} %")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
-    ax.set_xlabel("real median (ms): 16-core node, one rank per core")
-    ax.set_ylabel("simulated median (ms): SimGrid, calibrated node platform")
+    ax.set_xlabel(f"real median (ms): {real_label}")
+    ax.set_ylabel(f"simulated median (ms): {sim_label}")
     ax.set_title("Simulated against real, per point")
     ax.legend(fontsize=7, loc="upper left")
     ax.grid(True, which="both", alpha=0.3)
