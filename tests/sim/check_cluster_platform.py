@@ -4,7 +4,6 @@ ping-pong the 4-rank sweep measured between ranks 0 and 1 (crc-n0 and crc-n1) in
 what the records predict: the one-byte latency plus bytes at 0.95 of 100 Mbit/s (the bandwidth
 and the large sizes within 3 %, the one-byte time within 10 %)."""
 
-import gzip
 import json
 import sys
 from pathlib import Path
@@ -27,9 +26,7 @@ def predicted(b):
 
 
 def meta(d):
-    path = next(Path(d).glob("meta-L0.json*"))
-    raw = path.read_bytes()
-    return json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
+    return sim_platform._load_meta(str(next(Path(d).glob("meta-L0.json*"))))  # either form
 
 
 def main(action, runs, target):
