@@ -91,7 +91,8 @@ def test_the_summary_judges_each_platform_against_the_goal():
     for variant, err in (("configured", 5.0), ("measured duplex", 30.0)):
         for alg, real in (("a", 1.0), ("b", 2.0)):
             rows.append({"experiment": "seed000", "platform": variant, "library": "openmpi", "collective": "allgather",
-                         "shape": "3:1", "msg_bytes": 1 << 20, "algorithm": alg, "error_pct": err if alg == "a" else -err,
+                         "shape": "3:1", "msg_bytes": 1 << 20, "algorithm": alg,
+                         "error_pct": err if alg == "a" else -err,
                          "real_median_s": real, "real_min_s": real, "real_max_s": real,
                          "sim_median_s": real * (1 + err / 100) if variant == "configured" else 3 - real,
                          "ranking_preserved": variant == "configured"})

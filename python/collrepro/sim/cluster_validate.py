@@ -13,8 +13,8 @@ does for a node (python/collrepro/sim/validate.py: the same medians, error and r
 points.csv, summary.csv, sim_vs_real.png and README.md in --out, the platform and the
 simulations in --out/sims/. Where RUNS_DIR also holds duplex/ (duplex.sh: 2 nodes, one message
 one way against one each way at once), a second platform takes the measured share of a link
-loaded both ways (`sim platform --duplex-share`), simulated into --out/sims-duplex/. Exit codes: 0 done, 2 bad input, 4 a simulation failed, 5 simrun's build
-missing.
+loaded both ways (`sim platform --duplex-share`), simulated into --out/sims-duplex/. Exit
+codes: 0 done, 2 bad input, 4 a simulation failed, 5 simrun's build missing.
 """
 
 import json
@@ -43,7 +43,8 @@ PRACTICAL_GAP, LARGE_BYTES = 0.05, 256 * 1024
 _S001 = (["root-gathering,fullduplex-allgather"] * 4
          + ["root-gathering,fullduplex-allgatherv,fullduplex-allgatherv-ordered"] * 4)
 EXPERIMENTS = {
-    "seed000": (HERE / "seed000-4nodes.yaml", ["settings[0].algorithms=[halfduplex-fc,halfduplex-fc-minvol,root-gathering]"]),
+    "seed000": (HERE / "seed000-4nodes.yaml",
+                ["settings[0].algorithms=[halfduplex-fc,halfduplex-fc-minvol,root-gathering]"]),
     "seed001": (HERE / "seed001-4nodes.yaml", [f"settings[{i}].algorithms=[{a}]" for i, a in enumerate(_S001)]),
 }
 COMMON = ["pair_mode=intracomm", "timing.reps=1", "timing.warmup=1"]
@@ -176,7 +177,8 @@ def summarize(points):
             _ranked_apart(sub[sub["experiment"] == e]) for e in part["experiment"]]
         large = sub[sub["msg_bytes"] >= LARGE_BYTES]
         part[f"median abs. error from {LARGE_BYTES // 1024} KiB (%)"] = [
-            round(float(large.loc[large["experiment"] == e, "error_pct"].abs().median()), 1) for e in part["experiment"]]
+            round(float(large.loc[large["experiment"] == e, "error_pct"].abs().median()), 1)
+            for e in part["experiment"]]
         parts.append(part)
     summ = pd.concat(parts, ignore_index=True)
     summ[f"goal (<= {GOAL_MEDIAN_ERR:g} %, >= {GOAL_RANKING:g} %)"] = [goal(r) for _, r in summ.iterrows()]
