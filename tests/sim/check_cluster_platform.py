@@ -10,6 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from collrepro.sim import platform as sim_platform  # noqa: E402
+from summary import report  # noqa: E402
 
 RATE, RATIO, LATENCY = 100e6, 0.95, 20e-6
 SMALL, LARGE = 65536, 1 << 20
@@ -53,10 +54,7 @@ def main(action, runs, target):
         bad.append(f"network model {m['simulation']['config']['network/model']}, not the platform's CM02")
     if m.get("nodes") != 4:
         bad.append(f"the sweep's metadata counts {m.get('nodes')} nodes, not 4 (one rank per host)")
-    for line in bad:
-        print("sim.cluster-platform:", line, file=sys.stderr)
-    print(f"sim.cluster-platform: {'FAIL' if bad else 'ok'}: the cluster's platform gives its link back (within 3 %)")
-    return 1 if bad else 0
+    return report("sim.cluster-platform", bad, "the cluster's platform gives its link back (within 3 %)")
 
 
 if __name__ == "__main__":

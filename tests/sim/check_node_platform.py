@@ -2,13 +2,13 @@
 metadata and derives a platform from it; `check MEASURED OUT` compares the simulated ping-pongs
 with it (within 3 %) and checks each selector's metadata."""
 
-import gzip
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from collrepro.sim import platform as sim_platform  # noqa: E402
+from summary import report  # noqa: E402
 
 SIZES = [1, 1024, 65536, 1 << 20]
 
@@ -18,9 +18,7 @@ def known(b):
 
 
 def meta(d):
-    path = next(Path(d).glob("meta-L0.json*"))
-    raw = path.read_bytes()
-    return json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
+    return sim_platform._load_meta(str(next(Path(d).glob("meta-L0.json*"))))  # either form
 
 
 def main(action, measured, target):
@@ -44,10 +42,7 @@ def main(action, measured, target):
                        f"mpich_choices {m['simulation']['mpich_choices']}")
         if cfg["network/model"] != "SMPI":
             bad.append(f"{sel}: network model {cfg['network/model']}, not the platform's SMPI")
-    for line in bad:
-        print("sim.node-platform:", line, file=sys.stderr)
-    print(f"sim.node-platform: {'FAIL' if bad else 'ok'}: the platform gives its ping-pong back (within 3 %)")
-    return 1 if bad else 0
+    return report("sim.node-platform", bad, "the platform gives its ping-pong back (within 3 %)")
 
 
 if __name__ == "__main__":

@@ -26,3 +26,12 @@ def finish(who, failed):
     if failed:
         sys.exit(f"{who}: {failed} check(s) failed")
     print(f"{who}: ok")
+
+
+def report(who, bad, claim):
+    """The end of a check that gathers its failures: each on stderr, then one FAIL or ok line
+    with the claim it checked; the exit code (1 or 0)."""
+    for line in bad:
+        print(f"{who}:", line, file=sys.stderr)
+    print(f"{who}: {'FAIL' if bad else 'ok'}: {claim}")
+    return 1 if bad else 0

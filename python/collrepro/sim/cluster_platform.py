@@ -52,7 +52,7 @@ def _same(values, what, where):
 
 
 def cluster_record(metas, where):
-    """{nodes: [{name, rate_bit_s}], cores_per_node, ratio, latency_s, bandwidth_bit_s, fidelity_launches}
+    """{nodes: [{name, rate_bit_s}], cores_per_node, ratio, latency_s, bandwidth_bit_s, launches}
     from the launches' metadata (a list of dicts); pure."""
     records = [m.get("cluster") for m in metas if isinstance(m, dict) and not m.get("simulated")]
     records = [r for r in records if isinstance(r, dict)]

@@ -241,7 +241,8 @@ def cluster_of(platform):
     root = load_platform(platform)
     clusters = root.findall(".//cluster")
     if not clusters:
-        return _plain_hosts(platform, root), "FLAT", 1, _plain_hosts(platform, root), None
+        hosts = _plain_hosts(platform, root)
+        return hosts, "FLAT", 1, hosts, None
     ranges = sorted(_host_range(platform, c) for c in clusters)
     if ranges[0][0] != 0 or any(b[0] != a[1] + 1 for a, b in zip(ranges, ranges[1:])):
         raise UserError(f"{platform}: the clusters' radicals must number the hosts 0, 1, ... without gaps")
