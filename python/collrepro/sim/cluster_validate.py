@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from collrepro import paths, resultfiles, safeio
 from collrepro.cliargs import ArgumentParser
@@ -71,29 +72,28 @@ def _one_rank_per_node(directory):
     raise UserError(f"{directory}: no launch metadata")
 
 
-def duplex_share(runs):
-    """Each direction's share of the rate while both carry traffic, from the 2-node runs of
-    duplex.yaml under RUNS_DIR/duplex (a message one way against one each way at once, at the
-    largest size, where the token bucket's burst matters least): (share, size, t_one, t_both), or
-    None where those runs are not there."""
+def duplex_table(runs):
+    """Per size, from the 2-node runs of duplex.yaml under RUNS_DIR/duplex: one message one way
+    (halfduplex-fc, 1:0) and one each way at once (fullduplex-allgather, 1:1), median s, and each
+    direction's share of the rate while both carry traffic (their ratio); None where those runs
+    are not there."""
     d = Path(runs) / "duplex"
     if not resultfiles.result_files(d, ["meta"])["meta"]:
         return None
-    m = V.medians(d)
-    size = int(m["msg_bytes"].max())
-    at = m[m["msg_bytes"] == size].set_index("algorithm")["median_s"]
-    if "halfduplex-fc" not in at or "fullduplex-allgather" not in at:
-        raise UserError(f"{d}: want halfduplex-fc and fullduplex-allgather at {size} B (duplex.yaml)")
-    one, both = float(at["halfduplex-fc"]), float(at["fullduplex-allgather"])
-    return min(1.0, one / both), size, one, both
+    m = V.medians(d).pivot_table(index="msg_bytes", columns="algorithm", values="median_s")
+    if "halfduplex-fc" not in m or "fullduplex-allgather" not in m:
+        raise UserError(f"{d}: want halfduplex-fc and fullduplex-allgather (duplex.yaml)")
+    table = m[["halfduplex-fc", "fullduplex-allgather"]].dropna().rename(
+        columns={"halfduplex-fc": "one_s", "fullduplex-allgather": "both_s"})
+    return table.assign(share=table["one_s"] / table["both_s"])
 
 
-def variants(runs):
-    """{name: duplex share}: the platform as configured, and with the measured duplex share."""
+def variants(duplex):
+    """{name: duplex share}: the platform as configured, and with the share measured at the
+    largest size of the duplex table (where the token bucket's burst matters least)."""
     out = {"configured": 1.0}
-    measured = duplex_share(runs)
-    if measured:
-        out["measured duplex"] = measured[0]
+    if duplex is not None and len(duplex):
+        out["measured duplex"] = min(1.0, float(duplex["share"].iloc[-1]))
     return out
 
 
@@ -137,10 +137,9 @@ def simulate(runs, out, variant, share):
     return rc
 
 
-def build(runs, out):
-    import pandas as pd
+def build(runs, out, names):
     parts = []
-    for variant in variants(runs):
+    for variant in names:
         for exp, rdir in sorted(real_dirs(runs).items()):
             sdir = sims_dir(out, variant) / exp
             if resultfiles.result_files(sdir, ["summary"])["summary"]:
@@ -168,7 +167,6 @@ def _ranked_apart(sub):
 
 
 def summarize(points):
-    import pandas as pd
     parts = []
     for variant, sub in points.groupby("platform", sort=False):
         part = V.summarize(sub)
@@ -185,9 +183,9 @@ def summarize(points):
     return summ
 
 
-def _platform_lines(runs, out):
+def _platform_lines(out, names):
     lines = []
-    for variant in variants(runs):
+    for variant in names:
         xml = sims_dir(out, variant) / "cluster.xml"
         if xml.is_file():
             text = xml.read_text()
@@ -197,30 +195,44 @@ def _platform_lines(runs, out):
     return lines
 
 
-def _duplex_lines(runs):
-    measured = duplex_share(runs)
-    if not measured:
+def _duplex_lines(duplex):
+    if duplex is None:
         return ["No duplex runs (`duplex.sh`): the platform is simulated as configured only.", ""]
     from collrepro.analysis.frames.units import format_bytes
-    m = V.medians(Path(runs) / "duplex")
-    rows = []
-    for size, sub in m.groupby("msg_bytes"):
-        at = sub.set_index("algorithm")["median_s"]
-        if "halfduplex-fc" in at and "fullduplex-allgather" in at:
-            rows.append({"size": format_bytes(int(size)), "one way (ms)": round(at["halfduplex-fc"] * 1e3, 3),
-                         "both ways at once (ms)": round(at["fullduplex-allgather"] * 1e3, 3),
-                         "each direction's share": round(at["halfduplex-fc"] / at["fullduplex-allgather"], 3)})
-    import pandas as pd
-    share, size, one, both = measured
+    table = pd.DataFrame({"size": [format_bytes(int(b)) for b in duplex.index],
+                      "one way (ms)": (duplex["one_s"] * 1e3).round(3).tolist(),
+                      "both ways at once (ms)": (duplex["both_s"] * 1e3).round(3).tolist(),
+                      "each direction's share": duplex["share"].round(3).tolist()})
     return ["## A link loaded both ways", "",
             "`duplex.sh` (2 nodes, one rank each, the same link rate; apart from the 4-node runs): one message "
             "from crc-n0 to crc-n1 (`halfduplex-fc`, 1:0) against one message each way at the same time "
-            "(`fullduplex-allgather`, 1:1), median over launches:", "", V._md(pd.DataFrame(rows)), "",
-            f"The platform `measured duplex` takes the share at the largest size, {format_bytes(size)}: "
-            f"{share:.3f} (the token bucket's burst shortens the smaller messages).", ""]
+            "(`fullduplex-allgather`, 1:1), median over launches:", "", V._md(table), "",
+            "The platform `measured duplex` takes the share at the largest size, "
+            f"{format_bytes(int(duplex.index[-1]))}: {variants(duplex)['measured duplex']:.3f} "
+            "(the token bucket's burst shortens the smaller messages).", ""]
 
 
-def readme(points, summary, runs, out):
+def _ranks_and_cores(runs):
+    """(ranks, the machine's cores) of the real runs: the emulated nodes share the cores, which the
+    metadata's per-node oversubscription count does not see."""
+    from collrepro.sim import platform as P
+    first = P._load_meta(P._metas([str(d) for d in real_dirs(runs).values()])[0])
+    return first.get("nprocs"), (first.get("hwloc") or {}).get("cores")
+
+
+def _ranks_per_core(runs):
+    ranks, cores = _ranks_and_cores(runs)
+    over = isinstance(ranks, int) and isinstance(cores, int) and ranks > cores
+    return f"{ranks} ranks on {cores} cores" + (f" (oversubscribed {ranks}:{cores})" if over else "")
+
+
+def _cores_line(runs):
+    return (f"  The real runs: {_ranks_per_core(runs)}, the emulated nodes sharing the cores (the metadata's "
+            "per-node count does not see it); idle ranks yield, and from 256 KiB the times are those of the links "
+            "within a few % (below).")
+
+
+def readme(points, summary, runs, out, duplex):
     tagged = points.assign(experiment=points["experiment"] + " / " + points["platform"])
     lines = [
         "# results/cluster/validation: the simulation against an emulated cluster",
@@ -231,7 +243,8 @@ def readme(points, summary, runs, out):
         "",
         "- **Real**: 4 emulated nodes (`collrepro cluster`), one Open MPI rank each, over TCP through",
         "  the nodes' token-bucket links; the experiments `seed000-4nodes.yaml` and `seed001-4nodes.yaml`;",
-        "  the median over launches of the per-launch Tukey medians. The 4 nodes share the machine's cores.",
+        "  the median over launches of the per-launch Tukey medians.",
+        _cores_line(runs),
         "- **Simulated**: the same experiments in SimGrid on a platform written from the runs' own",
         "  `cluster` records (`collrepro-py sim platform --from-cluster`), SimGrid's Open MPI collective",
         "  selector, inter-group pairs on one intracommunicator (SMPI has no intercommunicators, so the",
@@ -252,8 +265,8 @@ def readme(points, summary, runs, out):
         "",
         "![simulated against real](sim_vs_real.png)",
         "",
-        *_duplex_lines(runs),
-        *_platform_lines(runs, out),
+        *_duplex_lines(duplex),
+        *_platform_lines(out, variants(duplex)),
         "## Where the error lies",
         "",
         "Median signed error per size (negative: the simulation is faster than the cluster):",
@@ -268,18 +281,20 @@ def readme(points, summary, runs, out):
     return "\n".join(lines + V._ranking_failures(tagged)) + "\n"
 
 
-def write_report(runs, out):
+def write_report(runs, out, duplex):
     out = Path(out)
-    points = build(runs, out)
+    points = build(runs, out, variants(duplex))
     summary = summarize(points)
     cols = ["experiment", "platform", "library", "collective", "shape", "msg_bytes", "algorithm", "real_median_s",
             "real_min_s", "real_max_s", "real_launches", "sim_median_s", "error_pct", "ranking_preserved"]
-    safeio.write_csv(out / "points.csv", points[cols].round({"error_pct": 2}))
-    safeio.write_csv(out / "summary.csv", summary)
+    caveat = (_ranks_per_core(runs) + "; the token bucket's burst is not in the platform (16-64 KiB run faster on "
+              "the cluster)")
+    safeio.write_csv(out / "points.csv", points[cols].round({"error_pct": 2}).assign(caveat=caveat))
+    safeio.write_csv(out / "summary.csv", summary.assign(caveat=caveat))
     V.figure(points.assign(series=points["experiment"] + " / " + points["platform"]), out / "sim_vs_real.png",
              real_label="emulated cluster, 4 nodes", sim_label="SimGrid, the cluster's platform",
              band=GOAL_MEDIAN_ERR, series="series")
-    safeio.write_text(out / "README.md", readme(points, summary, runs, out))
+    safeio.write_text(out / "README.md", readme(points, summary, runs, out, duplex))
     return summary
 
 
@@ -293,9 +308,10 @@ def _parser():
 
 def main(argv=None):
     a = _parser().parse_args(argv)
+    duplex = duplex_table(a.runs)
     rc = 0
-    for variant, share in ([] if a.report_only else variants(a.runs).items()):
+    for variant, share in ([] if a.report_only else variants(duplex).items()):
         rc = simulate(a.runs, a.out, variant, share) or rc
-    summary = write_report(a.runs, a.out)
+    summary = write_report(a.runs, a.out, duplex)
     print(summary.to_string(index=False), file=sys.stderr)
     return rc
