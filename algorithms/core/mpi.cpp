@@ -102,7 +102,8 @@ void Requests::irecv(void* buf, std::size_t bytes, int src, int tag, MPI_Comm co
 
 void Requests::wait_all() {
   if (reqs_.empty()) return;
-  const int rc = MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
+  const int rc = reqs_.size() == 1 ? MPI_Wait(reqs_.data(), MPI_STATUS_IGNORE)  // as PersistentRequests
+                                   : MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
   reqs_.clear();
   check(rc, "MPI_Waitall");
 }

@@ -61,9 +61,9 @@ struct Schedule {
         p(sender ? pair.local_size() : pair.remote_size()),
         q(sender ? pair.remote_size() : pair.local_size()),
         plan(plan_halfduplex_fc(p, q, sender, pair.local_rank())),
-        gather(Comm::split(pair.both(), color(plan.gather_color), plan.gather_key)),
+        gather(unless_alone(Comm::split(pair.both(), color(plan.gather_color), plan.gather_key))),
         bcast(Comm::split(pair.both(), color(plan.bcast_color), plan.bcast_key)),
-        sub(sender ? Comm() : Comm::split(pair.local(), color(plan.sub_color), plan.sub_key)),
+        sub(sender ? Comm() : unless_alone(Comm::split(pair.local(), color(plan.sub_color), plan.sub_key))),
         scratch(sender && gather ? static_cast<std::size_t>(p) * k : 0) {
     for (std::size_t n = 0; n < plan.sub_counts.size(); ++n) {
       sub_counts.push_back(mpi_count(plan.sub_counts[n] * k, "subgroup Allgatherv count"));
@@ -72,6 +72,10 @@ struct Schedule {
   }
 
   static int color(int c) { return c == kNoGroup ? MPI_UNDEFINED : c; }
+  // An in-place Allgather(v) over one process moves nothing (G at p = 1 is b_0 alone, who has
+  // m_0 after phase 1; a subgroup at p = 1 is one receiver): no form calls it (a library's
+  // nonblocking or persistent call would still build and run a schedule at every start).
+  static Comm unless_alone(Comm c) { return c && c.size() == 1 ? Comm() : std::move(c); }
   std::byte* block(std::byte* base, int index) const { return base + static_cast<std::size_t>(index) * k; }
   bool pairs_first() const { return p >= q; }  // p >= q: pair-send, allgather-G; else group-bcast, subgroup-allgatherv
 
