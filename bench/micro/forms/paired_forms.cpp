@@ -53,17 +53,18 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The ranks (0-based) of the order statistics bounding a level-(1 - alpha) interval for the
-// median of n values: the largest j with P(Binomial(n, 1/2) < j) <= alpha / 2, and n - 1 - j.
+// The indices (0-based, of the sorted values) bounding an interval of level at least 1 - alpha
+// for the median of n values: with j the largest count for which P(Binomial(n, 1/2) < j) <=
+// alpha / 2, the j-th smallest and the j-th largest value (all of them where no j > 0 fits).
 std::pair<std::size_t, std::size_t> median_interval(std::size_t n, double alpha) {
-  double cdf = 0, term = std::pow(0.5, static_cast<double>(n));  // P(X = 0)
+  const double N = static_cast<double>(n);
+  auto pmf = [&](double j) {  // P(X = j), in logarithms (0.5^n underflows from n = 1075)
+    return std::exp(std::lgamma(N + 1) - std::lgamma(j + 1) - std::lgamma(N - j + 1) - N * std::log(2.0));
+  };
+  double cdf = 0;
   std::size_t j = 0;
-  while (j < n && cdf + term <= alpha / 2) {
-    cdf += term;
-    term *= static_cast<double>(n - j) / static_cast<double>(j + 1);
-    ++j;
-  }
-  return {j, n - 1 - j};
+  while (j < n / 2 && cdf + pmf(static_cast<double>(j)) <= alpha / 2) cdf += pmf(static_cast<double>(j++));
+  return j == 0 ? std::pair<std::size_t, std::size_t>{0, n - 1} : std::pair{j - 1, n - j};
 }
 
 // Times every candidate once per repetition in rotated order; times are the max over ranks.
