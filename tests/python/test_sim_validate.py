@@ -152,3 +152,53 @@ def test_committed_summary_is_the_points_summary():
     readme = (out / "README.md").read_text()
     for _, r in want.iterrows():
         assert f"| {r['experiment']} | {r['library']} | {r['points']} | {r['median_abs_error_pct']} | " in readme
+
+
+def _archive(tmp_path, members):
+    """runs.tar.xz of `members`: {name: text} files, or {name: None} for a link to /etc."""
+    import io
+    import tarfile
+    path = tmp_path / "runs.tar.xz"
+    with tarfile.open(path, "w:xz") as tar:
+        for name, text in members.items():
+            info = tarfile.TarInfo(name)
+            if text is None:
+                info.type, info.linkname = tarfile.SYMTYPE, "/etc"
+                tar.addfile(info)
+            else:
+                data = text.encode()
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_real_runs_unpack_the_committed_archive_and_go(tmp_path):
+    _archive(tmp_path, {"quick-np8/openmpi/meta-L0.json": "{}"})
+    with V.real_runs(tmp_path) as real:  # a directory holding runs.tar.xz
+        assert (real / "quick-np8" / "openmpi" / "meta-L0.json").read_text() == "{}"
+        unpacked = real
+    assert not unpacked.exists()
+    with V.real_runs(tmp_path / "runs.tar.xz") as real:  # the archive itself
+        assert (real / "quick-np8").is_dir()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with V.real_runs(plain) as real:  # a directory of runs is read in place
+        assert real == plain
+
+
+@pytest.mark.parametrize("members", [{"../escape.json": "{}"}, {"/abs.json": "{}"}, {"quick-np8/link": None}])
+def test_real_runs_refuse_an_archive_member_outside_it(tmp_path, members):
+    _archive(tmp_path, members)
+    with pytest.raises(UserError, match="not a plain file or directory inside the archive"):
+        with V.real_runs(tmp_path):
+            pass
+    assert not (tmp_path.parent / "escape.json").exists()
+
+
+def test_every_validated_experiment_is_in_the_committed_node16_archive():
+    import tarfile
+    assert V.DEFAULT_REAL == V.REPO / "results" / "node16"
+    with tarfile.open(V.DEFAULT_REAL / V.ARCHIVE, "r:xz") as tar:
+        held = {tuple(n.split("/")[-3:-1]) for n in tar.getnames() if "/meta-L0.json" in n}
+    for experiment in V.EXPERIMENTS:
+        assert (experiment, "openmpi") in held and (experiment, "mpich") in held, experiment

@@ -1,17 +1,20 @@
 """sim_validate: the simulation checked point by point against a real node (results/sim/validation).
 
-    collrepro-py sim validate platforms REAL_DIR            # configs/platforms/node16-<mpi>.xml
-    collrepro-py sim validate run REAL_DIR [--only EXP] [--alternative] [--copy-bw GBPS]
-                                                                    # the simulations, one per experiment and library
-    collrepro-py sim validate report REAL_DIR               # points.csv, summary.csv, README.md, the figure
-    collrepro-py sim validate all REAL_DIR                  # platforms, run, run --alternative, report
+    collrepro-py sim validate platforms [REAL]            # configs/platforms/node16-<mpi>.xml
+    collrepro-py sim validate run [REAL] [--only EXP] [--alternative] [--copy-bw GBPS]
+                                                          # the simulations, one per experiment and library
+    collrepro-py sim validate report [REAL]               # points.csv, summary.csv, README.md, the figure
+    collrepro-py sim validate all [REAL]                  # platforms, run, run --alternative, report
 
-REAL_DIR holds real runs as <experiment>/<mpi>/ result directories (one rank per core on one
-node, each launch's ping-pong in its metadata). `platforms` derives one platform per MPI library
-from that library's ping-pongs (python/collrepro/sim/platform.py); `run` simulates every
-experiment of EXPERIMENTS that REAL_DIR holds, with the library's platform and SimGrid's
-collective selector for that library (ompi for Open MPI, mpich for MPICH), through
-bench/sim/simrun, into results/sim/validation/sims/<experiment>/<mpi>/; `report` compares.
+REAL holds real runs as <experiment>/<mpi>/ result directories (one rank per core on one node,
+each launch's ping-pong in its metadata), or is such a tree packed as runs.tar.xz (or a
+directory holding one): by default results/node16/, the 16-core node's runs committed in the
+repository, unpacked into a temporary directory for the command. `platforms` derives one
+platform per MPI library from that library's ping-pongs (python/collrepro/sim/platform.py);
+`run` simulates every experiment of EXPERIMENTS that REAL holds, with the library's platform
+and SimGrid's collective selector for that library (ompi for Open MPI, mpich for MPICH),
+through bench/sim/simrun, into results/sim/validation/sims/<experiment>/<mpi>/; `report`
+compares.
 
 Per point (collective, shape, size, algorithm): the real median (median over launches of the
 per-launch Tukey medians), the simulated median, error = (simulated - real) / real in %, and
@@ -20,10 +23,13 @@ the same in simulation as on the node. Exit codes: 0 done, 2 bad input, 5 simrun
 missing, 4 a simulation failed (the others are kept).
 """
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -49,21 +55,25 @@ OTHER = {"shared": "split", "split": "shared"}
 GOAL_MEDIAN_ERR, GOAL_RANKING = 15.0, 90.0
 
 # The real experiments simulated: name -> (config, processes, collbench --set overrides beyond
-# those every simulation gets). The sizes are those the real runs measured.
+# those every simulation gets), named as in results/node16/ (its experiments.sh and
+# experiments-mpich-ref.sh ran them). The simulation runs every size of the configuration; the
+# comparison takes the points both have.
 # The native baselines need intercommunicators (or distributed graphs) that SMPI lacks: the
 # settings that name them explicitly list the others instead ("algorithms: all" skips them).
-_S001 = ["root-gathering,fullduplex-allgather"] * 4 + ["root-gathering,fullduplex-allgatherv,fullduplex-allgatherv-ordered"] * 4
+_AGV = ["root-gathering,fullduplex-allgatherv,fullduplex-allgatherv-ordered"] * 4  # seed 001 settings 5-8
 EXPERIMENTS = {
     "quick-np8": ("configs/quick.yaml", 8, ["pair_mode=intracomm", "validation_max_bytes=256KiB"]),
-    "seed000-3sizes-np16": ("configs/paper/seed000-halfduplex-fc-ring.yaml", 16,
-                            ["pair_mode=intracomm", "sizes=[256KiB,1MiB,4MiB]", "validation_max_bytes=256KiB",
-                             "settings[0].algorithms=[halfduplex-fc,halfduplex-fc-minvol,root-gathering]"]),
-    "seed001-np14": ("configs/paper/seed001-fullduplex-allgather-allgatherv.yaml", 14,
-                     ["pair_mode=intracomm", "sizes=[64KiB,512KiB]", "validation_max_bytes=256KiB"]
-                     + [f"settings[{i}].algorithms=[{a}]" for i, a in enumerate(_S001)]),
+    "seed000-np16": ("configs/paper/seed000-halfduplex-fc-ring.yaml", 16,
+                     ["pair_mode=intracomm", "placements=[block]", "validation_max_bytes=256KiB",
+                      "settings[0].algorithms=[halfduplex-fc,halfduplex-fc-minvol,root-gathering]"]),
+    "allgatherv-arith-np14": ("results/node16/configs/allgatherv-arith.yaml", 14,
+                              ["pair_mode=intracomm", "validation_max_bytes=256KiB"]
+                              + [f"settings[{i}].algorithms=[{a}]" for i, a in enumerate(_AGV)]),
     # alltoallw's large faces are folded buffers (garbage) even at small block sizes
     "seed004-np16": ("configs/paper/seed004-isomorphic.yaml", 16, ["validation=false"]),
 }
+DEFAULT_REAL = REPO / "results" / "node16"
+ARCHIVE = "runs.tar.xz"
 # Every simulation: the emulated inter-group pairs (SMPI has no intercommunicators), one
 # repetition after a warm-up (a simulation is deterministic); points are validated only below
 # the fold bound (simrun --fold: folded buffers hold garbage).
@@ -77,8 +87,37 @@ def _has_sims(d):
     return any(resultfiles.result_files(s, ["summary"])["summary"] for s in Path(d).glob("*/*") if s.is_dir())
 
 
+def _unpack(archive, into):
+    """Unpacks the runs archive into `into`: regular files and directories only, every name
+    inside it (a committed archive is still input: no absolute name, no '..', no link)."""
+    with tarfile.open(archive, "r:xz") as tar:
+        members = tar.getmembers()
+        for m in members:
+            name = Path(m.name)
+            if name.is_absolute() or ".." in name.parts or not (m.isfile() or m.isdir()):
+                raise UserError(f"{archive}: member '{m.name}' is not a plain file or directory inside the "
+                                "archive; repack it (tar cJf runs.tar.xz <experiment>/...)")
+        tar.extractall(into, members=members)
+
+
+@contextlib.contextmanager
+def real_runs(real=None):
+    """The directory of <experiment>/<mpi>/ real runs for REAL: itself, or its runs.tar.xz (REAL,
+    or inside REAL) unpacked into a temporary directory that goes when the command ends."""
+    real = Path(real) if real else DEFAULT_REAL
+    archive = real / ARCHIVE if real.is_dir() else real
+    if real.is_dir() and not archive.is_file():
+        yield real
+        return
+    if not archive.is_file() or not archive.name.endswith(".tar.xz"):
+        raise UserError(f"{real}: not a directory of <experiment>/<mpi>/ real runs nor a {ARCHIVE} of them")
+    with tempfile.TemporaryDirectory(prefix="collrepro-node16-") as tmp:
+        _unpack(archive, tmp)
+        yield Path(tmp)
+
+
 def real_dirs(real):
-    """{(experiment, mpi): directory} of the EXPERIMENTS that REAL_DIR holds."""
+    """{(experiment, mpi): directory} of the EXPERIMENTS that the real-runs directory holds."""
     real = Path(real)
     if not real.is_dir():
         raise UserError(f"{real}: not a directory of <experiment>/<mpi>/ real runs")
@@ -243,7 +282,7 @@ def build(real, sims=OUT / "sims"):
             continue
         parts.append(compare(medians(rdir), medians(sdir), exp, mpi))
     if not parts:
-        raise UserError(f"{sims}: no simulation found; run `collrepro-py sim validate run REAL_DIR` first")
+        raise UserError(f"{sims}: no simulation found; run `collrepro-py sim validate run` first")
     return pd.concat(parts, ignore_index=True), missing
 
 
@@ -437,21 +476,24 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
     out = [
         "# results/sim/validation: the simulation against a real node",
         "",
-        "Generated by `collrepro-py sim validate report REAL_DIR` (python/collrepro/sim/validate.py)",
-        "from the simulations in `sims/` and a set of real-node runs (16-core node, one rank per core,",
-        "Open MPI 4.1.4 and MPICH 4.0.2, every rank bound to its own core, 2-3 launches per point; the",
-        "directory is given on the command line and is not part of the repository). Do not edit.",
+        "Generated by `collrepro-py sim validate report` (python/collrepro/sim/validate.py) from the",
+        "simulations in `sims/` and the real-node runs committed in `results/node16/runs.tar.xz`",
+        "(16-core node, one rank per core, Open MPI 4.1.4 and MPICH 4.0.2, every rank bound to its",
+        "own core, 3 launches per point; results/node16/README.md says how they were made). Anyone",
+        "can rerun it from the repository with the commands below. Do not edit.",
         "",
         "## How it was made",
         "",
         "```",
-        "collrepro-py sim validate platforms REAL_DIR   # configs/platforms/node16-{openmpi,mpich}.xml",
-        "collrepro-py sim validate run REAL_DIR         # sims/<experiment>/<mpi>/ through bench/sim/simrun",
-        "collrepro-py sim validate run REAL_DIR --alternative     # sims-alternative/: the other duplex choice",
-        "collrepro-py sim validate run REAL_DIR --copy-bw 32 --copy-bw 64 --only quick-np8 \\",
-        "    --only seed000-3sizes-np16 --only seed001-np14             # sims-copybw-*/: a shared-memory limit",
-        "collrepro-py sim validate report REAL_DIR      # points.csv, summary.csv, this README, sim_vs_real.png",
+        "collrepro-py sim validate platforms    # configs/platforms/node16-{openmpi,mpich}.xml",
+        "collrepro-py sim validate run          # sims/<experiment>/<mpi>/ through bench/sim/simrun",
+        "collrepro-py sim validate run --alternative     # sims-alternative/: the other duplex choice",
+        "collrepro-py sim validate run --copy-bw 32 --copy-bw 64 --only quick-np8 \\",
+        "    --only seed000-np16 --only allgatherv-arith-np14      # sims-copybw-*/: a shared-memory limit",
+        "collrepro-py sim validate report       # points.csv, summary.csv, this README, sim_vs_real.png",
         "```",
+        "",
+        "(Each reads `results/node16/` by default; another node's runs: `... REAL_DIR`.)",
         "",
         "- **The platform** (`collrepro-py sim platform`, documented in `bench/sim/README.md`): one host",
         "  per core; each core's link is the library's ping-pong (median over the launches of the",
@@ -492,7 +534,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         alt = "".join(f"; the {len(t)} runs of `{name}/`: {sum(x.get('wall_s', 0) for x in t.values()):.0f} s"
                       for name, t in sorted((alt_times or {}).items()))
         out += [f"Simulation wall time, all {len(times)} runs: {total_wall:.0f} s{alt}, on the shared 2-core "
-                "development VM (one simulation at a time; other work shared the machine; per run in "
+                "development VM (one simulation at a time, nothing else running; per run in "
                 "`sims/runtimes.json`).", ""]
     if missing:
         out += [f"Not simulated (no `sims/` result): {', '.join(missing)}.", ""]
@@ -543,7 +585,9 @@ def write_report(real, out=OUT):
 def _parser():
     ap = ArgumentParser(prog="sim validate", description=__doc__.split("\n")[0])
     ap.add_argument("action", choices=["platforms", "run", "report", "all"])
-    ap.add_argument("real", help="directory of <experiment>/<mpi>/ real runs")
+    ap.add_argument("real", nargs="?", default=str(DEFAULT_REAL),
+                    help=f"directory of <experiment>/<mpi>/ real runs, or a {ARCHIVE} of them (or a directory "
+                         f"holding one); default {DEFAULT_REAL.relative_to(REPO)}")
     ap.add_argument("--only", action="append", choices=sorted(EXPERIMENTS), help="run only this experiment")
     ap.add_argument("--alternative", action="store_true",
                     help="run: simulate with the other duplex choice into sims-alternative/ (the README compares)")
@@ -555,6 +599,12 @@ def _parser():
 
 def main(argv=None):
     a = _parser().parse_args(argv)
+    with real_runs(a.real) as real:
+        a.real = str(real)
+        return _act(a)
+
+
+def _act(a):
     out = Path(a.out)
     rc = 0
     if a.action in ("platforms", "all"):
