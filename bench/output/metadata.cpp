@@ -100,6 +100,80 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size) {
   return out;
 }
 
+namespace {
+
+constexpr int kCallCostTag = 78;
+constexpr int kCallCostRounds = 10, kCallCostWarmup = 2;
+
+// Rank 1 posts the receive before the barrier; rank 0 times `send` after it (the send's own call,
+// not its completion), then completes it.
+double time_send_side(const Clock& clock, int rank, std::vector<char>& buf, bool nonblocking) {
+  const int n = static_cast<int>(buf.size());
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (rank == 1) check(MPI_Irecv(buf.data(), n, MPI_BYTE, 0, kCallCostTag, MPI_COMM_WORLD, &r), "MPI_Irecv");
+  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  double t = 0;
+  if (rank == 0) {
+    const double t0 = clock.now();
+    if (nonblocking)
+      check(MPI_Isend(buf.data(), n, MPI_BYTE, 1, kCallCostTag, MPI_COMM_WORLD, &r), "MPI_Isend");
+    else
+      check(MPI_Send(buf.data(), n, MPI_BYTE, 1, kCallCostTag, MPI_COMM_WORLD), "MPI_Send");
+    t = clock.now() - t0;
+  }
+  check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+  return t;
+}
+
+// Rank 0 starts the send before the barrier; rank 1 lets `settle` seconds pass (the message
+// arrives meanwhile, or announces itself where the library moves it only once received), then
+// times MPI_Recv. The time is rank 1's, sent to rank 0. The wait is bounded in readings too: a
+// simulated clock may advance only a little per reading.
+double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, double settle) {
+  const int n = static_cast<int>(buf.size());
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (rank == 0) check(MPI_Isend(buf.data(), n, MPI_BYTE, 1, kCallCostTag, MPI_COMM_WORLD, &r), "MPI_Isend");
+  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  double t = 0;
+  if (rank == 1) {
+    const double until = clock.now() + settle;
+    for (long k = 0; k < 1000000 && clock.now() < until; ++k) {
+    }
+    const double t0 = clock.now();
+    check(MPI_Recv(buf.data(), n, MPI_BYTE, 0, kCallCostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    t = clock.now() - t0;
+    check(MPI_Send(&t, 1, MPI_DOUBLE, 0, kCallCostTag, MPI_COMM_WORLD), "MPI_Send (recv time)");
+  } else if (rank == 0) {
+    check(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+    check(MPI_Recv(&t, 1, MPI_DOUBLE, 1, kCallCostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (recv time)");
+  }
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json callcosts(const Clock& clock, int rank, int size) {
+  if (size < 2) return nullptr;
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t bytes : {std::size_t{1}, std::size_t{1024}, std::size_t{65536}, std::size_t{1} << 20}) {
+    std::vector<char> buf(bytes);
+    std::vector<double> send, isend, recv;
+    // Long enough for the message to arrive: 20 us plus 2 ns a byte (0.5 GB/s, slower than a node).
+    const double settle = 20e-6 + 2e-9 * static_cast<double>(bytes);
+    for (int i = 0; i < kCallCostRounds; ++i) {
+      const double s = time_send_side(clock, rank, buf, false);
+      const double is = time_send_side(clock, rank, buf, true);
+      const double r = time_recv_side(clock, rank, buf, settle);
+      if (i < kCallCostWarmup) continue;
+      send.push_back(s);
+      isend.push_back(is);
+      recv.push_back(r);
+    }
+    if (rank == 0)
+      out.push_back({{"bytes", bytes}, {"send_s", median(send)}, {"isend_s", median(isend)}, {"recv_s", median(recv)}});
+  }
+  return out;
+}
 
 void record_check(SyncStats& s, const ResidualCheck& c, const std::string& when) {
   s.clock_offset_error_s = std::max(s.clock_offset_error_s, c.max_abs_offset_s);

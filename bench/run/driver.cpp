@@ -192,7 +192,7 @@ struct TimingSetup {
   std::unique_ptr<ClockSync> sync;
   SyncStats stats;
   double resolution = 0;
-  nlohmann::json pings, setup_s = nlohmann::json::object();
+  nlohmann::json pings, callcosts, setup_s = nlohmann::json::object();
 };
 
 // Fills ts in place: the clock synchronization keeps references to the machine and clock.
@@ -225,6 +225,8 @@ void set_up_timing(const Config& config, const collrepro::Capabilities& caps, Ti
   check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
   ts.pings = pingpong(*ts.clock, rank, size);
   phase("pingpong");
+  ts.callcosts = callcosts(*ts.clock, rank, size);
+  phase("callcosts");
 }
 
 // Rank 0: the launch's metadata as it stands before the first point.
@@ -269,6 +271,7 @@ nlohmann::json initial_metadata(const Options& o, Setup& s, TimingSetup& ts) {
                                : m.oversubscription.to_json()},
       {"clock", {{"name", ts.clock->name()}, {"resolution_s", ts.resolution}, {"details", ts.clock->details()}}},
       {"pingpong", ts.pings},
+      {"callcosts", ts.callcosts},
       {"setup_s", ts.setup_s},
       {"algorithms", algorithms_json(s.plan)},
       {"points", {{"total", s.plan.size()}, {"slice_begin", s.begin}, {"slice_end", s.end}, {"resumed", s.skip.size()}}},

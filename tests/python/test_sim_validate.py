@@ -79,6 +79,62 @@ def test_piecewise_platform_config_replaces_simruns_defaults(tmp_path):
     assert 'sharing_policy="SPLITDUPLEX"' in out.read_text() and 'radical="0-3"' in out.read_text()
 
 
+def _with_callcosts(d, costs):
+    """Adds collbench's callcosts [{bytes, send_s, isend_s, recv_s}] to the directory's metadata."""
+    meta = json.loads((d / "meta-L0.json").read_text())
+    meta["callcosts"] = costs
+    (d / "meta-L0.json").write_text(json.dumps(meta))
+
+
+# One-way times 1 B: 1.5 us, 1 KiB: ~1.7 us, 64 KiB: ~14.6 us, 1 MiB: ~211 us; the calls cost 0.2 +
+# 0.3 us at 1 B and 0.3 + 0.4 us at 1 KiB (eager: at most half the one-way time), and at 64 KiB the
+# send waits for the transfer.
+CALLCOSTS = [{"bytes": 1, "send_s": 0.2e-6, "isend_s": 0.1e-6, "recv_s": 0.3e-6},
+             {"bytes": 1024, "send_s": 0.3e-6, "isend_s": 0.1e-6, "recv_s": 0.4e-6},
+             {"bytes": 65536, "send_s": 13e-6, "isend_s": 0.1e-6, "recv_s": 13e-6},
+             {"bytes": 1 << 20, "send_s": 200e-6, "isend_s": 0.1e-6, "recv_s": 200e-6}]
+
+
+def test_overheads_are_fitted_from_the_callcosts_and_keep_the_pingpong(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    _with_callcosts(d, CALLCOSTS)
+    meas = SP.measurements([str(d)])
+    assert [c["bytes"] for c in SP.overheads(meas)] == [1, 1024]  # 64 KiB: the send waited
+    out = tmp_path / "node.xml"
+    assert SP.main([str(d), "-o", str(out)]) == 0
+    cfg = dict(c.split(":", 1) for c in sim.platform_config(str(out)))
+    # per section threshold:offset:factor; the line through 1 B and 1 KiB, then 0 from 64 KiB
+    slope = 0.1e-6 / 1023
+    assert cfg["smpi/os"] == f"0:{SP._g(0.2e-6 - slope)}:{SP._g(slope)};1023:{SP._g(0.3e-6)}:0;65535:0:0"
+    assert cfg["smpi/ois"] == f"0:{SP._g(0.1e-6)}:0;1023:{SP._g(0.1e-6)}:0;65535:0:0"
+    assert cfg["smpi/or"].endswith(f";1023:{SP._g(0.4e-6)}:0;65535:0:0")
+    assert cfg["smpi/async-small-thresh"] == "65536"
+    # the links carry the one-way time less os and or, so the ping-pong comes back whole
+    text = out.read_text()
+    for s in _series():
+        assert f"{s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform {s['time_s'] * 1e6:.3f} us" in text
+    # the same data give the same platform
+    again = tmp_path / "again.xml"
+    SP.main([str(d), "-o", str(again)])
+    assert again.read_text() == text
+
+
+def test_no_overheads_without_callcosts_or_when_the_send_waits(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    out = tmp_path / "node.xml"
+    SP.main([str(d), "-o", str(out)])
+    assert "smpi/os" not in out.read_text() and "per-message overheads: none" in out.read_text()
+    _with_callcosts(d, [dict(c, send_s=c["send_s"] + 1e-6) for c in CALLCOSTS])  # 1 B: 1.5 of 1.5 us
+    assert SP.overheads(SP.measurements([str(d)])) == []
+
+
+def test_a_damaged_callcosts_entry_is_one_line(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    _with_callcosts(d, [{"bytes": 1, "send_s": 1e-7}])
+    with pytest.raises(UserError, match="callcosts entry .*want bytes, send_s, isend_s, recv_s"):
+        SP.measurements([str(d)])
+
+
 def test_no_pingpong_is_one_line(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(UserError, match="no launch metadata with a ping-pong"):

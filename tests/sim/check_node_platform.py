@@ -1,6 +1,8 @@
-"""sim.node-platform's two halves: `make MEASURED PLATFORM` writes a known ping-pong as a launch's
-metadata and derives a platform from it; `check MEASURED OUT` compares the simulated ping-pongs
-with it (within 3 %) and checks each selector's metadata."""
+"""sim.node-platform's two halves: `make MEASURED PLATFORM` writes a known ping-pong and known
+per-call costs as a launch's metadata and derives a platform from it; `check MEASURED OUT`
+compares the simulated ping-pongs with it (within 3 %), the simulated time inside MPI_Send,
+MPI_Isend and MPI_Recv at the eager sizes with the known costs (within 3 % and 30 ns: each
+simulated clock reading costs SimGrid's smpi/wtime), and checks each selector's metadata."""
 
 import json
 import sys
@@ -17,6 +19,13 @@ def known(b):
     return 1.5e-6 + b / 5e9 if b <= 65536 else 6e-6 + b / 9e9
 
 
+# The time inside each call: eager at 1 B and 1 KiB (at most half the one-way time together), and
+# from 64 KiB the send waits for its transfer (the platform charges no overhead there).
+CALLS = {1: (0.2e-6, 0.1e-6, 0.3e-6), 1024: (0.3e-6, 0.1e-6, 0.4e-6),
+         65536: (known(65536), 0.1e-6, known(65536)), 1 << 20: (known(1 << 20), 0.1e-6, known(1 << 20))}
+EAGER = [1, 1024]
+
+
 def meta(d):
     return sim_platform._load_meta(str(next(Path(d).glob("meta-L0.json*"))))  # either form
 
@@ -27,13 +36,21 @@ def main(action, measured, target):
         measured.mkdir(parents=True)
         (measured / "meta-L0.json").write_text(json.dumps({
             "mpi_impl": "openmpi", "hwloc": {"cores": 4},
-            "pingpong": [{"bytes": b, "time_s": known(b)} for b in SIZES]}))
+            "pingpong": [{"bytes": b, "time_s": known(b)} for b in SIZES],
+            "callcosts": [{"bytes": b, "send_s": c[0], "isend_s": c[1], "recv_s": c[2]} for b, c in CALLS.items()]}))
         return sim_platform.main([str(measured), "--name", "test-node", "-o", target])
     bad = []
-    for s in meta(Path(target) / "pp")["pingpong"]:
+    pp = meta(Path(target) / "pp")
+    for s in pp["pingpong"]:
         want = known(s["bytes"])
         if abs(s["time_s"] - want) > 0.03 * want:
             bad.append(f"{s['bytes']} B: simulated {s['time_s']:.3e} s, measured {want:.3e} s")
+    got = {c["bytes"]: c for c in pp.get("callcosts") or []}
+    for b in EAGER:
+        for i, key in enumerate(("send_s", "isend_s", "recv_s")):
+            want, have = CALLS[b][i], got.get(b, {}).get(key)
+            if have is None or abs(have - want) > 0.03 * want + 30e-9:
+                bad.append(f"{b} B {key}: simulated {have}, measured {want:.3e} s")
     for sel in ("ompi", "mpich"):
         m = meta(Path(target) / f"sweep-{sel}")
         cfg = m["simulation"]["config"]
@@ -42,7 +59,7 @@ def main(action, measured, target):
                        f"mpich_choices {m['simulation']['mpich_choices']}")
         if cfg["network/model"] != "SMPI":
             bad.append(f"{sel}: network model {cfg['network/model']}, not the platform's SMPI")
-    return report("sim.node-platform", bad, "the platform gives its ping-pong back (within 3 %)")
+    return report("sim.node-platform", bad, "the platform gives its ping-pong and its per-call costs back")
 
 
 if __name__ == "__main__":

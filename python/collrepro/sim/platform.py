@@ -18,6 +18,9 @@ shared memory (the backbone) and core j's link:
     factor per size range, so that every measured ping-pong size comes back exactly (eager and
     rendezvous protocols cost differently); `alpha-beta`: one latency and one bandwidth
     (the least-squares fit of all sizes, relative residuals; SimGrid's CM02 model);
+  - per-message overheads (SMPI's smpi/os, smpi/ois, smpi/or) from collbench's `callcosts` (the
+    time inside MPI_Send, MPI_Isend and MPI_Recv) at the sizes where the send is buffered, the
+    links fitted to the ping-pong less them (`overheads`); none where the metadata has no callcosts;
   - the backbone is the node's shared-memory copy bandwidth, shared by all its cores:
     `--copy-bw` (GB/s, all `--cores` copying at once; each message is copied twice, into the
     shared segment and out of it, so the backbone carries half of it). Without --copy-bw the
@@ -50,6 +53,13 @@ from collrepro.safeio import EnvironmentProblem, UserError
 REPO = paths.REPO
 META_LIMIT = 64 * safeio.MIB
 COPIES_PER_MESSAGE = 2  # shared-memory MPI without a single-copy mechanism: into the segment, out of it
+CALLS = ("send_s", "isend_s", "recv_s")  # collbench's callcosts: the time inside MPI_Send, MPI_Isend, MPI_Recv
+SMPI_COSTS = {"send_s": "smpi/os", "isend_s": "smpi/ois", "recv_s": "smpi/or"}
+# A size's call costs are per-message overheads where MPI_Send and MPI_Recv together took at most
+# this share of the ping-pong's one-way time: the send returned before the message could have
+# been delivered (buffered, eager), and the rest of the one-way time is the transfer, which the
+# links carry. From the first size beyond it the calls wait for the transfer themselves.
+EAGER_SHARE = 0.5
 
 
 # ---------------------------------------------------------------- the measurements, from result directories
@@ -70,9 +80,10 @@ def _load_meta(path):
 
 
 def measurements(dirs, mpi=None):
-    """{pingpong: [{bytes, time_s, launches}], cores, libraries, launches} from the metadata under
-    dirs (of the MPI library `mpi` only, when given)."""
-    per_size, cores, libs, launches = {}, [], set(), 0
+    """{pingpong: [{bytes, time_s, launches}], callcosts: [{bytes, send_s, isend_s, recv_s,
+    launches}], cores, libraries, launches} from the metadata under dirs (of the MPI library `mpi`
+    only, when given); per size the median over the launches."""
+    per_size, calls, cores, libs, launches = {}, {}, [], set(), 0
     for path in _metas(dirs):
         meta = _load_meta(path)
         if not isinstance(meta, dict) or meta.get("simulated") or (mpi and meta.get("mpi_impl") != mpi):
@@ -87,13 +98,23 @@ def measurements(dirs, mpi=None):
                 raise UserError(f"{path}: pingpong entry {safeio.excerpt(str(s))!r}: want bytes and time_s") from None
             if b > 0 and t > 0 and math.isfinite(t):
                 per_size.setdefault(b, []).append(t)
+        for c in meta.get("callcosts") or []:
+            try:
+                b, costs = int(c["bytes"]), {k: float(c[k]) for k in CALLS}
+            except (KeyError, TypeError, ValueError):
+                raise UserError(f"{path}: callcosts entry {safeio.excerpt(str(c))!r}: want bytes, "
+                                f"{', '.join(CALLS)}") from None
+            if b > 0 and all(v >= 0 and math.isfinite(v) for v in costs.values()):
+                calls.setdefault(b, []).append(costs)
         hw = meta.get("hwloc") or {}
         if isinstance(hw, dict) and isinstance(hw.get("cores"), int):
             cores.append(hw["cores"])
         libs.add(f"{meta.get('mpi_impl', '?')} {meta.get('mpi_version', '?')}")
     series = [{"bytes": b, "time_s": statistics.median(v), "launches": len(v)} for b, v in sorted(per_size.items())]
-    return {"pingpong": series, "cores": max(cores) if cores else None, "libraries": sorted(libs),
-            "launches": launches}
+    callcosts = [{"bytes": b, **{k: statistics.median(c[k] for c in v) for k in CALLS}, "launches": len(v)}
+                 for b, v in sorted(calls.items())]
+    return {"pingpong": series, "callcosts": callcosts, "cores": max(cores) if cores else None,
+            "libraries": sorted(libs), "launches": launches}
 
 
 # ---------------------------------------------------------------- the model
@@ -123,6 +144,38 @@ def piecewise(series):
     return out
 
 
+def overheads(meas):
+    """The per-message overheads SMPI charges a process (SimGrid's calibration: smpi/os, smpi/ois,
+    smpi/or) from collbench's callcosts: [{bytes, send_s, isend_s, recv_s}] at the sizes where
+    the send is buffered (EAGER_SHARE), smallest first; empty without callcosts. Those sizes' one-way
+    time is os + transfer + or, so the links are fitted to the ping-pong less os and or."""
+    pingpong = {s["bytes"]: s["time_s"] for s in meas["pingpong"]}
+    out = []
+    for c in meas.get("callcosts") or []:
+        one_way = pingpong.get(c["bytes"])
+        if one_way is None or c["send_s"] + c["recv_s"] > EAGER_SHARE * one_way:
+            break  # this size and every larger one: the send waits for its transfer
+        out.append({k: c[k] for k in ("bytes",) + CALLS})
+    return out
+
+
+def smpi_cost_config(costs, key, after):
+    """SMPI's piecewise value `key` (smpi/os, ...) through the measured sizes: per section
+    "threshold:offset:factor" for sizes above the threshold, the line through two consecutive
+    sizes (the first size's constant below it), and 0 from `after` bytes on."""
+    sections = []
+    for i, c in enumerate(costs):
+        if i + 1 < len(costs):
+            nxt = costs[i + 1]
+            factor = max((nxt[key] - c[key]) / (nxt["bytes"] - c["bytes"]), 0.0)
+        else:
+            factor = 0.0
+        offset = max(c[key] - factor * c["bytes"], 0.0)
+        sections.append(f"{max(c['bytes'] - 1, 0) if i else 0}:{_g(offset)}:{_g(factor)}")
+    sections.append(f"{max(after - 1, 0)}:0:0")
+    return ";".join(sections)
+
+
 def model_time(pieces, nbytes):
     """The modelled one-way time of a message (for the tests and the platform's comment)."""
     piece = pieces[0]
@@ -144,6 +197,15 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
     if not cores or cores < 2:
         raise UserError(f"cores: {cores}; a node of at least 2 cores is needed (give --cores)")
     config = [("network/crosstraffic", "0")]
+    costs = overheads(meas) if model == "piecewise" else []
+    if costs:
+        paid = {c["bytes"]: c["send_s"] + c["recv_s"] for c in costs}
+        series = [dict(s, time_s=s["time_s"] - paid.get(s["bytes"], 0.0)) for s in series]  # > 0: EAGER_SHARE
+        after = next((s["bytes"] for s in meas["pingpong"] if s["bytes"] > costs[-1]["bytes"]), costs[-1]["bytes"] + 1)
+        config += [(SMPI_COSTS[k], smpi_cost_config(costs, k, after)) for k in CALLS]
+        # Those sizes are eager in the simulation too: sent before the receive is posted (SMPI
+        # otherwise starts a transfer only once both sides match).
+        config += [("smpi/async-small-thresh", str(after))]
     if model == "piecewise":
         pieces = piecewise(series)
         # The links: the smallest messages' latency and the largest bandwidth. SimGrid multiplies
@@ -165,8 +227,18 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
     # never set below the links' bandwidth.
     bb = max(copy_bw / COPIES_PER_MESSAGE, bw) if shared else bw * cores
     clamped = shared and bb > copy_bw / COPIES_PER_MESSAGE
-    checks = [f"      {s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform {model_time(pieces, s['bytes']) * 1e6:.3f} us "
-              f"({s['launches']} launches)" for s in series]
+    paid = {c["bytes"]: c["send_s"] + c["recv_s"] for c in costs}
+    checks = [f"      {s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform "
+              f"{(model_time(pieces, s['bytes']) + paid.get(s['bytes'], 0.0)) * 1e6:.3f} us "
+              f"({s['launches']} launches)" for s in meas["pingpong"]]
+    cost_lines = ([f"    - per-message overheads (SMPI's smpi/os, smpi/ois, smpi/or: the time inside MPI_Send, "
+                   f"MPI_Isend, MPI_Recv at the sizes where send and receive take at most {EAGER_SHARE:g} of the "
+                   f"one-way time; 0 from {after} B, below which a send is eager (smpi/async-small-thresh); the links "
+                   f"carry the rest of the ping-pong):"]
+                  + [f"      {c['bytes']} B: send {c['send_s'] * 1e6:.3f} us, isend {c['isend_s'] * 1e6:.3f} us, "
+                     f"recv {c['recv_s'] * 1e6:.3f} us" for c in costs]
+                  if costs else ["    - per-message overheads: none (the metadata holds no callcosts, or no size "
+                                 "is buffered)"] if model == "piecewise" else [])
     copy_line = (f"    - shared memory: {copy_bw / 1e9:.3f} GB/s copied by all {cores} cores at once; two copies per "
                  f"message, so the backbone carries {bb / 1e9:.3f} GB/s of messages, shared by every flow"
                  + (" (raised to one link's bandwidth: the copy measured less than the ping-pong moved)" if clamped else "")
@@ -184,6 +256,7 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
         *checks,
         f"    - the platform's links (one per core, {'sends and receives sharing it' if duplex == 'shared' else 'sends and receives each at full bandwidth'}):",
         *fit_lines,
+        *cost_lines,
         copy_line,
         "  Route core i -> core j: link i, backbone, link j; the route's latency is the links' sum.",
         "-->",

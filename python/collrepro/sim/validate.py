@@ -445,8 +445,10 @@ def _misses(points, alternative, copybw=None):
         out += ["- **Per-message software cost.** The ping-pong's latency is one message's; a "
                 "neighbourhood collective posts one send and one receive per neighbour, and the "
                 "per-message overhead a real library pays on each (LogGP's o, SMPI's `smpi/os` and "
-                "`smpi/or`) has no term in the platform: the ping-pong alone cannot tell it from the "
-                "latency. Seed 004's blocks of at most 64 B, where messages are nearly empty, by "
+                "`smpi/or`) has no term in these platforms: the ping-pong alone cannot tell it from the "
+                "latency, and the node's runs predate collbench's `callcosts` (the time inside MPI_Send, "
+                "MPI_Isend and MPI_Recv, measured at every launch's start since; `collrepro-py sim "
+                "platform` turns them into those three settings). Seed 004's blocks of at most 64 B, where messages are nearly empty, by "
                 f"neighbourhood size (median error over them {float(iso['error_pct'].median()):.1f} %; a share "
                 f"that stays about the same from {g['neighbors'].min()} to {g['neighbors'].max()} neighbours is a cost "
                 "per message):", "", _md(g), ""]
