@@ -105,13 +105,23 @@ namespace {
 constexpr int kCallCostTag = 78;
 constexpr int kCallCostRounds = 10, kCallCostWarmup = 2;
 
-// Rank 1 posts the receive before the barrier; rank 0 times `send` after it (the send's own call,
+// Ranks 0 and 1 meet (a zero-byte exchange): only they take part, so the other ranks of a large
+// launch neither wait nor poll.
+void meet(int rank) {
+  const int peer = 1 - rank;
+  char none = 0;
+  check(MPI_Sendrecv(&none, 0, MPI_BYTE, peer, kCallCostTag + 1, &none, 0, MPI_BYTE, peer, kCallCostTag + 1,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv (meet)");
+}
+
+// Rank 1 posts the receive before they meet; rank 0 times `send` after it (the send's own call,
 // not its completion), then completes it.
 double time_send_side(const Clock& clock, int rank, std::vector<char>& buf, bool nonblocking) {
   const int n = static_cast<int>(buf.size());
   MPI_Request r = MPI_REQUEST_NULL;
   if (rank == 1) check(MPI_Irecv(buf.data(), n, MPI_BYTE, 0, kCallCostTag, MPI_COMM_WORLD, &r), "MPI_Irecv");
-  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  meet(rank);
   double t = 0;
   if (rank == 0) {
     const double t0 = clock.now();
@@ -125,7 +135,7 @@ double time_send_side(const Clock& clock, int rank, std::vector<char>& buf, bool
   return t;
 }
 
-// Rank 0 starts the send before the barrier; rank 1 lets `settle` seconds pass (the message
+// Rank 0 starts the send before they meet; rank 1 lets `settle` seconds pass (the message
 // arrives meanwhile, or announces itself where the library moves it only once received), then
 // times MPI_Recv. The time is rank 1's, sent to rank 0. The wait is bounded in readings too: a
 // simulated clock may advance only a little per reading.
@@ -133,7 +143,7 @@ double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, doub
   const int n = static_cast<int>(buf.size());
   MPI_Request r = MPI_REQUEST_NULL;
   if (rank == 0) check(MPI_Isend(buf.data(), n, MPI_BYTE, 1, kCallCostTag, MPI_COMM_WORLD, &r), "MPI_Isend");
-  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  meet(rank);
   double t = 0;
   if (rank == 1) {
     const double until = clock.now() + settle;
@@ -152,8 +162,15 @@ double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, doub
 
 }  // namespace
 
-nlohmann::json callcosts(const Clock& clock, int rank, int size) {
-  if (size < 2) return nullptr;
+nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed) {
+  if (size < 2 || rank > 1) return nullptr;  // rank 0 writes the metadata
+  int skip = oversubscribed ? 1 : 0;         // rank 0's finding (only rank 0 assesses the launch)
+  if (rank == 0)
+    check(MPI_Send(&skip, 1, MPI_INT, 1, kCallCostTag + 1, MPI_COMM_WORLD), "MPI_Send (callcosts or not)");
+  else
+    check(MPI_Recv(&skip, 1, MPI_INT, 0, kCallCostTag + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+          "MPI_Recv (callcosts or not)");
+  if (skip) return nullptr;
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t bytes : {std::size_t{1}, std::size_t{1024}, std::size_t{65536}, std::size_t{1} << 20}) {
     std::vector<char> buf(bytes);

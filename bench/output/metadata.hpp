@@ -25,9 +25,11 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size);
 // The time spent inside one call, per size (the ping-pong's), between ranks 0 and 1 (median of 8
 // after 2 warm-ups): MPI_Send and MPI_Isend on rank 0 with the receive already posted, and
 // MPI_Recv on rank 1 once the message has had time to arrive. What SimGrid's SMPI charges a
-// process per message (smpi/os, smpi/ois, smpi/or; python/collrepro/sim/platform.py fits them);
-// collective. Null with one rank.
-nlohmann::json callcosts(const Clock& clock, int rank, int size);
+// process per message (smpi/os, smpi/ois, smpi/or; python/collrepro/sim/platform.py fits them).
+// Ranks 0 and 1 only. Null with one rank, and where ranks share cores (`oversubscribed`, rank
+// 0's assessment, which it passes to rank 1: the times would be the scheduler's, and
+// busy-polling ranks made the measurement cost seconds a launch).
+nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed);
 nlohmann::json capabilities_json(const collrepro::Capabilities& c);
 
 // The clock synchronization and repetition statistics of a launch.

@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -145,7 +146,14 @@ int main(int argc, char** argv) {
     std::vector<Candidate> cands;
     for (auto form : {collrepro::CallForm::Blocking, collrepro::CallForm::Nonblocking, collrepro::CallForm::Persistent}) {
       if (!alg->supports_call(form, caps).ok) continue;
-      auto* r = runners.emplace_back(alg->prepare_call(pair, args, form, caps)).get();
+      collrepro::Runner* r = nullptr;
+      try {
+        r = runners.emplace_back(alg->prepare_call(pair, args, form, caps)).get();
+      } catch (const std::exception& e) {  // e.g. a full-duplex algorithm: this is half-duplex, A -> B
+        std::fprintf(stderr, "paired_forms: %s cannot run a half-duplex 1 + 1 Allgather of %zu bytes: %s\n", argv[1],
+                     bytes, e.what());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
       cands.push_back({std::string(argv[1]) + "/" + collrepro::to_string(form), [r] {
                          collrepro::start_call(*r);
                          collrepro::wait_call(*r);

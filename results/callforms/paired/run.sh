@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The paired measurement of results/callforms/README.md ("The forms side by side, repetition by
-# repetition"): bench/micro/forms/paired_forms for halfduplex-fc at 64 KiB, 256 KiB and 1 MiB,
+# repetition"): paired_forms (bench/micro/forms/paired_forms.cpp) for halfduplex-fc at 64 KiB, 256 KiB and 1 MiB,
 # REPS repetitions, LAUNCHES separate launches per library, on 2 processes (one per core on the
 # 2-core machine). Writes <library>/L<i>.csv here, each with the machine and library in a
 # leading comment. Run it on a quiet machine; nothing else should time at once.
@@ -32,4 +32,7 @@ run_library mpich-4.0.2 mpich mpiexec.mpich
 if [ -d "$HOME/.cache/collrepro/mpi/openmpi-5.0.7" ] && [ -x "$root/build/openmpi-5.0.7/bench/micro/paired_forms" ]; then
   eval "$("$root/bench/collmpi" env openmpi-5.0.7)"
   run_library openmpi-5.0.7 openmpi-5.0.7 mpirun
+else
+  echo "run.sh: openmpi-5.0.7 skipped: bench/collmpi build openmpi@5.0.7, bench/collmpi collbench openmpi-5.0.7," \
+       "then cmake build/openmpi-5.0.7 -DCOLLREPRO_MICRO=ON && cmake --build build/openmpi-5.0.7 --target paired_forms" >&2
 fi
