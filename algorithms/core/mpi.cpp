@@ -102,10 +102,11 @@ void Requests::irecv(void* buf, std::size_t bytes, int src, int tag, MPI_Comm co
 
 void Requests::wait_all() {
   if (reqs_.empty()) return;
-  const int rc = reqs_.size() == 1 ? MPI_Wait(reqs_.data(), MPI_STATUS_IGNORE)  // as PersistentRequests
-                                   : MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
+  const bool one = reqs_.size() == 1;  // as PersistentRequests
+  const int rc = one ? MPI_Wait(reqs_.data(), MPI_STATUS_IGNORE)
+                     : MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
   reqs_.clear();
-  check(rc, "MPI_Waitall");
+  check(rc, one ? "MPI_Wait" : "MPI_Waitall");
 }
 
 }  // namespace collrepro

@@ -103,7 +103,7 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size) {
 namespace {
 
 constexpr int kCallCostTag = 78;
-constexpr int kCallCostRounds = 10, kCallCostWarmup = 2;
+constexpr int kCallCostWarmup = 2;
 
 // Ranks 0 and 1 meet (a zero-byte exchange): only they take part, so the other ranks of a large
 // launch neither wait nor poll.
@@ -137,9 +137,9 @@ double time_send_side(const Clock& clock, int rank, std::vector<char>& buf, bool
 
 // Rank 0 starts the send before they meet; rank 1 lets `settle` seconds pass (the message
 // arrives meanwhile, or announces itself where the library moves it only once received), then
-// times MPI_Recv. The time is rank 1's, sent to rank 0. The wait is bounded in readings too: a
-// simulated clock may advance only a little per reading.
-double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, double settle) {
+// times MPI_Recv. The time is rank 1's, sent to rank 0. The wait is bounded in readings too
+// (`readings`): a simulated clock advances only a little per reading, and each costs real time.
+double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, double settle, long readings) {
   const int n = static_cast<int>(buf.size());
   MPI_Request r = MPI_REQUEST_NULL;
   if (rank == 0) check(MPI_Isend(buf.data(), n, MPI_BYTE, 1, kCallCostTag, MPI_COMM_WORLD, &r), "MPI_Isend");
@@ -147,7 +147,7 @@ double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, doub
   double t = 0;
   if (rank == 1) {
     const double until = clock.now() + settle;
-    for (long k = 0; k < 1000000 && clock.now() < until; ++k) {
+    for (long k = 0; k < readings && clock.now() < until; ++k) {
     }
     const double t0 = clock.now();
     check(MPI_Recv(buf.data(), n, MPI_BYTE, 0, kCallCostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
@@ -162,7 +162,7 @@ double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, doub
 
 }  // namespace
 
-nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed) {
+nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated) {
   if (size < 2 || rank > 1) return nullptr;  // rank 0 writes the metadata
   int skip = oversubscribed ? 1 : 0;         // rank 0's finding (only rank 0 assesses the launch)
   if (rank == 0)
@@ -171,16 +171,21 @@ nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscr
     check(MPI_Recv(&skip, 1, MPI_INT, 0, kCallCostTag + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
           "MPI_Recv (callcosts or not)");
   if (skip) return nullptr;
+  // A simulation is deterministic: one round after the warm-up says it all, and its clock
+  // readings (about a microsecond of real time each) wait up to 2000 of them, 20 us of the
+  // simulated clock at SimGrid's default smpi/wtime: time enough for the eager sizes.
+  const int rounds = kCallCostWarmup + (simulated ? 1 : 8);
+  const long readings = simulated ? 2000 : 1000000;
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t bytes : {std::size_t{1}, std::size_t{1024}, std::size_t{65536}, std::size_t{1} << 20}) {
     std::vector<char> buf(bytes);
     std::vector<double> send, isend, recv;
     // Long enough for the message to arrive: 20 us plus 2 ns a byte (0.5 GB/s, slower than a node).
     const double settle = 20e-6 + 2e-9 * static_cast<double>(bytes);
-    for (int i = 0; i < kCallCostRounds; ++i) {
+    for (int i = 0; i < rounds; ++i) {
       const double s = time_send_side(clock, rank, buf, false);
       const double is = time_send_side(clock, rank, buf, true);
-      const double r = time_recv_side(clock, rank, buf, settle);
+      const double r = time_recv_side(clock, rank, buf, settle, readings);
       if (i < kCallCostWarmup) continue;
       send.push_back(s);
       isend.push_back(is);

@@ -29,7 +29,8 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size);
 // Ranks 0 and 1 only. Null with one rank, and where ranks share cores (`oversubscribed`, rank
 // 0's assessment, which it passes to rank 1: the times would be the scheduler's, and
 // busy-polling ranks made the measurement cost seconds a launch).
-nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed);
+// `simulated`: the clock is SimGrid's (one round after the warm-up; a shorter wait).
+nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated);
 nlohmann::json capabilities_json(const collrepro::Capabilities& c);
 
 // The clock synchronization and repetition statistics of a launch.

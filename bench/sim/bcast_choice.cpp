@@ -150,7 +150,7 @@ int __wrap_MPI_Bcast(void* buf, int count, MPI_Datatype datatype, int root, MPI_
   // A broadcast of nothing moves nothing; SimGrid 3.32's ompi pipeline broadcast, which its ompi
   // selector picks on 2 processes, divides by zero on it (collbench broadcasts an empty list of
   // finished points at the start of every fresh launch).
-  if (count == 0 && comm != MPI_COMM_NULL) return MPI_SUCCESS;
+  if (count >= 0 && bytes == 0 && comm != MPI_COMM_NULL) return MPI_SUCCESS;
   if (count < 0 || comm_size < 2 || bytes < kShortBcast || !collbench::sim::mpich_choices())
     return __real_MPI_Bcast(buf, count, datatype, root, comm);
   if (bytes < collbench::sim::wide_bcast_from() || collbench::sim::contiguous_bytes(datatype) == 0)

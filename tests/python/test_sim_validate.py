@@ -3,6 +3,7 @@
 and rankings of a small table, and the README generator."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -117,6 +118,25 @@ def test_overheads_are_fitted_from_the_callcosts_and_keep_the_pingpong(tmp_path)
     again = tmp_path / "again.xml"
     SP.main([str(d), "-o", str(again)])
     assert again.read_text() == text
+
+
+def test_overhead_sections_give_every_measured_size_its_value():
+    """SMPI applies a section to sizes above its threshold: each measured size gets its own cost
+    back, also where a line between two sizes would need a negative offset."""
+    costs = [{"bytes": 100, "send_s": 0.1e-6}, {"bytes": 1000, "send_s": 10e-6}, {"bytes": 4000, "send_s": 4e-6}]
+    text = SP.smpi_cost_config(costs, "send_s", 8192)
+    sections = [tuple(float(x) for x in part.split(":")) for part in text.split(";")]
+
+    def value(size):
+        v = 0.0
+        for threshold, offset, factor in sections:
+            if size > threshold:
+                v = offset + factor * size
+        return v
+    for c in costs:
+        assert value(c["bytes"]) == pytest.approx(c["send_s"], rel=1e-5)
+    assert value(8192) == 0.0 and value(8191) == pytest.approx(4e-6, rel=1e-5)
+    assert all(offset >= 0 for _, offset, _ in sections)
 
 
 def test_no_overheads_without_callcosts_or_when_the_send_waits(tmp_path):
@@ -248,7 +268,8 @@ def test_real_runs_refuse_an_archive_member_outside_it(tmp_path, members):
     with pytest.raises(UserError, match="not a plain file or directory inside the archive"):
         with V.real_runs(tmp_path):
             pass
-    assert not (tmp_path.parent / "escape.json").exists()
+    import tempfile
+    assert not (Path(tempfile.gettempdir()) / "escape.json").exists()  # beside the temporary directory
 
 
 def test_every_validated_experiment_is_in_the_committed_node16_archive():

@@ -12,6 +12,7 @@
 //   send-recv        MPI_Send / MPI_Recv (the library's blocking transfer)
 //   isend-wait       MPI_Isend / MPI_Irecv, MPI_Wait
 //   start-wait       MPI_Send_init / MPI_Recv_init once, MPI_Start + MPI_Wait per repetition
+//   startall-waitall the same request through MPI_Startall / MPI_Waitall (a count of one)
 //   ALG/blocking     the algorithm's Runner as collbench calls it (registry prepare_call)
 //   ALG/nonblocking  its start + wait
 //   ALG/persistent   its start + wait, the init done once before the repetitions
@@ -181,6 +182,10 @@ int main(int argc, char** argv) {
     cands.push_back({"start-wait", [&] {
                        MPI_Start(&persistent);
                        MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+                     }});
+    cands.push_back({"startall-waitall", [&] {
+                       MPI_Startall(1, &persistent);
+                       MPI_Waitall(1, &persistent, MPI_STATUSES_IGNORE);
                      }});
     measure(cands, reps);
     const double comparisons = static_cast<double>(sizes.size() * (cands.size() - 1));

@@ -161,16 +161,20 @@ def overheads(meas):
 
 def smpi_cost_config(costs, key, after):
     """SMPI's piecewise value `key` (smpi/os, ...) through the measured sizes: per section
-    "threshold:offset:factor" for sizes above the threshold, the line through two consecutive
-    sizes (the first size's constant below it), and 0 from `after` bytes on."""
+    "threshold:offset:factor" (SMPI applies a section to sizes above its threshold), from each
+    measured size the line to the next one, the first section also below the first size, the
+    last the last size's value, and 0 from `after` bytes on. Every measured size gets its value
+    back; where a line would need a negative offset (the cost per byte rises) or fall, the
+    section keeps its size's value instead."""
     sections = []
     for i, c in enumerate(costs):
+        factor = 0.0
         if i + 1 < len(costs):
             nxt = costs[i + 1]
             factor = max((nxt[key] - c[key]) / (nxt["bytes"] - c["bytes"]), 0.0)
-        else:
+        if c[key] - factor * c["bytes"] < 0:
             factor = 0.0
-        offset = max(c[key] - factor * c["bytes"], 0.0)
+        offset = c[key] - factor * c["bytes"]
         sections.append(f"{max(c['bytes'] - 1, 0) if i else 0}:{_g(offset)}:{_g(factor)}")
     sections.append(f"{max(after - 1, 0)}:0:0")
     return ";".join(sections)

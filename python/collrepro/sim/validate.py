@@ -55,8 +55,8 @@ OTHER = {"shared": "split", "split": "shared"}
 GOAL_MEDIAN_ERR, GOAL_RANKING = 15.0, 90.0
 
 # The real experiments simulated: name -> (config, processes, collbench --set overrides beyond
-# those every simulation gets), named as in results/node16/ (its experiments.sh and
-# experiments-mpich-ref.sh ran them). The simulation runs every size of the configuration; the
+# those every simulation gets), named as in results/node16/ (its experiments*.sh ran them:
+# results/node16/README.md, "Files"). The simulation runs every size of the configuration; the
 # comparison takes the points both have.
 # The native baselines need intercommunicators (or distributed graphs) that SMPI lacks: the
 # settings that name them explicitly list the others instead ("algorithms: all" skips them).
@@ -97,7 +97,8 @@ def _unpack(archive, into):
             if name.is_absolute() or ".." in name.parts or not (m.isfile() or m.isdir()):
                 raise UserError(f"{archive}: member '{m.name}' is not a plain file or directory inside the "
                                 "archive; repack it (tar cJf runs.tar.xz <experiment>/...)")
-        tar.extractall(into, members=members)
+        data = getattr(tarfile, "data_filter", None)  # strips modes and owners where Python has it
+        tar.extractall(into, members=members, **({"filter": data} if data else {}))
 
 
 @contextlib.contextmanager
@@ -536,7 +537,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         alt = "".join(f"; the {len(t)} runs of `{name}/`: {sum(x.get('wall_s', 0) for x in t.values()):.0f} s"
                       for name, t in sorted((alt_times or {}).items()))
         out += [f"Simulation wall time, all {len(times)} runs: {total_wall:.0f} s{alt}, on the shared 2-core "
-                "development VM (one simulation at a time, nothing else running; per run in "
+                "development VM (one simulation at a time; per run in "
                 "`sims/runtimes.json`).", ""]
     if missing:
         out += [f"Not simulated (no `sims/` result): {', '.join(missing)}.", ""]

@@ -20,18 +20,19 @@ run_library() {  # name, build dir, launcher...
   mkdir -p "$here/$name"
   for ((i = 0; i < launches; i++)); do
     local out="$here/$name/L$i.csv" tmp="$here/$name/.L$i.csv.tmp"
-    { echo "# $name, 2 processes on $(nproc) cores of $(hostname -s) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(date -u +%FT%TZ), commit $(git -C "$root" rev-parse --short HEAD)"
+    { echo "# $name, 2 processes ($*), on $(nproc) cores of $(hostname -s) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(date -u +%FT%TZ), commit $(git -C "$root" rev-parse --short HEAD)"
       "$@" -n 2 "$exe" halfduplex-fc "$reps" "${sizes[@]}"; } >"$tmp"
     mv "$tmp" "$out"
     echo "run.sh: $name launch $((i + 1)) of $launches -> $out"
   done
 }
 
-run_library openmpi-4.1.4 openmpi mpirun.openmpi
-run_library mpich-4.0.2 mpich mpiexec.mpich
+# Each process bound to its own core, as collrun's launches are.
+run_library openmpi-4.1.4 openmpi mpirun.openmpi --bind-to core
+run_library mpich-4.0.2 mpich mpiexec.mpich -bind-to core
 if [ -d "$HOME/.cache/collrepro/mpi/openmpi-5.0.7" ] && [ -x "$root/build/openmpi-5.0.7/bench/micro/paired_forms" ]; then
   eval "$("$root/bench/collmpi" env openmpi-5.0.7)"
-  run_library openmpi-5.0.7 openmpi-5.0.7 mpirun
+  run_library openmpi-5.0.7 openmpi-5.0.7 mpirun --bind-to core
 else
   echo "run.sh: openmpi-5.0.7 skipped: bench/collmpi build openmpi@5.0.7, bench/collmpi collbench openmpi-5.0.7," \
        "then cmake build/openmpi-5.0.7 -DCOLLREPRO_MICRO=ON && cmake --build build/openmpi-5.0.7 --target paired_forms" >&2

@@ -4,7 +4,8 @@ from the launches here (run.sh): per library and size, each form's ratio to half
 blocking call (the median of the launches' per-repetition medians, and their range), and the
 launches' verdicts: slower or faster where the launch's interval (distribution-free, Bonferroni
 over the launch's comparisons: the `level` column) excludes 1, else a tie. The library's own
-persistent transfer against its blocking one (start-wait / send-recv) is the floor beneath.
+persistent transfer against its blocking one (start-wait / send-recv) is the floor beneath, and
+startall-waitall / start-wait what a count of one costs through the `all` calls.
     results/callforms/paired/table.py"""
 import csv
 import glob
@@ -30,17 +31,21 @@ def cell(rows):
             f"{faster} faster, {len(rows) - slower - faster} tied, {slower} slower")
 
 
-def floor(rows_by_launch, size):
+def floor(rows_by_launch, size, over="start-wait", under="send-recv"):
+    """The median over launches of `over`'s median time over `under`'s."""
     out = []
     for rows in rows_by_launch:
         by = {r["candidate"]: float(r["median_s"]) for r in rows if r["bytes"] == size}
-        out.append(by["start-wait"] / by["send-recv"])
+        if over not in by or under not in by:
+            return "-"
+        out.append(by[over] / by[under])
     return f"{statistics.median(out):.4f}"
 
 
 def main():
-    print("| library | size | launches | persistent / blocking | nonblocking / blocking | library's start-wait / send-recv (medians) |")
-    print("|---|---|---|---|---|---|")
+    print("| library | size | launches | persistent / blocking | nonblocking / blocking | library's start-wait / send-recv "
+          "(medians) | library's startall-waitall / start-wait (medians) |")
+    print("|---|---|---|---|---|---|---|")
     for library in LIBRARIES:
         runs = list(launches(library))
         if not runs:
@@ -50,7 +55,8 @@ def main():
             def pick(candidate):
                 return [r for rows in runs for r in rows if r["bytes"] == size and r["candidate"] == candidate]
             print(f"| {library} | {label} | {len(runs)} | {cell(pick('halfduplex-fc/persistent'))} | "
-                  f"{cell(pick('halfduplex-fc/nonblocking'))} | {floor(runs, size)} |")
+                  f"{cell(pick('halfduplex-fc/nonblocking'))} | {floor(runs, size)} | "
+                  f"{floor(runs, size, 'startall-waitall', 'start-wait')} |")
     print(f"\nIntervals at level {level:.4f} each (Bonferroni: 95 % over a launch's comparisons).")
 
 
