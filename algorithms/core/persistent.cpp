@@ -154,7 +154,7 @@ void PersistentRequests::recv_init(void* buf, std::size_t bytes, int src, int ta
 }
 
 // One request goes through MPI_Start / MPI_Wait: MPICH 4.0.2's MPI_Startall / MPI_Waitall over
-// a single request cost 0.04-0.3 us more per call at 64 KiB-1 MiB (results/callforms/README.md).
+// a single request cost 40-300 ns more per call at 64 KiB-1 MiB (results/callforms/README.md).
 void PersistentRequests::start_all() {
   if (reqs_.empty()) return;
   if (reqs_.size() == 1)
