@@ -104,6 +104,10 @@ namespace {
 
 constexpr int kCallCostTag = 78;
 constexpr int kCallCostWarmup = 2;
+// Sizes whose ping-pong takes longer one way are not measured: their calls wait for the transfer
+// (no per-message overhead to fit), and on a slow link (an emulated 100 Mbit/s cluster) 1 MiB
+// would add seconds to every launch.
+constexpr double kCallCostMaxOneWay = 1e-3;
 
 // Ranks 0 and 1 meet (a zero-byte exchange): only they take part, so the other ranks of a large
 // launch neither wait nor poll.
@@ -162,7 +166,8 @@ double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, doub
 
 }  // namespace
 
-nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated) {
+nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated,
+                         const nlohmann::json& pings) {
   if (size < 2 || rank > 1) return nullptr;  // rank 0 writes the metadata
   int skip = oversubscribed ? 1 : 0;         // rank 0's finding (only rank 0 assesses the launch)
   if (rank == 0)
@@ -178,6 +183,16 @@ nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscr
   const long readings = simulated ? 2000 : 1000000;
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t bytes : {std::size_t{1}, std::size_t{1024}, std::size_t{65536}, std::size_t{1} << 20}) {
+    int go = 1;  // rank 0 decides from its ping-pong (the same sizes), rank 1 follows
+    if (rank == 0 && pings.is_array())
+      for (const auto& p : pings)
+        if (p.value("bytes", std::size_t{0}) == bytes && p.value("time_s", 0.0) > kCallCostMaxOneWay) go = 0;
+    if (rank == 0)
+      check(MPI_Send(&go, 1, MPI_INT, 1, kCallCostTag + 1, MPI_COMM_WORLD), "MPI_Send (callcosts size or not)");
+    else
+      check(MPI_Recv(&go, 1, MPI_INT, 0, kCallCostTag + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv (callcosts size or not)");
+    if (!go) break;  // the sizes rise: every larger one takes longer too
     std::vector<char> buf(bytes);
     std::vector<double> send, isend, recv;
     // Long enough for the message to arrive: 20 us plus 2 ns a byte (0.5 GB/s, slower than a node).

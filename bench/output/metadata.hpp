@@ -29,8 +29,11 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size);
 // Ranks 0 and 1 only. Null with one rank, and where ranks share cores (`oversubscribed`, rank
 // 0's assessment, which it passes to rank 1: the times would be the scheduler's, and
 // busy-polling ranks made the measurement cost seconds a launch).
-// `simulated`: the clock is SimGrid's (one round after the warm-up; a shorter wait).
-nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated);
+// `simulated`: the clock is SimGrid's (one round after the warm-up; a shorter wait). `pings`: rank
+// 0's ping-pong (pingpong() above); sizes from the first whose one-way time exceeds 1 ms are left
+// out.
+nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated,
+                         const nlohmann::json& pings);
 nlohmann::json capabilities_json(const collrepro::Capabilities& c);
 
 // The clock synchronization and repetition statistics of a launch.

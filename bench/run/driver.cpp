@@ -225,7 +225,8 @@ void set_up_timing(const Config& config, const collrepro::Capabilities& caps, Ti
   check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
   ts.pings = pingpong(*ts.clock, rank, size);
   phase("pingpong");
-  ts.callcosts = callcosts(*ts.clock, rank, size, ts.machine.oversubscription.oversubscribed(), caps.simulated_clock);
+  ts.callcosts =
+      callcosts(*ts.clock, rank, size, ts.machine.oversubscription.oversubscribed(), caps.simulated_clock, ts.pings);
   phase("callcosts");
 }
 
