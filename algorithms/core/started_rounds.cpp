@@ -90,14 +90,20 @@ bool alone(MPI_Comm comm) {
 
 void StartedRounds::allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                                         const std::vector<int>& displs, const std::string& what) {
+  allgatherv_in_place(comm, [result] { return result; }, counts, displs, what);
+}
+
+void StartedRounds::allgatherv_in_place(MPI_Comm comm, std::function<std::byte*()> result,
+                                        const std::vector<int>& counts, const std::vector<int>& displs,
+                                        const std::string& what) {
   if (alone(comm)) return;
   if (!counts.empty() && uniform_in_rank_order(counts, displs)) {
     const int count = counts[0];
     add(
         true,
-        [&](MPI_Request* r) { return allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, result, count, MPI_BYTE, comm, r); },
+        [&](MPI_Request* r) { return allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, result(), count, MPI_BYTE, comm, r); },
         "allgather_init (" + what + ")",
-        [=](MPI_Request* r) { return MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, result, count, MPI_BYTE, comm, r); },
+        [=](MPI_Request* r) { return MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, result(), count, MPI_BYTE, comm, r); },
         "MPI_Iallgather (" + what + ")");
     return;
   }
@@ -105,9 +111,9 @@ void StartedRounds::allgatherv_in_place(MPI_Comm comm, std::byte* result, const 
   const int* d = displs.data();
   add(
       true,
-      [&](MPI_Request* r) { return allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, result, c, d, MPI_BYTE, comm, r); },
+      [&](MPI_Request* r) { return allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, result(), c, d, MPI_BYTE, comm, r); },
       "allgatherv_init (" + what + ")",
-      [=](MPI_Request* r) { return MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, result, c, d, MPI_BYTE, comm, r); },
+      [=](MPI_Request* r) { return MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, result(), c, d, MPI_BYTE, comm, r); },
       "MPI_Iallgatherv (" + what + ")");
 }
 

@@ -7,11 +7,12 @@
 //   with m_0 .. m_{p-1}: the intercommunicator MPI_Allgather with one direction empty.
 // Plan: halfduplex_fc_plan.cpp (pure, collplan). Executor: this file (point-to-point phase,
 //   broadcasts, MPI_Allgather(v) on sub-communicators split in prepare()).
-// Call forms: blocking; nonblocking (the same two phases as requests, phase 2 started in the
-//   wait once phase 1 is complete); persistent (those requests built once: MPI_Send_init /
-//   MPI_Recv_init and the library's persistent Bcast / Allgather(v) on the sub-communicators;
-//   a start only starts them). Where the library's persistent sub-collectives fail the probe
-//   (capabilities.hpp, intra_persistent), the persistent call posts nonblocking ones instead.
+// Call forms: blocking; nonblocking and persistent (the same two phases as two rounds of
+//   started_rounds.hpp, phase 2 started in the wait once phase 1 is complete; persistent: the
+//   requests built once, MPI_Send_init / MPI_Recv_init and the library's persistent Bcast /
+//   Allgather(v) on the sub-communicators, a start only starting them). Where the library's
+//   persistent sub-collectives fail the probe (capabilities.hpp, intra_persistent), the
+//   persistent call posts nonblocking ones instead.
 // Phases (timing.phases): p >= q: pair-send, allgather-G; p < q: group-bcast,
 //   subgroup-allgatherv.
 // Cases:
@@ -36,7 +37,7 @@
 
 #include "collrepro/halfduplex_fc_plan.hpp"
 #include "collrepro/intergroup.hpp"
-#include "collrepro/persistent.hpp"
+#include "collrepro/started_rounds.hpp"
 #include "intergroup/costs.hpp"
 #include "intergroup/exchange_executor.hpp"
 
@@ -160,92 +161,59 @@ class HalfDuplexFc final : public Runner {
   Schedule s_;
 };
 
-// The nonblocking and persistent calls: the same two phases, each a set of requests. start()
-// begins phase 1; wait() completes it, then starts and completes phase 2 (it needs phase 1's
-// block), so the schedule progresses in MPI_Wait without a helper thread.
-//   nonblocking: MPI_Isend / MPI_Irecv or MPI_Ibcast, then MPI_Iallgather(v), posted per call;
-//   persistent:  MPI_Send_init / MPI_Recv_init, and bcast_init / allgather(v)_init
-//                (collrepro/persistent.hpp), built once here; a start only starts them.
-// Workaround: where the library's persistent sub-collectives fail the capability probe (MPICH
-// 4.0.2's persistent Allgather in place delivers nothing at the second start), the persistent
-// call keeps its persistent point-to-point requests and posts the nonblocking sub-collectives
-// at each start instead.
+// The nonblocking and persistent calls: the same two phases as two rounds of started_rounds.hpp
+// (phase 2 starts in the wait once phase 1 is complete, so the schedule progresses in MPI_Wait
+// without a helper thread): MPI_Isend / MPI_Irecv or MPI_Ibcast, then MPI_Iallgather(v), posted
+// per call; or MPI_Send_init / MPI_Recv_init and the library's persistent Bcast / Allgather(v),
+// built once here, a start only starting them (with StartedRounds' workaround where the
+// library's persistent sub-collectives fail the probe).
 class HalfDuplexFcStarted final : public StartedRunner {
  public:
   HalfDuplexFcStarted(const GroupPair& pair, const Args& args, CallForm form, const Capabilities& caps)
-      : s_(pair, args), p2p_persistent_(form == CallForm::Persistent),
-        coll_persistent_(form == CallForm::Persistent && caps.intra_persistent) {
-    phase_one(built_one_, true);
-    phase_two(built_two_, true);
+      : s_(pair, args),
+        gather_counts_(static_cast<std::size_t>(s_.p), s_.count),
+        gather_displs_(gather_counts_.size()),
+        rounds_(form, caps) {
+    for (std::size_t i = 0; i < gather_displs_.size(); ++i)
+      gather_displs_[i] = static_cast<int>(i) * s_.count;  // G-rank = message index: an Allgather's layout
+    rounds_.next_round([this] { s_.copy_own_block(); });   // a sender in G: its own block, read at each start
+    if (s_.pairs_first()) {
+      pair_send();
+      rounds_.next_round();
+      if (s_.gather)
+        rounds_.allgatherv_in_place(s_.gather.get(), [this] { return s_.gather_buffer(); }, gather_counts_,
+                                    gather_displs_, "group G");
+    } else {
+      if (s_.bcast)
+        rounds_.bcast([this] { return s_.bcast_buffer(); }, [this] { return s_.count; }, MPI_BYTE, 0, s_.bcast.get(),
+                      "broadcast group");
+      rounds_.next_round();
+      if (s_.sub)
+        rounds_.allgatherv_in_place(s_.sub.get(), [this] { return s_.args.recv; }, s_.sub_counts, s_.sub_displs,
+                                    "receiver subgroup");
+    }
   }
 
-  void start() override {
-    s_.copy_own_block();  // a sender in G: its own block, read at this start
-    built_one_.start_all();
-    phase_one(posted_one_, false);
-  }
-
-  void wait() override {
-    built_one_.wait_all();
-    posted_one_.wait_all();
-    built_two_.start_all();
-    phase_two(posted_two_, false);
-    built_two_.wait_all();
-    posted_two_.wait_all();
-  }
+  void start() override { rounds_.start(); }
+  void wait() override { rounds_.wait(); }
 
  private:
-  // Adds to r phase 1's operations that are built once (built: at init, as persistent
-  // requests) or posted per call (!built).
-  template <class R>
-  void phase_one(R& r, bool built) {
+  // p >= q, phase 1: a_i -> b_i. Buffers are read at build or post time: the PMPI library rebinds
+  // a nonblocking call's buffers (args) at every call.
+  void pair_send() {
     const auto& pair = s_.pair;
-    if (s_.pairs_first()) {
-      if (p2p_persistent_ != built) return;
-      if (s_.plan.send_to >= 0) {
-        const int to = pair.remote(s_.plan.send_to);
-        check(built ? MPI_Send_init(s_.args.send, s_.count, MPI_BYTE, to, kPhaseOneTag, pair.p2p(), r.add())
-                    : MPI_Isend(s_.args.send, s_.count, MPI_BYTE, to, kPhaseOneTag, pair.p2p(), r.add()),
-              built ? "MPI_Send_init" : "MPI_Isend");
-      }
-      if (s_.plan.recv_from >= 0) {
-        const int from = pair.remote(s_.plan.recv_from);
-        check(built ? MPI_Recv_init(s_.pair_slot(), s_.count, MPI_BYTE, from, kPhaseOneTag, pair.p2p(), r.add())
-                    : MPI_Irecv(s_.pair_slot(), s_.count, MPI_BYTE, from, kPhaseOneTag, pair.p2p(), r.add()),
-              built ? "MPI_Recv_init" : "MPI_Irecv");
-      }
-    } else if (s_.bcast && coll_persistent_ == built) {
-      check(built ? bcast_init(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get(), r.add())
-                  : MPI_Ibcast(s_.bcast_buffer(), s_.count, MPI_BYTE, 0, s_.bcast.get(), r.add()),
-            built ? "bcast_init (broadcast group)" : "MPI_Ibcast (broadcast group)");
-    }
-  }
-
-  // Adds to r phase 2's operations, as phase_one.
-  template <class R>
-  void phase_two(R& r, bool built) {
-    if (coll_persistent_ != built) return;
-    if (s_.pairs_first()) {
-      if (!s_.gather) return;
-      std::byte* buffer = s_.gather_buffer();
-      check(built ? allgather_init(MPI_IN_PLACE, 0, MPI_BYTE, buffer, s_.count, MPI_BYTE, s_.gather.get(), r.add())
-                  : MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, buffer, s_.count, MPI_BYTE, s_.gather.get(), r.add()),
-            built ? "allgather_init (group G)" : "MPI_Iallgather (group G)");
-    } else if (s_.sub) {
-      const int* counts = s_.sub_counts.data();
-      const int* displs = s_.sub_displs.data();
-      check(built ? allgatherv_init(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, counts, displs, MPI_BYTE, s_.sub.get(),
-                                    r.add())
-                  : MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, s_.args.recv, counts, displs, MPI_BYTE, s_.sub.get(),
-                                    r.add()),
-            built ? "allgatherv_init (receiver subgroup)" : "MPI_Iallgatherv (receiver subgroup)");
-    }
+    const auto count = [this] { return s_.count; };
+    if (s_.plan.send_to >= 0)
+      rounds_.send([this] { return static_cast<const void*>(s_.args.send); }, count, MPI_BYTE,
+                   pair.remote(s_.plan.send_to), kPhaseOneTag, pair.p2p());
+    if (s_.plan.recv_from >= 0)
+      rounds_.recv([this] { return static_cast<void*>(s_.pair_slot()); }, count, MPI_BYTE,
+                   pair.remote(s_.plan.recv_from), kPhaseOneTag, pair.p2p());
   }
 
   Schedule s_;
-  bool p2p_persistent_, coll_persistent_;
-  PersistentRequests built_one_, built_two_;  // built at init (persistent), started per call
-  Requests posted_one_, posted_two_;          // posted per call (the destructor waits for any left)
+  std::vector<int> gather_counts_, gather_displs_;
+  StartedRounds rounds_;  // last: its requests read the members above
 };
 
 class HalfDuplexFcAlgorithm final : public InterAlgorithm {

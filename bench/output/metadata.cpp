@@ -119,6 +119,15 @@ void meet(int rank) {
         "MPI_Sendrecv (meet)");
 }
 
+// Rank 0's `value` (a decision only it can make), passed to rank 1; both return it.
+int from_rank0(int rank, int value, const char* what) {
+  if (rank == 0)
+    check(MPI_Send(&value, 1, MPI_INT, 1, kCallCostTag + 1, MPI_COMM_WORLD), what);
+  else
+    check(MPI_Recv(&value, 1, MPI_INT, 0, kCallCostTag + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), what);
+  return value;
+}
+
 // Rank 1 posts the receive before they meet; rank 0 times `send` after it (the send's own call,
 // not its completion), then completes it.
 double time_send_side(const Clock& clock, int rank, std::vector<char>& buf, bool nonblocking) {
@@ -169,13 +178,8 @@ double time_recv_side(const Clock& clock, int rank, std::vector<char>& buf, doub
 nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated,
                          const nlohmann::json& pings) {
   if (size < 2 || rank > 1) return nullptr;  // rank 0 writes the metadata
-  int skip = oversubscribed ? 1 : 0;         // rank 0's finding (only rank 0 assesses the launch)
-  if (rank == 0)
-    check(MPI_Send(&skip, 1, MPI_INT, 1, kCallCostTag + 1, MPI_COMM_WORLD), "MPI_Send (callcosts or not)");
-  else
-    check(MPI_Recv(&skip, 1, MPI_INT, 0, kCallCostTag + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-          "MPI_Recv (callcosts or not)");
-  if (skip) return nullptr;
+  // Only rank 0 assesses the launch (oversubscription) and holds the ping-pong.
+  if (from_rank0(rank, oversubscribed ? 1 : 0, "callcosts or not")) return nullptr;
   // A simulation is deterministic: one round after the warm-up says it all, and its clock
   // readings (about a microsecond of real time each) wait up to 2000 of them, 20 us of the
   // simulated clock at SimGrid's default smpi/wtime: time enough for the eager sizes.
@@ -183,16 +187,11 @@ nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscr
   const long readings = simulated ? 2000 : 1000000;
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t bytes : {std::size_t{1}, std::size_t{1024}, std::size_t{65536}, std::size_t{1} << 20}) {
-    int go = 1;  // rank 0 decides from its ping-pong (the same sizes), rank 1 follows
+    int go = 1;  // from the ping-pong at the same size
     if (rank == 0 && pings.is_array())
       for (const auto& p : pings)
         if (p.value("bytes", std::size_t{0}) == bytes && p.value("time_s", 0.0) > kCallCostMaxOneWay) go = 0;
-    if (rank == 0)
-      check(MPI_Send(&go, 1, MPI_INT, 1, kCallCostTag + 1, MPI_COMM_WORLD), "MPI_Send (callcosts size or not)");
-    else
-      check(MPI_Recv(&go, 1, MPI_INT, 0, kCallCostTag + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-            "MPI_Recv (callcosts size or not)");
-    if (!go) break;  // the sizes rise: every larger one takes longer too
+    if (!from_rank0(rank, go, "callcosts size or not")) break;  // the sizes rise: every larger one takes longer
     std::vector<char> buf(bytes);
     std::vector<double> send, isend, recv;
     // Long enough for the message to arrive: 20 us plus 2 ns a byte (0.5 GB/s, slower than a node).

@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from collrepro.sim import platform as sim_platform  # noqa: E402
-from summary import report  # noqa: E402
+from summary import launch_meta, report  # noqa: E402
 
 RATE, RATIO, LATENCY = 100e6, 0.95, 20e-6
 SMALL, LARGE = 65536, 1 << 20
@@ -26,10 +26,6 @@ def predicted(b):
     return LATENCY + b * 8 / (RATE * RATIO)
 
 
-def meta(d):
-    return sim_platform._load_meta(str(next(Path(d).glob("meta-L0.json*"))))  # either form
-
-
 def main(action, runs, target):
     runs = Path(runs)
     if action == "make":
@@ -39,7 +35,7 @@ def main(action, runs, target):
                                                                     "cluster": record()}))
         return sim_platform.main([str(runs), "--from-cluster", "-o", target])
     bad = []
-    m = meta(Path(target) / "sweep")
+    m = launch_meta(Path(target) / "sweep")
     t = {s["bytes"]: s["time_s"] for s in m["pingpong"]}
     # the bandwidth as the fidelity check reads it (the slope from 64 KiB to 1 MiB), within 3 %;
     # the 1-byte latency within 10 % (SimGrid adds about 1.4 us to it here)

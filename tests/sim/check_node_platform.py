@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from collrepro.sim import platform as sim_platform  # noqa: E402
-from summary import report  # noqa: E402
+from summary import launch_meta, report  # noqa: E402
 
 SIZES = [1, 1024, 65536, 1 << 20]
 
@@ -26,10 +26,6 @@ CALLS = {1: (0.2e-6, 0.1e-6, 0.3e-6), 1024: (0.3e-6, 0.1e-6, 0.4e-6),
 EAGER = [1, 1024]
 
 
-def meta(d):
-    return sim_platform._load_meta(str(next(Path(d).glob("meta-L0.json*"))))  # either form
-
-
 def main(action, measured, target):
     measured = Path(measured)
     if action == "make":
@@ -40,7 +36,7 @@ def main(action, measured, target):
             "callcosts": [{"bytes": b, "send_s": c[0], "isend_s": c[1], "recv_s": c[2]} for b, c in CALLS.items()]}))
         return sim_platform.main([str(measured), "--name", "test-node", "-o", target])
     bad = []
-    pp = meta(Path(target) / "pp")
+    pp = launch_meta(Path(target) / "pp")
     for s in pp["pingpong"]:
         want = known(s["bytes"])
         if abs(s["time_s"] - want) > 0.03 * want:
@@ -52,7 +48,7 @@ def main(action, measured, target):
             if have is None or abs(have - want) > 0.03 * want + 30e-9:
                 bad.append(f"{b} B {key}: simulated {have}, measured {want:.3e} s")
     for sel in ("ompi", "mpich"):
-        m = meta(Path(target) / f"sweep-{sel}")
+        m = launch_meta(Path(target) / f"sweep-{sel}")
         cfg = m["simulation"]["config"]
         if cfg["smpi/coll-selector"] != sel or m["simulation"]["mpich_choices"] != (sel == "mpich"):
             bad.append(f"{sel}: metadata says selector {cfg['smpi/coll-selector']}, "

@@ -52,6 +52,9 @@ class StartedRounds {
   // communicator of one process it adds nothing (it would move nothing); so does bcast().
   void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,
                            const std::vector<int>& displs, const std::string& what);
+  // The same with the result buffer read at build or post time (a caller that rebinds it).
+  void allgatherv_in_place(MPI_Comm comm, std::function<std::byte*()> result, const std::vector<int>& counts,
+                           const std::vector<int>& displs, const std::string& what);
   void bcast(std::function<void*()> buf, std::function<int()> count, MPI_Datatype type, int root, MPI_Comm comm,
              const std::string& what);
   void gather(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
