@@ -1,6 +1,7 @@
 """simrun --jobs/--slices and bench/sim/paper's slices: how the points are cut, and the
 Forwarder that runs the simulations side by side (real child processes)."""
 
+import os
 import signal
 import sys
 import time
@@ -67,6 +68,40 @@ def test_a_signal_reaches_every_running_child_and_stops_the_rest():
     assert codes == [143, 143, None]
     assert time.time() - t0 < 10
     assert fwd.interrupt_code() == 143
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie waiting for its parent counts as ended
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("groups", [False, True])
+def test_a_wrapper_that_does_not_wait_leaves_no_program_behind_with_groups(tmp_path, groups):
+    """Like smpirun: the wrapper passes SIGTERM on to its program and exits at once; the program
+    (a simulation inside one long collective) has not looked at the signal yet."""
+    pidfile = tmp_path / "pid"
+    program = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+               f"open({str(pidfile)!r}, 'w').write(str(__import__('os').getpid())); time.sleep(60)")
+    wrapper = ["bash", "-c", f"{sys.executable} -c \"{program}\" & pid=$!; "
+               "trap 'kill -TERM $pid; exit 143' TERM; wait $pid"]
+    with Forwarder(groups=groups, grace=0.5) as fwd:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        previous = signal.signal(signal.SIGALRM, lambda *a: fwd._on_signal(signal.SIGTERM, None))
+        try:
+            codes = fwd.run_all([wrapper])
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+    program_pid = int(pidfile.read_text())
+    try:
+        assert codes == [143]
+        assert _alive(program_pid) is not groups  # without groups the program runs on, orphaned
+    finally:
+        if _alive(program_pid):
+            os.kill(program_pid, signal.SIGKILL)
 
 
 def test_paper_passes_a_runs_slices_to_simrun():

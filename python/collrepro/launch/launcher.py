@@ -4,6 +4,7 @@ whatever else the caller lists) are passed on to it, the caller waits for its ex
 second signal kills the launcher outright. The environment a launch needs is mpienv.py's.
 """
 
+import os
 import signal
 import subprocess
 import time
@@ -62,11 +63,19 @@ class Forwarder:
     before starting another child; `run_all` starts none after it. Use it as a context
     manager: the handlers are installed on entry (not for a signal this process ignores, as a
     shell's trap would not) and the previous ones restored on exit.
+
+    groups=True starts every child in a process group of its own and signals the whole group:
+    for a child that is a wrapper script which forwards a signal but does not wait for its
+    program (SimGrid's smpirun). When such a child ends after a signal, whatever is left of its
+    group gets `grace` seconds to end, then SIGKILL: a program that had not yet looked at the
+    signal (a simulation inside one long collective) does not run on, orphaned.
     """
 
-    def __init__(self, signals=(signal.SIGINT, signal.SIGTERM), translate=None):
+    def __init__(self, signals=(signal.SIGINT, signal.SIGTERM), translate=None, groups=False, grace=5.0):
         self.signals = tuple(signals)
         self.translate = dict(translate or {})
+        self.groups = groups
+        self.grace = grace
         self.received = None
         self._count = 0
         self._children = {}  # Popen -> signals it has been sent
@@ -94,17 +103,38 @@ class Forwarder:
             while self._children.get(child, self._count) < self._count and child.poll() is None:
                 first = self._children[child] == 0
                 self._children[child] += 1
-                if first:
-                    child.send_signal(self.translate.get(self.received, self.received))
-                else:
-                    child.kill()
+                self._signal(child, self.translate.get(self.received, self.received) if first else signal.SIGKILL)
+
+    def _signal(self, child, sig):
+        if not self.groups:
+            child.send_signal(sig)
+            return
+        try:
+            os.killpg(child.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def _reap_group(self, child):
+        """After a child ended: with groups=True and a signal received, end what is left of its group."""
+        if not self.groups or self.received is None:
+            return
+        deadline, killed = time.time() + self.grace, False
+        while time.time() < deadline + 5.0:  # SIGKILL'd members are gone once reaped
+            try:
+                os.killpg(child.pid, 0)
+            except ProcessLookupError:
+                return
+            if not killed and time.time() >= deadline:
+                self._signal(child, signal.SIGKILL)
+                killed = True
+            time.sleep(0.05)
 
     def interrupt_code(self):
         """The exit code of a run stopped by the first signal: 128 + its number (130, 143)."""
         return 128 + self.received
 
     def _start(self, cmd, env):
-        child = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL)
+        child = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, start_new_session=self.groups)
         self._children[child] = 0
         self._deliver()  # a signal that came while the child was being started
         return child
@@ -116,6 +146,7 @@ class Forwarder:
             return exit_code(child.wait())
         finally:
             del self._children[child]
+            self._reap_group(child)
 
     def run_all(self, cmds, env=None, jobs=1, on_exit=None):
         """Run the commands, at most `jobs` at a time, in order; after a signal or a failure start
@@ -136,11 +167,12 @@ class Forwarder:
                 i = running.pop(child)
                 codes[i] = exit_code(child.returncode)
                 del self._children[child]
+                self._reap_group(child)
                 if on_exit:
                     on_exit(i, codes[i])
         finally:
             for child in running:  # only on an exception here: leave no child behind
-                child.kill()
+                self._signal(child, signal.SIGKILL)
                 child.wait()
                 self._children.pop(child, None)
         return codes

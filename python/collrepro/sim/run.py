@@ -521,7 +521,7 @@ def _run_launches(a, launcher, exe, passthrough, placement, env, hostfile):
     at a time; returns the exit code."""
     slices = parse_slices(a.slices, a.jobs)
     out = ["--out", a.out] if a.out else []
-    with Forwarder() as fwd:
+    with Forwarder(groups=True) as fwd:  # smpirun forwards a signal but does not wait for smpimain
         for launch in range(a.launches):
             check_layout(a.out, launch, slices)
             cmds = []
