@@ -4,6 +4,7 @@ Forwarder that runs the simulations side by side (real child processes)."""
 import os
 import signal
 import sys
+import threading
 import time
 
 import pytest
@@ -88,13 +89,18 @@ def test_a_wrapper_that_does_not_wait_leaves_no_program_behind_with_groups(tmp_p
                f"open({str(pidfile)!r}, 'w').write(str(__import__('os').getpid())); time.sleep(60)")
     wrapper = ["bash", "-c", f"{sys.executable} -c \"{program}\" & pid=$!; "
                "trap 'kill -TERM $pid; exit 143' TERM; wait $pid"]
+    def signal_once_started(fwd):  # not on a timer: under load the program may start late
+        deadline = time.time() + 60
+        while not pidfile.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)  # the wrapper's trap is set before it waits
+        fwd._on_signal(signal.SIGTERM, None)
+
     with Forwarder(groups=groups, grace=0.5) as fwd:
-        signal.setitimer(signal.ITIMER_REAL, 1.0)
-        previous = signal.signal(signal.SIGALRM, lambda *a: fwd._on_signal(signal.SIGTERM, None))
-        try:
-            codes = fwd.run_all([wrapper])
-        finally:
-            signal.signal(signal.SIGALRM, previous)
+        sender = threading.Thread(target=signal_once_started, args=(fwd,))
+        sender.start()
+        codes = fwd.run_all([wrapper])
+        sender.join()
     program_pid = int(pidfile.read_text())
     try:
         assert codes == [143]
