@@ -34,6 +34,12 @@ add_test(NAME sim.allgather-ring
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/allgather_ring.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.allgather-ring PROPERTIES LABELS "sim" TIMEOUT 1200 COST 30 RESOURCE_LOCK sim-variant)
 
+# sim.exscan: the simulated MPI_Exscan is MPICH's recursive doubling under the mpich selector and
+# Open MPI's chain under ompi, and fullduplex-allgatherv validates under both (tests/sim/exscan.sh).
+add_test(NAME sim.exscan
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/exscan.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.exscan PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)
+
 # sim.wide: transfers of more than 2 GiB in the simulation (seed 000 at 1024 x 8, 4 MiB): the shim's
 # broadcast gives SimGrid's times and bytes, and 3 GiB transfers cost per byte what smaller ones do
 # (tests/sim/wide.sh).
@@ -70,7 +76,7 @@ set_tests_properties(sim.cluster-platform PROPERTIES LABELS "sim" TIMEOUT 1200 C
 # Cores (cmake/TestResources.cmake): sim.smoke, the costliest (ctest starts it first), builds the
 # variant with two compile jobs; a simulation is one process.
 collrepro_test_cores(sim.smoke 2)
-foreach(_sim_test cori-effects fast-path allgather-ring wide node-platform node-memory node-memory-routes
+foreach(_sim_test cori-effects fast-path allgather-ring exscan wide node-platform node-memory node-memory-routes
                   cluster-platform)
   collrepro_test_cores(sim.${_sim_test} 1)
 endforeach()

@@ -177,6 +177,12 @@ def test_error_and_ranking():
     assert pts["ranking_preserved"].tolist() == [True] * 3
     real, sim_ = _frames([("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.9, 2.1)], [("a", 2.0), ("b", 2.0)])
     assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].tolist() == [False] * 2  # a simulated tie
+    # simulated times a few parts per million apart are a tie too, whichever way the digits fall
+    for b_sim in (1.000002, 0.999998):
+        real, sim_ = _frames([("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.9, 2.1)], [("a", 1.0), ("b", b_sim)])
+        assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].tolist() == [False] * 2
+    real, sim_ = _frames([("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.9, 2.1)], [("a", 1.0), ("b", 1.001)])
+    assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].tolist() == [True] * 2
     real, sim_ = _frames([("a", 1.0, 0.9, 2.0), ("b", 1.5, 1.2, 2.1)], [("a", 2.0), ("b", 1.0)])
     assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].isna().all()  # nothing to rank
 
