@@ -31,6 +31,9 @@ nlohmann::json metadata() {
   const std::string zone = engine->get_netzone_root()->get_name();
   const std::string platform = env("COLLREPRO_SIM_PLATFORM");
   const std::string model = cfg::get_value<std::string>("network/model");
+  // The platform's own caveat (its root zone's collrepro/role property; flat-crossbar.xml: the
+  // model-free reference), which figures print beside the platform's name; null where none.
+  const char* role = engine->get_netzone_root()->get_property("collrepro/role");
 
   nlohmann::json config = {
       {"network/model", model},
@@ -54,6 +57,7 @@ nlohmann::json metadata() {
       {"simgrid_version", version},
       {"platform_file", platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(platform)},
       {"root_zone", zone},
+      {"platform_role", role == nullptr ? nlohmann::json(nullptr) : nlohmann::json(role)},
       {"platform_hosts", engine->get_host_count()},
       {"placement", env("COLLREPRO_SIM_PLACEMENT")},  // simrun: "<nodes> nodes x <ppn> ppn, <order> order"
       {"command", env("COLLREPRO_SIM_COMMAND")},      // simrun: the smpirun command line
@@ -64,8 +68,9 @@ nlohmann::json metadata() {
       // Broadcasts of at least this many bytes run the shim's scatter + ring broadcast
       // (bcast_choice.cpp); SimGrid's cannot count 2 GiB.
       {"wide_bcast_from", wide_bcast_from()},
-      // collbench's MPI_Bcast and MPI_Allgather follow MPICH's large-message choices (the shims),
-      // or the configured selector alone (simrun --coll-selector ompi).
+      // collbench's MPI_Bcast and MPI_Allgather follow MPICH's large-message choices and its
+      // MPI_Exscan MPICH's recursive doubling (the shims), or the configured selector decides
+      // and MPI_Exscan is Open MPI's chain (simrun --coll-selector ompi).
       {"mpich_choices", mpich_choices()},
       {"times", "simulated: communication only (smpi/simulate-computation:no); deterministic"},
   };

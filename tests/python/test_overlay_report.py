@@ -117,3 +117,23 @@ def test_report_shows_tails_and_warns_of_oversubscription(tmp_path):
     assert "Warning: OVERSUBSCRIBED: 8 ranks on 2 cores of testhost (4 per core)" in text
     rs = loader.load([d])
     assert "OVERSUBSCRIBED" in pl.footer_text(A.aggregate(rs), rs.metas)    # every figure's footer
+
+
+def test_footer_names_a_simulated_platform_and_its_role(tmp_path):
+    d = S.write_result_set(tmp_path / "set", S.seed001_points(SIZES[:1]), launches=1, reps=3)
+    rs = loader.load([d])
+    assert "simulated" not in pl.footer_text(A.aggregate(rs), rs.metas)
+    role = "the model-free reference: a contention-free network"
+    for meta in d.glob("meta-L*.json"):
+        m = json.loads(meta.read_text())
+        m.update(simulated=True, platform="configs/platforms/flat-crossbar.xml",
+                 simulation={"root_zone": "flat-crossbar", "platform_role": role})
+        meta.write_text(json.dumps(m))
+    rs = loader.load([d])
+    assert f"(simulated: configs/platforms/flat-crossbar.xml): {role}" in pl.footer_text(A.aggregate(rs), rs.metas)
+    for meta in d.glob("meta-L*.json"):  # a platform that states no role (cori-memory): none printed
+        m = json.loads(meta.read_text())
+        m["simulation"]["platform_role"] = None
+        meta.write_text(json.dumps(m))
+    rs = loader.load([d])
+    assert pl.footer_text(A.aggregate(rs), rs.metas).splitlines()[0].endswith("flat-crossbar.xml)")

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Checks of sim.smoke: two simulated runs of tests/sim/smoke.yaml (A: -no-privatize, B:
 privatized) must give identical times; halfduplex-fc must beat root-gathering at the largest
-size; the metadata must say simulated, name the platform, SMPI and the network model."""
+size; the metadata must say simulated, name the platform and its role (the crossbar's
+collrepro/role property), SMPI and the network model."""
 import csv
 import glob
 import json
@@ -53,9 +54,11 @@ def main(a, b):
             if not m.get("smpi_version"): problems.append("no smpi_version")
             if m.get("network_model") != "CM02": problems.append(f"network_model {m.get('network_model')!r}")
             if m.get("complete") is not True: problems.append("launch not complete")
+            if not str(m.get("simulation", {}).get("platform_role") or "").startswith("the model-free reference"):
+                problems.append(f"platform_role {m.get('simulation', {}).get('platform_role')!r} (flat-crossbar.xml's)")
             if problems:
                 sys.exit(f"check_smoke: {f}: " + ", ".join(problems))
-    print("check_smoke: metadata: simulated, platform, smpi_version, network_model present")
+    print("check_smoke: metadata: simulated, platform and its role, smpi_version, network_model present")
     print("check_smoke: 3 passed, 0 failed")
 
 

@@ -277,8 +277,9 @@ def oversubscription_note(metas):
 
 
 def footer_text(data, metas):
-    """Machine, MPI library (impl+version), process count and placement; and a warning line
-    when the run was oversubscribed."""
+    """Machine (in simulation the platform, and its role where the platform states one: the
+    crossbar is the model-free reference), MPI library (impl+version), process count and
+    placement; and a warning line when the run was oversubscribed."""
     libs = _unique(zip(data["mpi_impl"], data["mpi_version"]))
     used = [m for m in metas if (m.get("mpi_impl"), m.get("mpi_version")) in libs] or list(metas)
     machine = "; ".join(_unique(str(m.get("machine")) for m in used)) or "unknown machine"
@@ -288,7 +289,10 @@ def footer_text(data, metas):
     if lib_strings:
         mpi += " [" + "; ".join(lib_strings) + "]"
     sims = _unique(str(m.get("platform")) for m in used if m.get("simulated"))
-    line1 = f"machine: {machine}" + (f" (simulated: {', '.join(sims)})" if sims else "")
+    roles = _unique(str((m.get("simulation") or {}).get("platform_role")) for m in used
+                    if m.get("simulated") and (m.get("simulation") or {}).get("platform_role"))
+    line1 = (f"machine: {machine}" + (f" (simulated: {', '.join(sims)})" if sims else "")
+             + (f": {'; '.join(roles)}" if roles else ""))
     line2 = (f"MPI: {mpi} | {_procs_text(data)} | placement: {', '.join(_unique(data['placement']))}"
              f" | sync: {', '.join(_unique(data['sync']))}, clock: {', '.join(_unique(data['clock']))}")
     warning = oversubscription_note(metas)
