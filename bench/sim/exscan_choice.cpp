@@ -78,21 +78,14 @@ int chain(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  std::vector<unsigned char> next(bytes);
-  std::memcpy(next.data(), sbuf, bytes);
+  std::vector<unsigned char> out(bytes);
+  std::memcpy(out.data(), sbuf, bytes);
   if (rank > 0) {
     if (const int rc = MPI_Recv(rbuf, count, type, rank - 1, kScanTag, comm, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
       return rc;
-    if (rank + 1 < size) {  // next = prefix op mine
-      std::memcpy(next.data(), rbuf, bytes);
-      std::vector<unsigned char> mine(bytes);
-      std::memcpy(mine.data(), sbuf, bytes);
-      MPI_Reduce_local(next.data(), mine.data(), count, type, op);
-      next.swap(mine);
-    }
+    MPI_Reduce_local(rbuf, out.data(), count, type, op);  // out = prefix op mine
   }
-  if (rank + 1 < size) return MPI_Send(next.data(), count, type, rank + 1, kScanTag, comm);
-  return MPI_SUCCESS;
+  return rank + 1 < size ? MPI_Send(out.data(), count, type, rank + 1, kScanTag, comm) : MPI_SUCCESS;
 }
 
 }  // namespace
