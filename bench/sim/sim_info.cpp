@@ -6,6 +6,8 @@
 #include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/version.h>
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -18,6 +20,15 @@ namespace {
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::string(v) : std::string();
+}
+
+// The file of the SimGrid library this process runs on (Debian's, or the fast build of
+// `collrepro-py sim simgrid build`, which has the same soname): null where it cannot be told.
+nlohmann::json simgrid_library() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&sg_version_get), &info) == 0 || info.dli_fname == nullptr)
+    return nullptr;
+  return info.dli_fname;
 }
 
 }  // namespace
@@ -56,6 +67,11 @@ nlohmann::json metadata() {
       {"simulator", "SimGrid " + version + " (SMPI)"},
       {"simgrid_version", version},
       {"platform_file", platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(platform)},
+      // simrun --simgrid: "packaged" (Debian's library) or the fast build's name
+      // ("3.32-2+activity-list": no list walk per message, the same simulated times)
+      {"simgrid_build", env("COLLREPRO_SIM_SIMGRID").empty() ? nlohmann::json(nullptr)
+                                                             : nlohmann::json(env("COLLREPRO_SIM_SIMGRID"))},
+      {"simgrid_library", simgrid_library()},
       {"root_zone", zone},
       {"platform_role", role == nullptr ? nlohmann::json(nullptr) : nlohmann::json(role)},
       {"platform_hosts", engine->get_host_count()},

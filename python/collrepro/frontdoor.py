@@ -74,6 +74,8 @@ VERBS = {
                             "the Cori model's effects swept one at a time (results/sim/sensitivity)"),
     "sim cori": Verb("collrepro.sim.cori", "main", "sim cori",
                      "write the dragonfly platforms: dragonfly-adaptive.xml, cori-effects.xml (--effects)"),
+    "sim simgrid": Verb("collrepro.installations.simgrid", "main", "sim simgrid",
+                        "build SimGrid 3.32 from Debian's source without its per-message list walk (fast)"),
     "sim node-memory": Verb("collrepro.sim.node_memory", "main", "sim node-memory",
                             "write a platform of N nodes x C cores sharing each node's memory bandwidth"),
     "analyze": Verb("collrepro.analysis.cli", "main", None,

@@ -1,6 +1,7 @@
 """bench/sim/paper: run one of the papers' configurations at full scale in simulation.
 
-  bench/sim/paper [--platform cori-memory] [--jobs N] [--build-dir build/smpi] [--dry-run] NAME...
+  bench/sim/paper [--platform cori-memory] [--jobs N] [--build-dir build/smpi] [--simgrid auto]
+                  [--dry-run] NAME...
   bench/sim/paper --list
 
 The runs are data (configs/paper/sim-runs.yaml): each names a config, the process count, the
@@ -15,7 +16,9 @@ dragonfly-adaptive (that topology without them: indistinguishable from the cross
 papers' shapes) or cori-dragonfly (SimGrid's minimal routing, the congested case). cori-memory
 is the default because of the models tried it reproduces seed 000's measured speedups best at
 both of its shapes (results/sim/README.md, "Which platform"). A run with `slices` runs them as separate simulations, --jobs at a
-time (default: one per core): same numbers, a fraction of the wall time."""
+time (default: one per core): same numbers, a fraction of the wall time. --simgrid: as simrun's
+(auto: the fast SimGrid 3.32 of `collrepro-py sim simgrid build` when built, the same numbers
+about twice as fast at 2048 ranks; else Debian's)."""
 
 import os
 import subprocess
@@ -74,13 +77,13 @@ def write_generated_platform(platform, run, build_dir):
     return path
 
 
-def simrun_argv(name, run, platform, build_dir, jobs=1):
+def simrun_argv(name, run, platform, build_dir, jobs=1, simgrid="auto"):
     """simrun's command line for one run on one platform, and its result directory."""
     out = os.path.join(REPO, "results", "sim", f"{name}-{platform}")
     path, ppn = platform_path(platform, run, build_dir)
     argv = ["--platform", path,
             "--np", str(run["np"]), "--ppn", str(ppn), "--fold", run["fold"], "--order", "block",
-            "--build-dir", build_dir, "--out", out]
+            "--build-dir", build_dir, "--out", out, "--simgrid", simgrid]
     if "slices" in run:
         argv += ["--slices", str(run["slices"]), "--jobs", str(jobs)]
     argv.append(os.path.join(REPO, "configs", "paper", run["config"]))
@@ -104,7 +107,7 @@ def offer_hugepages():
 
 def run_one(name, run, a):
     """Simulate one run (or with --dry-run print its command), then draw its figures."""
-    argv, out = simrun_argv(name, run, a.platform, a.build_dir, a.jobs)
+    argv, out = simrun_argv(name, run, a.platform, a.build_dir, a.jobs, a.simgrid)
     print(f"paper: {name} on {a.platform}: {run.get('what', '')} -> {simrun.shown_path(out)}", file=sys.stderr)
     if a.dry_run:
         return dry_run(run, a, argv)
@@ -136,6 +139,8 @@ def main(argv=None):
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "smpi"))
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
                     help="simulations at once for runs cut into slices (default: one per core)")
+    ap.add_argument("--simgrid", choices=["auto", "packaged", "fast"], default="auto",
+                    help="the SimGrid library (bench/sim/simrun --help)")
     ap.add_argument("--dry-run", action="store_true", help="print the simrun command, run nothing")
     ap.add_argument("--list", action="store_true", help="list the runs")
     a = ap.parse_args(argv)

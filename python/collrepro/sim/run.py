@@ -44,6 +44,11 @@ platform, the SimGrid version and the network model.
                broadcast and Allgather ring for collbench's own calls (bench/sim/README.md) and
                the short broadcast and flat reductions below; ompi leaves every choice to
                SimGrid's Open MPI selector.
+  --simgrid    auto|packaged|fast (default auto): the SimGrid library that simulates. packaged is
+               Debian's; fast is the same 3.32 without its per-message list walk, built by
+               `collrepro-py sim simgrid build` (python/collrepro/installations/simgrid.py): the
+               same simulated times, about twice as fast at 2048 ranks. auto takes fast when
+               it is built. The metadata record which (simulation.simgrid_build, simgrid_library).
   --dry-run    print the smpirun command and the hostfile summary, run nothing
   after --:    passed to collbench, except --slice (use --slices) (e.g. --set timing.reps=3 --set sizes=[1KiB,2KiB] --quiet);
                no spaces or quotes (smpirun passes program arguments unquoted)
@@ -65,6 +70,7 @@ import xml.parsers.expat
 
 from collrepro import paths, safeio
 from collrepro.cliargs import ArgumentParser
+from collrepro.installations import simgrid as fast_simgrid
 from collrepro.launch.launcher import Forwarder, Launcher
 from collrepro.mpienv import installed_program
 from collrepro.paths import checkout_only
@@ -343,6 +349,7 @@ def _parser():
     ap.add_argument("--hugepages", choices=["auto", "yes", "no"], default="auto")
     ap.add_argument("--privatize", choices=["yes", "no"], default="no")
     ap.add_argument("--coll-selector", choices=["mpich", "ompi"], default="mpich")
+    ap.add_argument("--simgrid", choices=["auto", "packaged", "fast"], default="auto")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("-h", "--help", action="store_true")
     ap.add_argument("config", nargs="?")
@@ -398,17 +405,24 @@ def _split_passthrough(argv):
     return argv, []
 
 
-def _check_programs(build_dir):
-    """collbench of the smpi build and smpirun, or exit with what to do."""
+def _check_programs(build_dir, simgrid="packaged"):
+    """collbench of the smpi build, smpirun and the name of the SimGrid build it runs
+    (`packaged`, or the fast build's directory name), or exit with what to do."""
     exe = os.path.join(build_dir, "bench", "collbench")
     if not os.path.exists(exe):
         checkout_only("simulation (an smpi build of collbench)")
         raise EnvironmentProblem(f"{exe} not found: build first (cmake --preset smpi && cmake --build --preset smpi), "
                                  "or give --build-dir")
+    fast = fast_simgrid.installed() if simgrid != "packaged" else None
+    if simgrid == "fast" and fast is None:
+        raise EnvironmentProblem("--simgrid fast: not built; run `./collrepro-py sim simgrid build` (about 25 min "
+                                 "on 2 cores), or use --simgrid packaged")
+    if fast is not None:  # its smpirun puts its own library first (the same soname as Debian's)
+        return exe, os.path.join(fast, "bin", "smpirun"), os.path.basename(fast)
     smpirun = installed_program("smpi")
     if not os.path.exists(smpirun):
         raise EnvironmentProblem(f"{smpirun} not found: install libsimgrid-dev (./collrepro deps)")
-    return exe, smpirun
+    return exe, smpirun, "packaged"
 
 
 class Placement:
@@ -580,8 +594,10 @@ def main(argv=None):
         print(__doc__)
         return 0
     platform, placement, fold = _check_options(a, passthrough)  # before the build: no SimGrid needed
-    exe, smpirun = _check_programs(a.build_dir)
+    exe, smpirun, simgrid = _check_programs(a.build_dir, a.simgrid)
+    print(f"simrun: SimGrid: {simgrid} ({smpirun})", file=sys.stderr)
     env = dict(os.environ)
+    env["COLLREPRO_SIM_SIMGRID"] = simgrid
     env["COLLREPRO_SIM_PLATFORM"] = shown_path(platform)
     env["COLLREPRO_SIM_PLACEMENT"] = placement.text
     env["COLLREPRO_SIM_COMMAND"] = " ".join(sys.argv)
