@@ -9,20 +9,21 @@ SimGrid to install.
 
 This module builds the same 3.32 with one change: an actor's pending activities become
 `bench/sim/simgrid/ActivityList.hpp`, the same list in the same order plus an index, so
-removal no longer walks. The simulation takes the same steps and gives the same results
-(checked by `sim.simgrid-activity-list`, which compares medians with the packaged library).
+removal no longer walks. The simulation takes the same steps and gives the same results:
+`unit.ActivityList.*` checks the list against std::list::remove, and results/sim/README.md
+("The fast SimGrid") compares medians with the packaged library's.
 
 How:
 - the source is Debian's own package for this machine's release (`debian.fetch`);
 - the edit is checked: `ActorImpl.hpp` must declare `activities_` exactly as 3.32 does,
   else the build stops and says so (another SimGrid needs no edit, or a new one);
 - cmake builds the library, SMPI and its tools only (no Java, Python, Fortran, ns-3, docs),
-  with Debian's optimization (-O3) and ccache when present, into the per-user cache:
+  with SimGrid's own optimization (-O3, LTO) and ccache when present, into the per-user cache:
   `${XDG_CACHE_HOME:-~/.cache}/collrepro/simgrid/<version>+activity-list/`;
 - the prefix counts only with its `.complete` stamp, so an interrupted build is never used;
   the next call starts it again (ccache makes that quick).
 
-`collrepro-py sim simgrid build` builds it (about 25 min on 2 cores, cold); `... prefix` prints
+`collrepro-py sim simgrid build` builds it (12 min on a 2-core VM, cold); `... prefix` prints
 the prefix or exits 5. `bench/sim/simrun --simgrid fast` (and `bench/sim/paper`) run on it.
 """
 
@@ -169,7 +170,7 @@ def main(argv=None):
     if args.action == "prefix":
         prefix = installed()
         if prefix is None:
-            raise SimGridBuildError("no fast SimGrid built: run `./collrepro-py sim simgrid build` (about 25 min)")
+            raise SimGridBuildError("no fast SimGrid built: run `./collrepro-py sim simgrid build` (12 min on 2 cores)")
         print(prefix)
         return 0
     print(build(jobs=args.jobs))

@@ -17,8 +17,8 @@ papers' shapes) or cori-dragonfly (SimGrid's minimal routing, the congested case
 is the default because of the models tried it reproduces seed 000's measured speedups best at
 both of its shapes (results/sim/README.md, "Which platform"). A run with `slices` runs them as separate simulations, --jobs at a
 time (default: one per core): same numbers, a fraction of the wall time. --simgrid: as simrun's
-(auto: the fast SimGrid 3.32 of `collrepro-py sim simgrid build` when built, the same numbers
-about twice as fast at 2048 ranks; else Debian's)."""
+(auto: the fast SimGrid 3.32 of `collrepro-py sim simgrid build` when built, the same numbers,
+2.6 times faster on seed 001 setting 1 at 2048 x 32; else Debian's)."""
 
 import os
 import subprocess

@@ -47,7 +47,7 @@ platform, the SimGrid version and the network model.
   --simgrid    auto|packaged|fast (default auto): the SimGrid library that simulates. packaged is
                Debian's; fast is the same 3.32 without its per-message list walk, built by
                `collrepro-py sim simgrid build` (python/collrepro/installations/simgrid.py): the
-               same simulated times, about twice as fast at 2048 ranks. auto takes fast when
+               same simulated times, 2.6 times faster on seed 001 setting 1 at 2048 x 32. auto takes fast when
                it is built. The metadata record which (simulation.simgrid_build, simgrid_library).
   --dry-run    print the smpirun command and the hostfile summary, run nothing
   after --:    passed to collbench, except --slice (use --slices) (e.g. --set timing.reps=3 --set sizes=[1KiB,2KiB] --quiet);
@@ -415,7 +415,7 @@ def _check_programs(build_dir, simgrid="packaged"):
                                  "or give --build-dir")
     fast = fast_simgrid.installed() if simgrid != "packaged" else None
     if simgrid == "fast" and fast is None:
-        raise EnvironmentProblem("--simgrid fast: not built; run `./collrepro-py sim simgrid build` (about 25 min "
+        raise EnvironmentProblem("--simgrid fast: not built; run `./collrepro-py sim simgrid build` (12 min "
                                  "on 2 cores), or use --simgrid packaged")
     if fast is not None:  # its smpirun puts its own library first (the same soname as Debian's)
         return exe, os.path.join(fast, "bin", "smpirun"), os.path.basename(fast)
