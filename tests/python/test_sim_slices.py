@@ -149,3 +149,16 @@ def test_an_interrupted_run_counts_too(tmp_path):
     _meta(tmp_path, "meta-L0-S1.json.tmp", 8)
     with pytest.raises(UserError, match="cut as 8 slices"):
         sim.check_layout(str(tmp_path), 0, [None])
+
+
+def test_compacted_slices_keep_their_count(tmp_path):
+    """`collrepro-py compact` gzips finished slices: their count must still be read, so that the
+    last slice resumes beside them."""
+    import gzip
+    import json
+    with gzip.open(tmp_path / "meta-L0-S0.json.gz", "wt") as f:
+        json.dump({"slices": 16}, f)
+    _meta(tmp_path, "meta-L0-S3.json.tmp", 16)
+    sim.check_layout(str(tmp_path), 0, ["3/16"])
+    with pytest.raises(UserError, match="cut as 16 slices.*in 2 slices"):
+        sim.check_layout(str(tmp_path), 0, ["0/2", "1/2"])

@@ -68,7 +68,7 @@ import time
 import xml.etree.ElementTree as ET
 import xml.parsers.expat
 
-from collrepro import paths, safeio
+from collrepro import paths, resultfiles, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.installations import simgrid as fast_simgrid
 from collrepro.launch.launcher import Forwarder, Launcher
@@ -385,7 +385,7 @@ def check_layout(out, launch, slices):
     cut = set()
     for meta in glob.glob(os.path.join(out, f"meta-L{launch}-S*.json*")):
         try:
-            record = safeio.load_json_file(meta, META_LIMIT, "a launch's metadata")
+            record = safeio.parse_json(resultfiles.read_text(meta, META_LIMIT, "a launch's metadata"), meta)
         except UserError:  # damaged or unreadable: a slice all the same, of an unknown count
             record = None
         cut.add(record.get("slices") if isinstance(record, dict) else None)
