@@ -25,9 +25,14 @@
 // same ranks), with offsets in size_t. The environment variable COLLREPRO_SIM_WIDE_BCAST_FROM
 // (bytes) lowers that bound, so that sim.wide can check on small, validated data that both
 // give the same simulated times.
+//
+// Under `simrun --coll-selector ompi` (mpich_choices() false) every broadcast of the program
+// runs Open MPI 4.1.4's choice instead, whole messages along Open MPI's trees (ompi_bcast.hpp
+// says why SimGrid's ompi selector does not): ompi_bcast() below.
 #include <smpi/smpi.h>
 
 #include "datatypes.hpp"
+#include "ompi_bcast.hpp"
 #include "sim_info.hpp"
 
 #include <algorithm>
@@ -35,11 +40,15 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace simgrid::smpi {
 // SimGrid 3.32's scatter + ring-allgather broadcast (exported by libsimgrid; SimGrid installs
 // no header for its collective algorithms). The signature is MPI_Bcast's.
 int bcast__scatter_LR_allgather(void* buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+// Open MPI's split binary tree and scatter + recursive-doubling allgather, as SimGrid 3.32 has them.
+int bcast__ompi_split_bintree(void* buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int bcast__scatter_rdb_allgather(void* buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 }  // namespace simgrid::smpi
 
 extern "C" {
@@ -124,6 +133,33 @@ int scatter_ring_bcast(char* buf, std::size_t n, int root, MPI_Comm comm) {
   return MPI_SUCCESS;
 }
 
+// The tag of ompi_bcast's messages (as kScatterRingTag: no receive of collbench's matches it).
+constexpr int kOmpiTreeTag = 31014;
+
+// Open MPI 4.1.4's broadcast of `bytes` bytes (ompi_bcast.hpp): a process receives the whole
+// message from its parent, then sends it to all its children at once and waits for the sends.
+int ompi_bcast(void* buf, int count, MPI_Datatype datatype, int root, MPI_Comm comm, int size, std::size_t bytes) {
+  namespace ompi = collbench::sim::ompi;
+  const ompi::Bcast algorithm = ompi::bcast_choice(size, bytes);
+  if (algorithm == ompi::Bcast::split_binary_tree)
+    return simgrid::smpi::bcast__ompi_split_bintree(buf, count, datatype, root, comm);
+  if (algorithm == ompi::Bcast::scatter_allgather)
+    return simgrid::smpi::bcast__scatter_rdb_allgather(buf, count, datatype, root, comm);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const ompi::TreeNode node = ompi::tree_node(algorithm, rank, size, root);
+  if (node.parent >= 0)
+    if (const int rc = MPI_Recv(buf, count, datatype, node.parent, kOmpiTreeTag, comm, MPI_STATUS_IGNORE);
+        rc != MPI_SUCCESS)
+      return rc;
+  std::vector<MPI_Request> sends(node.children.size(), MPI_REQUEST_NULL);
+  for (std::size_t i = 0; i < node.children.size(); ++i)
+    if (const int rc = MPI_Isend(buf, count, datatype, node.children[i], kOmpiTreeTag, comm, &sends[i]);
+        rc != MPI_SUCCESS)
+      return rc;
+  return sends.empty() ? MPI_SUCCESS : MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+}
+
 }  // namespace
 
 std::size_t collbench::sim::wide_bcast_from() {
@@ -151,6 +187,8 @@ int __wrap_MPI_Bcast(void* buf, int count, MPI_Datatype datatype, int root, MPI_
   // selector picks on 2 processes, divides by zero on it (collbench broadcasts an empty list of
   // finished points at the start of every fresh launch).
   if (count >= 0 && bytes == 0 && comm != MPI_COMM_NULL) return MPI_SUCCESS;
+  if (count >= 0 && comm_size >= 2 && root >= 0 && root < comm_size && !collbench::sim::mpich_choices())
+    return ompi_bcast(buf, count, datatype, root, comm, comm_size, bytes);
   if (count < 0 || comm_size < 2 || bytes < kShortBcast || !collbench::sim::mpich_choices())
     return __real_MPI_Bcast(buf, count, datatype, root, comm);
   if (bytes < collbench::sim::wide_bcast_from() || collbench::sim::contiguous_bytes(datatype) == 0)

@@ -86,8 +86,11 @@ nlohmann::json metadata() {
       {"wide_bcast_from", wide_bcast_from()},
       // collbench's MPI_Bcast and MPI_Allgather follow MPICH's large-message choices and its
       // MPI_Exscan MPICH's recursive doubling (the shims), or the configured selector decides
-      // and MPI_Exscan is Open MPI's chain (simrun --coll-selector ompi).
+      // but MPI_Bcast is Open MPI 4.1.4's whole-message trees (ompi_bcast.hpp) and MPI_Exscan
+      // Open MPI's chain (simrun --coll-selector ompi).
       {"mpich_choices", mpich_choices()},
+      {"bcast", mpich_choices() ? "mpich: binomial tree below 12 KiB, scatter + ring allgather above"
+                                : "ompi: Open MPI 4.1.4's fixed decision, whole messages along its trees"},
       {"times", "simulated: communication only (smpi/simulate-computation:no); deterministic"},
   };
   return {{"simulated", true},

@@ -40,6 +40,12 @@ add_test(NAME sim.exscan
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/exscan.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.exscan PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant)
 
+# sim.ompi-bcast: under the ompi selector the simulated MPI_Bcast is Open MPI 4.1.4's choice, whole
+# messages along its trees: every tree validates, and the chain costs its hops (tests/sim/ompi_bcast.sh).
+add_test(NAME sim.ompi-bcast
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/ompi_bcast.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.ompi-bcast PROPERTIES LABELS "sim" TIMEOUT 1200 COST 10 RESOURCE_LOCK sim-variant)
+
 # sim.wide: transfers of more than 2 GiB in the simulation (seed 000 at 1024 x 8, 4 MiB): the shim's
 # broadcast gives SimGrid's times and bytes, and 3 GiB transfers cost per byte what smaller ones do
 # (tests/sim/wide.sh).
@@ -76,7 +82,7 @@ set_tests_properties(sim.cluster-platform PROPERTIES LABELS "sim" TIMEOUT 1200 C
 # Cores (cmake/TestResources.cmake): sim.smoke, the costliest (ctest starts it first), builds the
 # variant with two compile jobs; a simulation is one process.
 collrepro_test_cores(sim.smoke 2)
-foreach(_sim_test cori-effects fast-path allgather-ring exscan wide node-platform node-memory node-memory-routes
+foreach(_sim_test cori-effects fast-path allgather-ring exscan ompi-bcast wide node-platform node-memory node-memory-routes
                   cluster-platform)
   collrepro_test_cores(sim.${_sim_test} 1)
 endforeach()
