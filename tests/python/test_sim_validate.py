@@ -221,6 +221,19 @@ def test_readme_compares_a_shared_memory_limit():
     assert "x / openmpi at 32 GB/s: -5.0 % at 8 KiB, +40.0 % at 1 KiB" in text
 
 
+def test_readme_names_the_phase_that_is_off():
+    """Per algorithm and phase: the signed median error over the points, its range."""
+    phases = pd.DataFrame({"experiment": "x", "library": "openmpi", "shape": "7:7", "algorithm": "root-gathering",
+                           "msg_bytes": [1024, 2048, 4096, 1024, 2048, 4096],
+                           "phase_index": [2, 2, 2, 0, 0, 0], "phase": ["bcast"] * 3 + ["gather"] * 3,
+                           "error_pct": [90.0, 110.0, -58.0, -5.0, 1.0, 3.0]})
+    text = V.readme(_points(), V.summarize(_points()), {}, [], phases=phases)
+    assert "| x | openmpi | root-gathering | gather | 3 | 1.0 | -5.0 | 3.0 |" in text
+    assert "| x | openmpi | root-gathering | bcast | 3 | 90.0 | -58.0 | 110.0 |" in text
+    assert text.index("| gather |") < text.index("| bcast |")  # in the algorithm's order
+    assert "## Phases" not in V.readme(_points(), V.summarize(_points()), {}, [])
+
+
 def test_committed_summary_is_the_points_summary():
     """results/sim/validation: summary.csv and the README's summary rows follow from points.csv
     (regenerate with `collrepro-py sim validate report REAL_DIR`)."""
