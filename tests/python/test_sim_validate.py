@@ -187,6 +187,23 @@ def test_error_and_ranking():
     assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].isna().all()  # nothing to rank
 
 
+def test_misordered_pairs_are_alike_or_reversed():
+    # the node orders a < b < c (launch ranges apart); the simulation has b 0.5 % before a (alike)
+    # and c 10 % before both (reversed)
+    real, sim_ = _frames([("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.9, 2.1), ("c", 3.0, 2.9, 3.1)],
+                         [("a", 1.0), ("b", 0.995), ("c", 0.9)])
+    pts = V.compare(real, sim_, "e", "openmpi")
+    pairs = V.misordered_pairs(pts).sort_values(["faster", "slower"]).reset_index(drop=True)
+    assert list(zip(pairs["faster"], pairs["slower"], pairs["alike"])) == [("a", "b", True), ("a", "c", False),
+                                                                          ("b", "c", False)]
+    assert pairs["real_ratio"].tolist() == pytest.approx([2.0, 3.0, 1.5])
+    assert pairs["sim_ratio"].tolist() == pytest.approx([0.995, 0.9, 0.9 / 0.995])
+    text = V.readme(pts, V.summarize(pts), {}, [])
+    assert "## Why each row that misses misses" in text
+    # errors 0, -50.25 and -70 %: all three 1 KiB points in the smallest band
+    assert "| e | openmpi | neither | -50.2 (3) | - | - | 3 | 1 | 2 |" in text
+
+
 def _points():
     rows = []
     for i, (err, kept) in enumerate([(10, True), (-20, True), (30, False), (5, True)]):

@@ -423,6 +423,71 @@ def _verdict(row):
     return "both met" if ok_err and ok_rank else ("error met" if ok_err else ("ranking met" if ok_rank else "neither"))
 
 
+# Two simulated times closer than this share are "alike": the algorithms send the same messages in
+# the model, and only what the platforms do not charge (software per call and per message) can
+# separate them.
+SIM_ALIKE = 0.02
+SMALL_BYTES, LARGE_BYTES = 4096, 1 << 20
+
+
+def misordered_pairs(points):
+    """Every pair of algorithms the node tells apart (launch ranges apart) that the simulation
+    orders otherwise: experiment, library, shape, size, faster and slower (real), the real and
+    simulated ratio slower / faster, and whether the simulation has them alike (within SIM_ALIKE)."""
+    rows = []
+    keys = ["experiment", "library", "collective", "shape", "msg_bytes"]
+    for k, g in points[points["ranking_preserved"] == False].groupby(keys):  # noqa: E712
+        algs = list(g.itertuples(index=False))
+        for i, a in enumerate(algs):
+            for b in algs[i + 1:]:
+                if a.real_max_s < b.real_min_s:
+                    fast, slow = a, b
+                elif b.real_max_s < a.real_min_s:
+                    fast, slow = b, a
+                else:
+                    continue
+                if fast.sim_median_s < (1 - SIM_TIE) * slow.sim_median_s:
+                    continue
+                sim_ratio = slow.sim_median_s / fast.sim_median_s
+                rows.append(dict(zip(keys, k), faster=fast.algorithm, slower=slow.algorithm,
+                                 real_ratio=slow.real_median_s / fast.real_median_s, sim_ratio=sim_ratio,
+                                 alike=abs(sim_ratio - 1) <= SIM_ALIKE))
+    return pd.DataFrame(rows, columns=keys + ["faster", "slower", "real_ratio", "sim_ratio", "alike"])
+
+
+def _why_rows_miss(points, summary):
+    """For every experiment/library that misses a goal: where its error lies by size, and whether
+    the pairs it misorders are simulated alike or reversed (all computed here)."""
+    pairs = misordered_pairs(points)
+    rows = []
+    for _, r in summary.iterrows():
+        verdict = _verdict(r)
+        if verdict == "both met":
+            continue
+        sel = points[(points["experiment"] == r["experiment"]) & (points["library"] == r["library"])]
+        band = lambda m: (f"{sel.loc[m, 'error_pct'].median():+.1f} ({int(m.sum())})" if m.any() else "-")  # noqa: E731
+        mine = pairs[(pairs["experiment"] == r["experiment"]) & (pairs["library"] == r["library"])]
+        rows.append({"experiment": r["experiment"], "library": r["library"], "goal": verdict,
+                     f"<= {SMALL_BYTES // 1024} KiB: median error % (points)": band(sel["msg_bytes"] <= SMALL_BYTES),
+                     "between": band((sel["msg_bytes"] > SMALL_BYTES) & (sel["msg_bytes"] < LARGE_BYTES)),
+                     f">= {LARGE_BYTES >> 20} MiB": band(sel["msg_bytes"] >= LARGE_BYTES),
+                     "misordered pairs": len(mine), "simulated alike": int(mine["alike"].sum()),
+                     "reversed": int((~mine["alike"]).sum())})
+    if not rows:
+        return []
+    return ["## Why each row that misses misses", "",
+            "Per experiment and library that misses a goal: the median signed error (negative: the simulation "
+            "is faster) of its smallest messages, of the middle sizes and of the largest, and the pairs of "
+            "algorithms the node tells apart but the simulation orders otherwise: simulated alike (within "
+            f"{SIM_ALIKE:.0%}: in the model the two send the same messages, and what separates them on the "
+            "node is what the platforms do not charge, the software cost of each call and message) or "
+            "reversed. A negative error at the smallest sizes with alike pairs is the missing per-message "
+            "cost (collbench's `callcosts` of a node run would calibrate it; the committed runs predate "
+            "them); a negative error that grows to the largest sizes is the node's shared memory "
+            "(\"The node's shared memory bandwidth\" below); one algorithm off alone is a library choice "
+            "(\"Phases\" above).", "", _md(pd.DataFrame(rows)), ""]
+
+
 def _ranking_failures(points):
     """Every shape whose ranking the simulation does not keep: the real and the simulated order."""
     from collrepro.analysis.frames.units import format_bytes
@@ -515,8 +580,10 @@ def _misses(points, alternative, copybw=None):
             "4.1.4's own decision and trees (whole messages; bench/sim/ompi_bcast.hpp: SimGrid answered "
             "with segmented algorithms, and root gathering's broadcast phase was 90-110 % slow where Open "
             "MPI picks its linear broadcast). MPICH 4.0.2's ch4 device picks its broadcasts from its own "
-            "tuning tables, with shared-memory compositions inside a node that the `mpich` selector does "
-            "not model (the `bcast` phase above). Algorithms of one experiment that are off in opposite "
+            "tuning tables (its source's maint/tuning/coll/ch4/*.json): on fewer than 8 processes, and "
+            "below 12 KiB on more, a node-aware composition whose part inside the node is a shared-memory "
+            "release/gather broadcast, which the `mpich` selector does not model (root gathering's `bcast` "
+            "phase under \"Phases\" above). Algorithms of one experiment that are off in opposite "
             "directions point at the choices rather than at the platform:", "", _md(spread), ""]
     return out
 
@@ -612,7 +679,8 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         "",
         _md(_by(points, ["algorithm"])),
         "",
-    ] + _phases_section(phases) + _misses(points, alternative, copybw) + _ranking_failures(points)
+    ] + _why_rows_miss(points, summary) + _phases_section(phases) + _misses(points, alternative, copybw) \
+        + _ranking_failures(points)
     return "\n".join(out) + "\n"
 
 
