@@ -120,6 +120,36 @@ def test_overheads_are_fitted_from_the_callcosts_and_keep_the_pingpong(tmp_path)
     assert again.read_text() == text
 
 
+def test_an_assumed_overhead_keeps_the_pingpong_and_only_eager_sizes(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    out = tmp_path / "node.xml"
+    assert SP.main([str(d), "--overhead", "0.2", "-o", str(out)]) == 0
+    cfg = dict(c.split(":", 1) for c in sim.platform_config(str(out)))
+    # 1 B and 1 KiB (below SMPI's 64 KiB detached-send bound), 0.2 us each, 0 from 64 KiB
+    assert cfg["smpi/os"] == cfg["smpi/ois"] == cfg["smpi/or"] == "0:2e-07:0;1023:2e-07:0;65535:0:0"
+    assert cfg["smpi/async-small-thresh"] == "65536" and "smpi/send-is-detached-thresh" not in cfg
+    text = out.read_text()
+    assert "per-message overhead assumed, 0.2 us per call (not measured)" in text
+    for s in _series():
+        assert f"{s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform {s['time_s'] * 1e6:.3f} us" in text
+    _with_callcosts(d, CALLCOSTS)  # measured costs are never replaced by an assumption
+    with pytest.raises(UserError, match="hold callcosts"):
+        SP.main([str(d), "--overhead", "0.2", "-o", str(out)])
+    with pytest.raises(UserError, match="--overhead -1"):
+        SP.main([str(d), "--overhead", "-1", "-o", str(out)])
+
+
+def test_an_eager_bound_above_64_kib_raises_the_detached_bound(tmp_path):
+    """SMPI aborts when smpi/async-small-thresh exceeds smpi/send-is-detached-thresh."""
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    cheap = [dict(c, send_s=0.2e-6, recv_s=0.3e-6) for c in CALLCOSTS]  # every size eager
+    _with_callcosts(d, cheap)
+    out = tmp_path / "node.xml"
+    SP.main([str(d), "-o", str(out)])
+    cfg = dict(c.split(":", 1) for c in sim.platform_config(str(out)))
+    assert cfg["smpi/async-small-thresh"] == cfg["smpi/send-is-detached-thresh"] == str((1 << 20) + 1)
+
+
 def test_overhead_sections_give_every_measured_size_its_value():
     """SMPI applies a section to sizes above its threshold: each measured size gets its own cost
     back, also where a line between two sizes would need a negative offset."""

@@ -60,6 +60,7 @@ SMPI_COSTS = {"send_s": "smpi/os", "isend_s": "smpi/ois", "recv_s": "smpi/or"}
 # been delivered (buffered, eager), and the rest of the one-way time is the transfer, which the
 # links carry. From the first size beyond it the calls wait for the transfer themselves.
 EAGER_SHARE = 0.5
+SMPI_DETACHED_THRESH = 65536  # SimGrid's default smpi/send-is-detached-thresh (bytes)
 
 
 # ---------------------------------------------------------------- the measurements, from result directories
@@ -159,6 +160,19 @@ def overheads(meas):
     return out
 
 
+def assume_overhead(meas, seconds):
+    """`meas` with every ping-pong size given `seconds` inside MPI_Send, MPI_Isend and MPI_Recv,
+    for a sensitivity study of a per-message cost the measurements do not hold; refused when they
+    hold callcosts (those are the measurement). Only sizes below SMPI's detached-send bound (64 KiB),
+    which both libraries send eagerly; overheads() keeps those where it fits."""
+    if meas.get("callcosts"):
+        raise UserError("--overhead: these launches' metadata hold callcosts, the measured overheads; "
+                        "leave --overhead out")
+    costs = [{"bytes": s["bytes"], **{k: seconds for k in CALLS}, "launches": 0} for s in meas["pingpong"]
+             if s["bytes"] < SMPI_DETACHED_THRESH]  # below it both libraries send eagerly
+    return dict(meas, callcosts=costs)
+
+
 def smpi_cost_config(costs, key, after):
     """SMPI's piecewise value `key` (smpi/os, ...) through the measured sizes: per section
     "threshold:offset:factor" (SMPI applies a section to sizes above its threshold), from each
@@ -210,6 +224,8 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
         # Those sizes are eager in the simulation too: sent before the receive is posted (SMPI
         # otherwise starts a transfer only once both sides match).
         config += [("smpi/async-small-thresh", str(after))]
+        if after > SMPI_DETACHED_THRESH:  # SMPI refuses an eager bound above its detached-send bound
+            config += [("smpi/send-is-detached-thresh", str(after))]
     if model == "piecewise":
         pieces = piecewise(series)
         # The links: the smallest messages' latency and the largest bandwidth. SimGrid multiplies
@@ -345,6 +361,10 @@ def _parser():
     ap.add_argument("results", nargs="*", help="result directories whose metadata hold the node's ping-pong")
     ap.add_argument("-o", "--out", required=True, help="the platform file to write")
     ap.add_argument("--copy-bw", type=float, help="the node's copy bandwidth, all cores at once (GB/s)")
+    ap.add_argument("--overhead", type=float, metavar="US",
+                    help="a sensitivity study where the metadata hold no callcosts: assume this per-message "
+                         "overhead (us) for each of smpi/os, smpi/ois and smpi/or at every ping-pong size where "
+                         "it fits, the links carrying the rest of the ping-pong (not a measurement)")
     ap.add_argument("--cores", type=int, help="cores sharing the copy bandwidth (default: the metadata's hwloc cores)")
     ap.add_argument("--mpi", help="use only the launches of this MPI library (the metadata's mpi_impl)")
     ap.add_argument("--model", choices=["piecewise", "alpha-beta"], default="piecewise")
@@ -386,6 +406,11 @@ def main(argv=None):
         return _from_cluster(a)
     if a.copy_bw is not None and not (a.copy_bw > 0 and math.isfinite(a.copy_bw)):
         raise UserError(f"--copy-bw {a.copy_bw}: want a positive bandwidth in GB/s")
+    if a.overhead is not None and not (a.overhead >= 0 and math.isfinite(a.overhead)):
+        raise UserError(f"--overhead {a.overhead}: want a time in microseconds, 0 or more")
+    if a.overhead is not None and not a.results:
+        raise UserError("--overhead: give RESULT_DIRs (it replaces what their metadata lack); this machine's "
+                        "call costs are measured, not assumed")
     if a.cores is not None and a.cores < 2:
         raise UserError(f"--cores {a.cores}: want at least 2")
     copy_bw = a.copy_bw * 1e9 if a.copy_bw else None
@@ -395,6 +420,9 @@ def main(argv=None):
             raise UserError(f"{', '.join(a.results)}: no launch metadata with a ping-pong found (meta-L*.json)")
         cores = a.cores or meas["cores"]
         source = a.source or f"{meas['launches']} launches' metadata"
+        if a.overhead is not None:
+            meas = assume_overhead(meas, a.overhead * 1e-6)
+            source += f"; per-message overhead assumed, {a.overhead:g} us per call (not measured)"
     else:
         cores = a.cores or len(os.sched_getaffinity(0))
         meas = measure_here(a.build_dir, cores)

@@ -137,6 +137,10 @@ def copybw_dir(out, gbps):
     return Path(out) / f"sims-copybw-{gbps:g}"
 
 
+def overhead_dir(out, us):
+    return Path(out) / f"sims-overhead-{us:g}"
+
+
 # ---------------------------------------------------------------- platforms and simulations
 
 def make_platforms(real, out=OUT):
@@ -163,6 +167,19 @@ def copybw_platforms(real, out, gbps):
         sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], "--copy-bw", f"{gbps:g}", "--name",
                                   f"node16-{mpi}", "--source", "real-node runs (16-core node, one rank per core)",
                                   "-o", str(copybw_dir(out, gbps) / f"node16-{mpi}.xml")])
+
+
+def overhead_platforms(real, out, us):
+    """The chosen platforms with an assumed per-message overhead of `us` microseconds per call
+    (smpi/os, ois, or), beside their simulations: a sensitivity study of the per-message cost
+    the real runs predate (their metadata hold no callcosts)."""
+    from collrepro.sim import platform as sim_platform
+    dirs = real_dirs(real)
+    for mpi in sorted({m for _, m in dirs}):
+        mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
+        sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], "--overhead", f"{us:g}", "--name",
+                                  f"node16-{mpi}", "--source", "real-node runs (16-core node, one rank per core)",
+                                  "-o", str(overhead_dir(out, us) / f"node16-{mpi}.xml")])
 
 
 def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=None):
@@ -481,9 +498,10 @@ def _why_rows_miss(points, summary):
             "algorithms the node tells apart but the simulation orders otherwise: simulated alike (within "
             f"{SIM_ALIKE:.0%}: in the model the two send the same messages, and what separates them on the "
             "node is what the platforms do not charge, the software cost of each call and message) or "
-            "reversed. A negative error at the smallest sizes with alike pairs is the missing per-message "
-            "cost (collbench's `callcosts` of a node run would calibrate it; the committed runs predate "
-            "them); a negative error that grows to the largest sizes is the node's shared memory "
+            "reversed. A negative error at the smallest sizes with alike pairs is CPU work per call that the "
+            "ping-pong does not hold (\"Per-message software cost\" below: an overhead carved out of the "
+            "ping-pong does not close it; a node run's `callcosts` and per-call timings would size it, and "
+            "the committed runs predate them); a negative error that grows to the largest sizes is the node's shared memory "
             "(\"The node's shared memory bandwidth\" below); one algorithm off alone is a library choice "
             "(\"Phases\" above).", "", _md(pd.DataFrame(rows)), ""]
 
@@ -504,7 +522,28 @@ def _ranking_failures(points):
             "and may stand either way), the simulated order with ties by name:", "", _md(pd.DataFrame(rows)), ""]
 
 
-def _misses(points, alternative, copybw=None):
+def _overhead_rows(points, overhead):
+    """Per experiment and library, the goal's two numbers without and with each assumed overhead,
+    and the median error of the smallest blocks (<= SMALL_BYTES)."""
+    rows = []
+    base = summarize(points).set_index(["experiment", "library"])
+    def small(pts, e, m):
+        err = pts[(pts["experiment"] == e) & (pts["library"] == m) & (pts["msg_bytes"] <= SMALL_BYTES)]["error_pct"]
+        return round(float(err.median()), 1) if len(err) else "-"
+    for (e, m), r in base.iterrows():
+        row = {"experiment": e, "library": m, "none: median abs. error %": r["median_abs_error_pct"],
+               "ranking %": r["ranking_preserved_pct"], f"<= {SMALL_BYTES // 1024} KiB: median error %": small(points, e, m)}
+        for us, pts in sorted(overhead.items()):
+            o = summarize(pts).set_index(["experiment", "library"])
+            if (e, m) in o.index:
+                row[f"{us:g} us: median abs. error %"] = o.loc[(e, m), "median_abs_error_pct"]
+                row[f"{us:g} us: ranking %"] = o.loc[(e, m), "ranking_preserved_pct"]
+                row[f"{us:g} us: <= {SMALL_BYTES // 1024} KiB %"] = small(pts, e, m)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _misses(points, alternative, copybw=None, overhead=None):
     """What the simulation misses, each with the numbers that show it (all computed here)."""
     out = ["## What the simulation misses, with the evidence", ""]
     def med(sel):
@@ -571,6 +610,27 @@ def _misses(points, alternative, copybw=None):
                 f"neighbourhood size (median error over them {float(iso['error_pct'].median()):.1f} %; a share "
                 f"that stays about the same from {g['neighbors'].min()} to {g['neighbors'].max()} neighbours is a cost "
                 "per message):", "", _md(g), ""]
+    if overhead:
+        out += ["  The same simulations with a per-message overhead assumed, not measured (`run --overhead US`, "
+                "`sims-overhead-*/`: each of smpi/os, smpi/ois and smpi/or at every size where it fits, the links "
+                "carrying the rest of the ping-pong, so the ping-pong itself is unchanged): if the missing cost is "
+                "per message, the smallest blocks' error moves towards 0 at one value for every experiment:", "",
+                _md(_overhead_rows(points, overhead)), ""]
+        from collrepro.sim import platform as sim_platform
+        most = max(overhead)
+        moved = []
+        for (e, m), sub in points[points["msg_bytes"] <= SMALL_BYTES].groupby(["experiment", "library"]):
+            with_most = overhead[most]
+            w = with_most[(with_most["experiment"] == e) & (with_most["library"] == m)
+                          & (with_most["msg_bytes"] <= SMALL_BYTES)]["error_pct"]
+            if len(w):
+                moved.append(f"{e} / {m} {sub['error_pct'].median():+.1f} -> {w.median():+.1f} %")
+        out += [f"  At {most:g} us per call (about the most the 1-byte ping-pong can hold: send and receive "
+                f"together at most {sim_platform.EAGER_SHARE:g} of its one-way time) the smallest blocks' median error goes "
+                + "; ".join(moved) + ". With the ping-pong kept, an overhead moves time from the links to the "
+                "calls; what the node spends beyond that is work the ping-pong does not contain (per call: "
+                "requests, derived datatypes, the neighbourhood's schedule), which only the node's own "
+                "`callcosts` and per-call timings can size.", ""]
     alg = points.groupby(["experiment", "library", "algorithm"])["error_pct"].median().round(1).reset_index()
     spread = alg.groupby(["experiment", "library"])["error_pct"].agg(["min", "max"]).reset_index()
     spread = spread.rename(columns={"min": "lowest algorithm median error %", "max": "highest algorithm median error %"})
@@ -589,7 +649,7 @@ def _misses(points, alternative, copybw=None):
 
 
 def readme(points, summary, times, missing, alternative=None, alt_times=None, copybw=None, pingpong=None,
-           phases=None):
+           phases=None, overhead=None):
     """alt_times: {directory name: runtimes} of the other simulations (sims-alternative, sims-copybw-*)."""
     """The README's text: every number below comes from `points`, `summary` and `times`."""
     summ = summary.copy()
@@ -618,6 +678,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         "collrepro-py sim validate run --alternative     # sims-alternative/: the other duplex choice",
         "collrepro-py sim validate run --copy-bw 32 --copy-bw 64 --only quick-np8 \\",
         "    --only seed000-np16 --only allgatherv-arith-np14      # sims-copybw-*/: a shared-memory limit",
+        "collrepro-py sim validate run --overhead 0.05 --overhead 0.1   # sims-overhead-*/: a per-message cost",
         "collrepro-py sim validate report       # points.csv, summary.csv, this README, sim_vs_real.png",
         "```",
         "",
@@ -679,7 +740,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         "",
         _md(_by(points, ["algorithm"])),
         "",
-    ] + _why_rows_miss(points, summary) + _phases_section(phases) + _misses(points, alternative, copybw) \
+    ] + _why_rows_miss(points, summary) + _phases_section(phases) + _misses(points, alternative, copybw, overhead) \
         + _ranking_failures(points)
     return "\n".join(out) + "\n"
 
@@ -700,6 +761,10 @@ def write_report(real, out=OUT):
         alternative, _ = build(real, out / "sims-alternative")
     alt_times = {d.name: json.loads((d / "runtimes.json").read_text())
                  for d in sorted(out.glob("sims-*")) if (d / "runtimes.json").is_file()}
+    overhead = {}
+    for d in sorted(out.glob("sims-overhead-*")):
+        if _has_sims(d):
+            overhead[float(d.name.split("-")[-1])], _ = build(real, d)
     copybw = {}
     for d in sorted(out.glob("sims-copybw-*")):
         if _has_sims(d):
@@ -708,7 +773,7 @@ def write_report(real, out=OUT):
     if phases is not None:
         safeio.write_csv(out / "phases.csv", phases.round({"error_pct": 2}))
     safeio.write_text(out / "README.md", readme(points, summary, times, missing, alternative, alt_times, copybw,
-                                                pingpong_check(real, out / "sims"), phases))
+                                                pingpong_check(real, out / "sims"), phases, overhead))
     return summary
 
 
@@ -725,6 +790,9 @@ def _parser():
                     help="run: simulate with the other duplex choice into sims-alternative/ (the README compares)")
     ap.add_argument("--copy-bw", type=float, action="append", default=[],
                     help="run: simulate with this shared-memory limit (GB/s, all cores) into sims-copybw-GBPS/")
+    ap.add_argument("--overhead", type=float, action="append", default=[], metavar="US",
+                    help="run: simulate with this per-message overhead assumed (us per call: smpi/os, ois, or) "
+                         "into sims-overhead-US/ (the README compares)")
     ap.add_argument("--out", default=str(OUT), help="where the report goes (default results/sim/validation)")
     return ap
 
@@ -744,7 +812,10 @@ def _act(a):
     for gbps in a.copy_bw if a.action == "run" else []:
         copybw_platforms(a.real, out, gbps)
         rc = simulate(a.real, a.only, copybw_dir(out, gbps), platforms=copybw_dir(out, gbps)) or rc
-    if a.copy_bw and a.action == "run":
+    for us in a.overhead if a.action == "run" else []:
+        overhead_platforms(a.real, out, us)
+        rc = simulate(a.real, a.only, overhead_dir(out, us), platforms=overhead_dir(out, us)) or rc
+    if (a.copy_bw or a.overhead) and a.action == "run":
         return rc
     if a.action in ("run", "all") and (a.action == "all" or not a.alternative):
         rc = simulate(a.real, a.only, out / "sims")
