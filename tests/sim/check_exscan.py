@@ -9,13 +9,10 @@ the same under both selectors (each rank sends to every higher rank, all at once
 two Allreduces differ: x1.36 with the wrapper switched off. Both runs must also validate.
 
   check_exscan.py MPICH_DIR OMPI_DIR"""
-import csv
-import gzip
 import statistics
 import sys
-from pathlib import Path
 
-from summary import read_summary
+from summary import phase_times, read_summary
 
 MIN_RATIO = 2.5
 
@@ -24,13 +21,7 @@ def offsets_phase(directory):
     rows = read_summary(directory, "check_exscan")
     if not rows or any(int(r["n_invalid"]) for r in rows):
         sys.exit(f"check_exscan: no points, or invalid results, in {directory}")
-    files = sorted(Path(directory).glob("phases-L0*.csv*"))
-    if not files:
-        sys.exit(f"check_exscan: no phases file in {directory}")
-    times = []
-    for f in files:
-        with (gzip.open(f, "rt") if f.suffix == ".gz" else open(f, newline="")) as fh:
-            times += [float(r["phase_s"]) for r in csv.DictReader(fh) if r["phase"] == "offsets"]
+    times = phase_times(directory, "check_exscan").get("offsets")
     if not times:
         sys.exit(f"check_exscan: no offsets phase in {directory}")
     return statistics.median(times)

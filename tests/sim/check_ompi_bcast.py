@@ -7,15 +7,12 @@ each way (measured: x6.00). SimGrid's own ompi selector runs a segmented pipelin
 measured with the shim left out) and the mpich selector a scatter + ring (x1.75).
 
   check_ompi_bcast.py TREES_DIR CHAIN_DIR"""
-import csv
-import gzip
 import os
 import statistics
 import sys
-from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from summary import launch_meta, read_summary  # noqa: E402
+from summary import launch_meta, phase_times, read_summary  # noqa: E402
 
 MIN_RATIO = 4.0
 
@@ -32,12 +29,7 @@ def check_run(directory):
 
 
 def phase_medians(directory):
-    times = {}
-    for f in sorted(Path(directory).glob("phases-L0*.csv*")):
-        with (gzip.open(f, "rt") if f.suffix == ".gz" else open(f, newline="")) as fh:
-            for r in csv.DictReader(fh):
-                times.setdefault(r["phase"], []).append(float(r["phase_s"]))
-    return {phase: statistics.median(t) for phase, t in times.items()}
+    return {phase: statistics.median(t) for phase, t in phase_times(directory, "check_ompi_bcast").items()}
 
 
 def main(trees_dir, chain_dir):

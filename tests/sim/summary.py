@@ -43,3 +43,19 @@ def report(who, bad, claim):
         print(f"{who}:", line, file=sys.stderr)
     print(f"{who}: {'FAIL' if bad else 'ok'}: {claim}")
     return 1 if bad else 0
+
+
+def phase_times(directory, who):
+    """{phase: [phase_s of every repetition]} from DIRECTORY's launch-0 phases file(s) (plain or
+    .gz, sliced or not); exits naming `who` when there is none."""
+    import gzip
+    from pathlib import Path
+    files = sorted(Path(directory).glob("phases-L0*.csv*"))
+    if not files:
+        sys.exit(f"{who}: no phases file in {directory}")
+    times = {}
+    for f in files:
+        with (gzip.open(f, "rt") if f.suffix == ".gz" else open(f, newline="")) as fh:
+            for r in csv.DictReader(fh):
+                times.setdefault(r["phase"], []).append(float(r["phase_s"]))
+    return times

@@ -157,29 +157,29 @@ def make_platforms(real, out=OUT):
                                       "-o", str(platform_of(mpi, alternative, out))])
 
 
-def copybw_platforms(real, out, gbps):
-    """The chosen platforms with a shared-memory limit of `gbps` (all cores copying at once),
-    beside their simulations: a sensitivity study of the one thing the real runs do not measure."""
+def _variant_platforms(real, directory, extra):
+    """The chosen platforms (each library's duplex) with `extra` sim platform arguments, written
+    into `directory` beside the simulations that use them."""
     from collrepro.sim import platform as sim_platform
     dirs = real_dirs(real)
     for mpi in sorted({m for _, m in dirs}):
         mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
-        sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], "--copy-bw", f"{gbps:g}", "--name",
-                                  f"node16-{mpi}", "--source", "real-node runs (16-core node, one rank per core)",
-                                  "-o", str(copybw_dir(out, gbps) / f"node16-{mpi}.xml")])
+        sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], *extra, "--name", f"node16-{mpi}",
+                                  "--source", "real-node runs (16-core node, one rank per core)",
+                                  "-o", str(Path(directory) / f"node16-{mpi}.xml")])
+
+
+def copybw_platforms(real, out, gbps):
+    """The chosen platforms with a shared-memory limit of `gbps` (all cores copying at once),
+    beside their simulations: a sensitivity study of the one thing the real runs do not measure."""
+    _variant_platforms(real, copybw_dir(out, gbps), ["--copy-bw", f"{gbps:g}"])
 
 
 def overhead_platforms(real, out, us):
     """The chosen platforms with an assumed per-message overhead of `us` microseconds per call
     (smpi/os, ois, or), beside their simulations: a sensitivity study of the per-message cost
     the real runs predate (their metadata hold no callcosts)."""
-    from collrepro.sim import platform as sim_platform
-    dirs = real_dirs(real)
-    for mpi in sorted({m for _, m in dirs}):
-        mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
-        sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], "--overhead", f"{us:g}", "--name",
-                                  f"node16-{mpi}", "--source", "real-node runs (16-core node, one rank per core)",
-                                  "-o", str(overhead_dir(out, us) / f"node16-{mpi}.xml")])
+    _variant_platforms(real, overhead_dir(out, us), ["--overhead", f"{us:g}"])
 
 
 def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=None):
@@ -248,22 +248,25 @@ def ranking_preserved(group, min_gap=0.0):
     no pair apart.
     Pairs whose launches overlap are ties the node itself cannot order, and are not counted;
     with min_gap > 0, neither are pairs whose real medians lie less than that share apart."""
-    rows = list(group.itertuples(index=False))
     pairs = 0
+    for fast, slow in told_apart(group):
+        if slow.real_median_s < (1 + min_gap) * fast.real_median_s:
+            continue
+        pairs += 1
+        if not fast.sim_median_s < (1 - SIM_TIE) * slow.sim_median_s:
+            return False
+    return True if pairs else None
+
+
+def told_apart(group):
+    """(faster, slower) for every pair of a shape's algorithms whose real launches do not overlap."""
+    rows = list(group.itertuples(index=False))
     for i, a in enumerate(rows):
         for b in rows[i + 1:]:
             if a.real_max_s < b.real_min_s:
-                fast, slow = a, b
+                yield a, b
             elif b.real_max_s < a.real_min_s:
-                fast, slow = b, a
-            else:
-                continue
-            if slow.real_median_s < (1 + min_gap) * fast.real_median_s:
-                continue
-            pairs += 1
-            if not fast.sim_median_s < (1 - SIM_TIE) * slow.sim_median_s:
-                return False
-    return True if pairs else None
+                yield b, a
 
 
 def compare(real, sim, experiment, mpi):
@@ -454,21 +457,13 @@ def misordered_pairs(points):
     rows = []
     keys = ["experiment", "library", "collective", "shape", "msg_bytes"]
     for k, g in points[points["ranking_preserved"] == False].groupby(keys):  # noqa: E712
-        algs = list(g.itertuples(index=False))
-        for i, a in enumerate(algs):
-            for b in algs[i + 1:]:
-                if a.real_max_s < b.real_min_s:
-                    fast, slow = a, b
-                elif b.real_max_s < a.real_min_s:
-                    fast, slow = b, a
-                else:
-                    continue
-                if fast.sim_median_s < (1 - SIM_TIE) * slow.sim_median_s:
-                    continue
-                sim_ratio = slow.sim_median_s / fast.sim_median_s
-                rows.append(dict(zip(keys, k), faster=fast.algorithm, slower=slow.algorithm,
-                                 real_ratio=slow.real_median_s / fast.real_median_s, sim_ratio=sim_ratio,
-                                 alike=abs(sim_ratio - 1) <= SIM_ALIKE))
+        for fast, slow in told_apart(g):
+            if fast.sim_median_s < (1 - SIM_TIE) * slow.sim_median_s:
+                continue
+            sim_ratio = slow.sim_median_s / fast.sim_median_s
+            rows.append(dict(zip(keys, k), faster=fast.algorithm, slower=slow.algorithm,
+                             real_ratio=slow.real_median_s / fast.real_median_s, sim_ratio=sim_ratio,
+                             alike=abs(sim_ratio - 1) <= SIM_ALIKE))
     return pd.DataFrame(rows, columns=keys + ["faster", "slower", "real_ratio", "sim_ratio", "alike"])
 
 
