@@ -211,6 +211,65 @@ nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscr
   return out;
 }
 
+namespace {
+
+constexpr int kTypeCostTag = 79;
+constexpr int kTypeCostBlocks = 4;
+
+// The one-way time of a message: per sample, half of kTypeCostTrips round trips between ranks 0
+// and 1, averaged (one round trip is too short for the clock); the median of `samples` after two
+// warm-up samples.
+constexpr int kTypeCostTrips = 20;
+
+double one_way(const Clock& clock, int rank, void* buf, int count, MPI_Datatype type, int samples) {
+  std::vector<double> times;
+  const int peer = 1 - rank;
+  for (int i = 0; i < samples + 2; ++i) {
+    meet(rank);
+    const double t0 = clock.now();
+    for (int trip = 0; trip < kTypeCostTrips; ++trip) {
+      if (rank == 0) {
+        check(MPI_Send(buf, count, type, peer, kTypeCostTag, MPI_COMM_WORLD), "MPI_Send (typecosts)");
+        check(MPI_Recv(buf, count, type, peer, kTypeCostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (typecosts)");
+      } else {
+        check(MPI_Recv(buf, count, type, peer, kTypeCostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (typecosts)");
+        check(MPI_Send(buf, count, type, peer, kTypeCostTag, MPI_COMM_WORLD), "MPI_Send (typecosts)");
+      }
+    }
+    if (i >= 2) times.push_back((clock.now() - t0) / (2 * kTypeCostTrips));
+  }
+  return median(times);
+}
+
+}  // namespace
+
+nlohmann::json typecosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated) {
+  if (size < 2 || rank > 1) return nullptr;
+  if (from_rank0(rank, oversubscribed ? 1 : 0, "typecosts or not")) return nullptr;
+  const int rounds = simulated ? 1 : 16;
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t block : {std::size_t{1}, std::size_t{256}, std::size_t{4096}}) {
+    // kTypeCostBlocks blocks of `block` bytes, each followed by a gap of one block: the same
+    // bytes as the contiguous message, laid out as the torus algorithms' combined messages are.
+    std::vector<char> buf(2 * kTypeCostBlocks * block);
+    const int len = static_cast<int>(block);
+    std::vector<int> lengths(kTypeCostBlocks, len);
+    std::vector<MPI_Aint> displs;
+    for (int b = 0; b < kTypeCostBlocks; ++b) displs.push_back(static_cast<MPI_Aint>(2 * b) * len);
+    const std::vector<MPI_Datatype> types(kTypeCostBlocks, MPI_BYTE);
+    MPI_Datatype strided = MPI_DATATYPE_NULL;
+    check(MPI_Type_create_struct(kTypeCostBlocks, lengths.data(), displs.data(), types.data(), &strided),
+          "MPI_Type_create_struct (typecosts)");
+    const collrepro::Datatype owned = collrepro::Datatype::commit(strided);
+    const double contiguous = one_way(clock, rank, buf.data(), kTypeCostBlocks * len, MPI_BYTE, rounds);
+    const double structured = one_way(clock, rank, buf.data(), 1, owned.get(), rounds);
+    if (rank == 0)
+      out.push_back({{"blocks", kTypeCostBlocks}, {"bytes", kTypeCostBlocks * block},
+                     {"contiguous_s", contiguous}, {"struct_s", structured}});
+  }
+  return out;
+}
+
 void record_check(SyncStats& s, const ResidualCheck& c, const std::string& when) {
   s.clock_offset_error_s = std::max(s.clock_offset_error_s, c.max_abs_offset_s);
   s.checks.push_back({{"when", when},

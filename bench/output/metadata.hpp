@@ -34,6 +34,12 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size);
 // out.
 nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated,
                          const nlohmann::json& pings);
+// What a library's datatype engine adds to a message: the one-way ping-pong time between ranks 0
+// and 1 (median of 16 samples of 20 round trips after 2 warm-ups; in simulation 1 sample) of 4 blocks of 1, 256 and 4096 bytes as
+// one contiguous message and as one MPI_Type_create_struct message over strided blocks (what the
+// torus algorithms send). python/collrepro/sim/platform.py fits the difference per message side
+// for the simulation (bench/sim/typecost.cpp). Null as callcosts() is.
+nlohmann::json typecosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated);
 nlohmann::json capabilities_json(const collrepro::Capabilities& c);
 
 // The clock synchronization and repetition statistics of a launch.

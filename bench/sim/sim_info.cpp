@@ -91,6 +91,10 @@ nlohmann::json metadata() {
       {"mpich_choices", mpich_choices()},
       {"bcast", mpich_choices() ? "mpich: binomial tree below 12 KiB, scatter + ring allgather above"
                                 : "ompi: Open MPI 4.1.4's fixed decision, whole messages along its trees"},
+      // simrun --type-cost: each side of a non-contiguous message is charged "A,B,UPTO" (A s plus
+      // B s per byte up to UPTO bytes: typecost.cpp); null: not charged.
+      {"type_cost", env("COLLREPRO_SIM_TYPE_COST").empty() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(env("COLLREPRO_SIM_TYPE_COST"))},
       {"times", "simulated: communication only (smpi/simulate-computation:no); deterministic"},
   };
   return {{"simulated", true},

@@ -79,10 +79,16 @@ add_test(NAME sim.cluster-platform
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/cluster_platform.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.cluster-platform PROPERTIES LABELS "sim" TIMEOUT 1200 COST 10 RESOURCE_LOCK sim-variant)
 
+# sim.type-cost: simrun --type-cost charges each side of a non-contiguous message what it says, and
+# nothing without it (tests/sim/type_cost.sh).
+add_test(NAME sim.type-cost
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/type_cost.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.type-cost PROPERTIES LABELS "sim" TIMEOUT 1200 COST 5 RESOURCE_LOCK sim-variant)
+
 # Cores (cmake/TestResources.cmake): sim.smoke, the costliest (ctest starts it first), builds the
 # variant with two compile jobs; a simulation is one process.
 collrepro_test_cores(sim.smoke 2)
 foreach(_sim_test cori-effects fast-path allgather-ring exscan ompi-bcast wide node-platform node-memory node-memory-routes
-                  cluster-platform)
+                  cluster-platform type-cost)
   collrepro_test_cores(sim.${_sim_test} 1)
 endforeach()

@@ -345,3 +345,36 @@ def test_every_validated_experiment_is_in_the_committed_node16_archive():
         held = {tuple(n.split("/")[-3:-1]) for n in tar.getnames() if "/meta-L0.json" in n}
     for experiment in V.EXPERIMENTS:
         assert (experiment, "openmpi") in held and (experiment, "mpich") in held, experiment
+
+
+def _with_typecosts(d, extras):
+    """Adds collbench's typecosts to the directory's metadata: {bytes: struct_s - contiguous_s}."""
+    meta = json.loads((d / "meta-L0.json").read_text())
+    meta["typecosts"] = [{"blocks": 4, "bytes": b, "contiguous_s": 1e-6, "struct_s": 1e-6 + e} for b, e in extras.items()]
+    (d / "meta-L0.json").write_text(json.dumps(meta))
+
+
+def test_type_cost_is_half_the_line_through_the_positive_extras(tmp_path):
+    d = _meta_dir(tmp_path, "x/mpich", _series(), mpi="mpich")
+    # 0.7 us + 1.4 ns per byte one way, then a size whose contiguous message takes another protocol
+    _with_typecosts(d, {4: 0.7e-6 + 4 * 1.4e-9, 1024: 0.7e-6 + 1024 * 1.4e-9, 16384: -3e-6})
+    a, b, upto = SP.type_cost(SP.measurements([str(d)], "mpich"))
+    assert a == pytest.approx(0.35e-6) and b == pytest.approx(0.7e-9) and upto == 1024
+
+
+def test_type_cost_never_charges_less_for_more_bytes_and_needs_a_positive_extra(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    _with_typecosts(d, {4: 0.2e-6, 1024: 0.1e-6, 16384: -3e-6})  # falling: no per-byte term, the median
+    a, b, upto = SP.type_cost(SP.measurements([str(d)], "openmpi"))
+    assert b == 0 and a == pytest.approx(0.15e-6 / 2) and upto == 1024
+    _with_typecosts(d, {4: -1e-9, 1024: 0.5e-6})
+    assert SP.type_cost(SP.measurements([str(d)], "openmpi")) is None
+
+
+def test_simrun_refuses_a_malformed_type_cost():
+    from collrepro.sim import run as sim
+    assert sim.parse_type_cost("3e-7,7e-10,1024") == (3e-7, 7e-10, 1024.0)
+    assert sim.parse_type_cost(None) is None
+    for bad in ("3e-7,7e-10", "a,b,c", "-1e-7,0,1", "1,0,1", "3e-7,1e-3,1", "nan,0,1"):
+        with pytest.raises(UserError, match="--type-cost"):
+            sim.parse_type_cost(bad)

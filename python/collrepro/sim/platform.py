@@ -21,6 +21,9 @@ shared memory (the backbone) and core j's link:
   - per-message overheads (SMPI's smpi/os, smpi/ois, smpi/or) from collbench's `callcosts` (the
     time inside MPI_Send, MPI_Isend and MPI_Recv) at the sizes where the send is buffered, the
     links fitted to the ping-pong less them (`overheads`); none where the metadata has no callcosts;
+  - the datatype engine's cost per side of a non-contiguous message from collbench's `typecosts`
+    (`type_cost()`): not a platform property but a charge of the simulated program, passed to
+    `bench/sim/simrun --type-cost` (collrepro-py sim validate run --typecosts);
   - the backbone is the node's shared-memory copy bandwidth, shared by all its cores:
     `--copy-bw` (GB/s, all `--cores` copying at once; each message is copied twice, into the
     shared segment and out of it, so the backbone carries half of it). Without --copy-bw the
@@ -82,9 +85,10 @@ def _load_meta(path):
 
 def measurements(dirs, mpi=None):
     """{pingpong: [{bytes, time_s, launches}], callcosts: [{bytes, send_s, isend_s, recv_s,
-    launches}], cores, libraries, launches} from the metadata under dirs (of the MPI library `mpi`
-    only, when given); per size the median over the launches."""
-    per_size, calls, cores, libs, launches = {}, {}, [], set(), 0
+    launches}], typecosts: [{bytes, extra_s, launches}], cores, libraries, launches} from the
+    metadata under dirs (of the MPI library `mpi` only, when given); per size the median over the
+    launches (typecosts: of struct_s - contiguous_s)."""
+    per_size, calls, types, cores, libs, launches = {}, {}, {}, [], set(), 0
     for path in _metas(dirs):
         meta = _load_meta(path)
         if not isinstance(meta, dict) or meta.get("simulated") or (mpi and meta.get("mpi_impl") != mpi):
@@ -107,6 +111,14 @@ def measurements(dirs, mpi=None):
                                 f"{', '.join(CALLS)}") from None
             if b > 0 and all(v >= 0 and math.isfinite(v) for v in costs.values()):
                 calls.setdefault(b, []).append(costs)
+        for c in meta.get("typecosts") or []:
+            try:
+                b, extra = int(c["bytes"]), float(c["struct_s"]) - float(c["contiguous_s"])
+            except (KeyError, TypeError, ValueError):
+                raise UserError(f"{path}: typecosts entry {safeio.excerpt(str(c))!r}: want bytes, contiguous_s "
+                                "and struct_s") from None
+            if b > 0 and math.isfinite(extra):
+                types.setdefault(b, []).append(extra)
         hw = meta.get("hwloc") or {}
         if isinstance(hw, dict) and isinstance(hw.get("cores"), int):
             cores.append(hw["cores"])
@@ -114,8 +126,34 @@ def measurements(dirs, mpi=None):
     series = [{"bytes": b, "time_s": statistics.median(v), "launches": len(v)} for b, v in sorted(per_size.items())]
     callcosts = [{"bytes": b, **{k: statistics.median(c[k] for c in v) for k in CALLS}, "launches": len(v)}
                  for b, v in sorted(calls.items())]
-    return {"pingpong": series, "callcosts": callcosts, "cores": max(cores) if cores else None,
-            "libraries": sorted(libs), "launches": launches}
+    typecosts = [{"bytes": b, "extra_s": statistics.median(v), "launches": len(v)} for b, v in sorted(types.items())]
+    return {"pingpong": series, "callcosts": callcosts, "typecosts": typecosts,
+            "cores": max(cores) if cores else None, "libraries": sorted(libs), "launches": launches}
+
+
+def type_cost(meas):
+    """(A s, B s per byte, UPTO bytes) that each side of a non-contiguous message costs (simrun
+    --type-cost), from the typecosts' one-way extra time of a struct message over a contiguous
+    one: the sizes from the smallest on while the extra is positive (larger ones take another
+    protocol than the contiguous message, which the platform's ping-pong already holds), a
+    least-squares line through them with a slope of at least 0, halved (a send packs, a receive
+    unpacks), the per-byte term up to the largest of them. None without a positive extra."""
+    used = []
+    for t in meas.get("typecosts") or []:
+        if t["extra_s"] <= 0:
+            break
+        used.append((t["bytes"], t["extra_s"]))
+    if not used:
+        return None
+    xs, ys = [b for b, _ in used], [e for _, e in used]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in used) / sxx if sxx > 0 else 0.0
+    if slope <= 0:
+        slope, intercept = 0.0, statistics.median(ys)
+    else:
+        intercept = max(0.0, my - slope * mx)
+    return intercept / 2, slope / 2, float(max(xs))
 
 
 # ---------------------------------------------------------------- the model

@@ -49,6 +49,11 @@ platform, the SimGrid version and the network model.
                `collrepro-py sim simgrid build` (python/collrepro/installations/simgrid.py): the
                same simulated times, 2.6 times faster on seed 001 setting 1 at 2048 x 32. auto takes fast when
                it is built. The metadata record which (simulation.simgrid_build, simgrid_library).
+  --type-cost  A,B,UPTO (default none): charge each side of every message of a non-contiguous
+               datatype A seconds plus B seconds per byte up to UPTO bytes of simulated time: the
+               library's datatype engine, which SMPI does not charge (bench/sim/typecost.cpp;
+               `collrepro-py sim validate` fits them from collbench's `typecosts`). Recorded in the
+               metadata (simulation.type_cost)
   --dry-run    print the smpirun command and the hostfile summary, run nothing
   after --:    passed to collbench, except --slice (use --slices) (e.g. --set timing.reps=3 --set sizes=[1KiB,2KiB] --quiet);
                no spaces or quotes (smpirun passes program arguments unquoted)
@@ -317,6 +322,21 @@ def node_ids(n_nodes, hosts, order, groups, per_group):
     return ids
 
 
+def parse_type_cost(text):
+    """--type-cost A,B,UPTO -> (A, B, UPTO) as floats (None without it); exits with a message
+    on anything else."""
+    if text is None:
+        return None
+    try:
+        parts = [float(x) for x in text.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) != 3 or any(not (x >= 0 and x < float("inf")) for x in parts) or parts[0] > 1e-3 or parts[1] > 1e-6:
+        raise UserError(f"--type-cost {text}: want A,B,UPTO: A seconds (0 to 1e-3) plus B seconds per byte "
+                        "(0 to 1e-6) up to UPTO bytes, e.g. --type-cost 3.7e-7,6.9e-10,1024")
+    return tuple(parts)
+
+
 def check_passthrough(args):
     """smpirun hands the program's arguments on unquoted (word splitting and globbing), so refuse
     what would arrive changed: whitespace and quoting characters always, glob patterns only when
@@ -350,6 +370,7 @@ def _parser():
     ap.add_argument("--privatize", choices=["yes", "no"], default="no")
     ap.add_argument("--coll-selector", choices=["mpich", "ompi"], default="mpich")
     ap.add_argument("--simgrid", choices=["auto", "packaged", "fast"], default="auto")
+    ap.add_argument("--type-cost")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("-h", "--help", action="store_true")
     ap.add_argument("config", nargs="?")
@@ -577,6 +598,7 @@ def _check_options(a, passthrough):
         raise UserError("collbench's --slice and simrun's --jobs/--slices both cut the points: "
                         "give the slices to simrun (--slices S-E/T)")
     parse_slices(a.slices, a.jobs)
+    parse_type_cost(a.type_cost)
     if not os.path.isfile(a.config):
         raise UserError(f"{a.config}: no such config file")
     platform = os.path.abspath(a.platform)
@@ -603,6 +625,9 @@ def main(argv=None):
     env["COLLREPRO_SIM_COMMAND"] = " ".join(sys.argv)
     env["COLLREPRO_SIM_FILL_FOLDED"] = "1" if a.fill_folded else "0"
     env["COLLREPRO_SIM_MPICH_CHOICES"] = "1" if a.coll_selector == "mpich" else "0"
+    env.pop("COLLREPRO_SIM_TYPE_COST", None)
+    if a.type_cost:
+        env["COLLREPRO_SIM_TYPE_COST"] = ",".join(f"{x:.6g}" for x in parse_type_cost(a.type_cost))
     config = sim_config(a.coll_selector, platform_config(platform))
     folding, note = folding_config(a.hugepages)
     print(f"simrun: {note}", file=sys.stderr)

@@ -42,6 +42,11 @@ from collrepro.safeio import UserError
 
 REPO = Path(paths.REPO)
 OUT = REPO / "results" / "sim" / "validation"
+# The datatype engine's cost per message (collbench's metadata `typecosts`): the node's runs predate
+# it, so it was measured with the same libraries on the development VM, two ranks, one per core.
+TYPECOST_RUN = ("bench/collrun --mpi MPI --np 2 --launches 3 --out results/sim/validation/typecosts-vm/MPI "
+                "configs/quick.yaml -- --set sizes=[1KiB] --set groups.ratios=[1/1] --set blocks=[1:1] "
+                "--set algorithms=[fullduplex-allgather]")
 PLATFORMS = REPO / "configs" / "platforms"
 SELECTOR = {"openmpi": "ompi", "mpich": "mpich"}
 # Whether a core's sends and receives share its link (sim_platform --duplex). Open MPI's runs move
@@ -182,8 +187,44 @@ def overhead_platforms(real, out, us):
     _variant_platforms(real, overhead_dir(out, us), ["--overhead", f"{us:g}"])
 
 
-def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=None):
-    """Run the simulations; returns the exit code (4 when one failed). Wall times: sims/runtimes.json."""
+def typecost_dir(out):
+    return Path(out) / "sims-typecost"
+
+
+def type_costs(source):
+    """{library: (A, B, UPTO)} fitted from the typecosts in the metadata of source/<mpi>/ runs
+    (collbench measures them at every launch's start); libraries without them are left out."""
+    from collrepro.sim import platform as sim_platform
+    fits = {}
+    for mpi in SELECTOR:
+        d = Path(source) / mpi
+        if d.is_dir():
+            fit = sim_platform.type_cost(sim_platform.measurements([str(d)], mpi))
+            if fit:
+                fits[mpi] = fit
+    if not fits:
+        raise UserError(f"{source}: no <mpi>/ runs whose metadata hold typecosts with a positive extra "
+                        f"(measure them: {TYPECOST_RUN})")
+    return fits
+
+
+def simulate_typecost(real, out, source, only=None):
+    """The chosen platforms, every non-contiguous message charged the datatype engine's cost
+    fitted from `source` (simrun --type-cost), into sims-typecost/ with the fit in type_cost.json."""
+    fits = type_costs(source)
+    sims = typecost_dir(out)
+    sims.mkdir(parents=True, exist_ok=True)
+    safeio.write_json(sims / "type_cost.json", {
+        "source": str(Path(source).resolve().relative_to(REPO)) if Path(source).resolve().is_relative_to(REPO)
+        else str(source),
+        "per_side": {m: {"a_s": a, "b_s_per_byte": b, "upto_bytes": u} for m, (a, b, u) in sorted(fits.items())}})
+    args = {m: ["--type-cost", f"{a:.6g},{b:.6g},{u:.0f}"] for m, (a, b, u) in fits.items()}
+    return simulate(real, only, sims, simrun_args=args, platforms=None)
+
+
+def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=None, simrun_args=None):
+    """Run the simulations; returns the exit code (4 when one failed). Wall times: sims/runtimes.json.
+    simrun_args: {library: [extra simrun options]}."""
     times_file = Path(sims) / "runtimes.json"
     times = json.loads(times_file.read_text()) if times_file.exists() else {}
     rc = 0
@@ -197,7 +238,8 @@ def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=No
                 f.unlink()
         platform = Path(platforms) / f"node16-{mpi}.xml" if platforms else platform_of(mpi, alternative, Path(sims).parent)
         cmd = [str(REPO / "bench" / "sim" / "simrun"), "--platform", str(platform),
-               "--coll-selector", SELECTOR[mpi], "--np", str(np_), "--out", str(out), str(REPO / config),
+               "--coll-selector", SELECTOR[mpi], "--np", str(np_), "--out", str(out),
+               *(simrun_args or {}).get(mpi, []), str(REPO / config),
                "--", "--quiet"] + [x for s in COMMON + sets for x in ("--set", s)]
         print(f"sim_validate: {exp} / {mpi}", file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
@@ -517,6 +559,49 @@ def _ranking_failures(points):
             "and may stand either way), the simulated order with ties by name:", "", _md(pd.DataFrame(rows)), ""]
 
 
+def _typecost_section(points, typecost):
+    """The datatype engine: each library's fitted cost per side of a non-contiguous message, and
+    the goal's numbers and the isomorphic algorithms' median errors without and with it."""
+    if not typecost:
+        return []
+    pts, fit = typecost
+    base = summarize(points).set_index(["experiment", "library"])
+    withc = summarize(pts).set_index(["experiment", "library"])
+    rows = []
+    for (e, m), r in base.iterrows():
+        if (e, m) not in withc.index:
+            continue
+        w = withc.loc[(e, m)]
+        rows.append({"experiment": e, "library": m, "median abs. error %": r["median_abs_error_pct"],
+                     "with the cost": w["median_abs_error_pct"], "ranking %": r["ranking_preserved_pct"],
+                     "ranking with the cost": w["ranking_preserved_pct"],
+                     "goal with the cost": _verdict(w.to_dict())})
+    per_side = fit.get("per_side", {})
+    fits = "; ".join(f"{m}: {v['a_s'] * 1e6:.3f} us + {v['b_s_per_byte'] * 1e9:.3f} ns per byte up to "
+                     f"{v['upto_bytes']:.0f} B" for m, v in sorted(per_side.items()))
+    alg = []
+    for label, frame in (("without", points), ("with", pts)):
+        g = frame[frame["experiment"] == "seed004-np16"].groupby(["library", "algorithm"])["error_pct"].median()
+        alg.append(g.round(1).rename(f"median error % {label}"))
+    algs = pd.concat(alg, axis=1).reset_index() if len(alg[0]) else None
+    out = ["## The datatype engine: a measured cost the simulation did not charge", "",
+           "The torus algorithms send combined messages of a struct datatype over several blocks; a real "
+           "library packs such a message on the sender and unpacks it on the receiver, which SMPI does "
+           "without charging time. collbench measures it at every launch's start since this study (metadata "
+           "`typecosts`: the one-way ping-pong of 4 blocks as one struct message against the same bytes "
+           "contiguous). The node's runs predate it, so it was measured with the same libraries (Debian 12's "
+           f"MPICH 4.0.2 and Open MPI 4.1.4) on the 2-core development VM, two ranks, one per core "
+           f"(`{fit.get('source', '?')}`, made by `{TYPECOST_RUN}`), and fitted per side of a message "
+           f"(`collrepro-py sim platform`'s type_cost; `sims-typecost/type_cost.json`): {fits}. The same "
+           "simulations with that cost charged on every non-contiguous send and receive (`run --typecosts`, "
+           "`sims-typecost/`, bench/sim/typecost.cpp):", "", _md(pd.DataFrame(rows)), ""]
+    if algs is not None:
+        out += ["Seed 004's algorithms, median signed error over their points:", "", _md(algs), "",
+                "A cost measured on another CPU than the node's: the node's own `typecosts` (any collbench run "
+                "there records them) would replace it.", ""]
+    return out
+
+
 def _overhead_rows(points, overhead):
     """Per experiment and library, the goal's two numbers without and with each assumed overhead,
     and the median error of the smallest blocks (<= SMALL_BYTES)."""
@@ -644,7 +729,7 @@ def _misses(points, alternative, copybw=None, overhead=None):
 
 
 def readme(points, summary, times, missing, alternative=None, alt_times=None, copybw=None, pingpong=None,
-           phases=None, overhead=None):
+           phases=None, overhead=None, typecost=None):
     """alt_times: {directory name: runtimes} of the other simulations (sims-alternative, sims-copybw-*)."""
     """The README's text: every number below comes from `points`, `summary` and `times`."""
     summ = summary.copy()
@@ -674,6 +759,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         "collrepro-py sim validate run --copy-bw 32 --copy-bw 64 --only quick-np8 \\",
         "    --only seed000-np16 --only allgatherv-arith-np14      # sims-copybw-*/: a shared-memory limit",
         "collrepro-py sim validate run --overhead 0.05 --overhead 0.1   # sims-overhead-*/: a per-message cost",
+        "collrepro-py sim validate run --typecosts results/sim/validation/typecosts-vm   # sims-typecost/: the datatype engine",
         "collrepro-py sim validate report       # points.csv, summary.csv, this README, sim_vs_real.png",
         "```",
         "",
@@ -736,7 +822,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         _md(_by(points, ["algorithm"])),
         "",
     ] + _why_rows_miss(points, summary) + _phases_section(phases) + _misses(points, alternative, copybw, overhead) \
-        + _ranking_failures(points)
+        + _typecost_section(points, typecost) + _ranking_failures(points)
     return "\n".join(out) + "\n"
 
 
@@ -764,11 +850,14 @@ def write_report(real, out=OUT):
     for d in sorted(out.glob("sims-copybw-*")):
         if _has_sims(d):
             copybw[float(d.name.split("-")[-1])], _ = build(real, d)
+    typecost = None
+    if _has_sims(typecost_dir(out)) and (typecost_dir(out) / "type_cost.json").is_file():
+        typecost = (build(real, typecost_dir(out))[0], json.loads((typecost_dir(out) / "type_cost.json").read_text()))
     phases = phase_points(real, out / "sims")
     if phases is not None:
         safeio.write_csv(out / "phases.csv", phases.round({"error_pct": 2}))
     safeio.write_text(out / "README.md", readme(points, summary, times, missing, alternative, alt_times, copybw,
-                                                pingpong_check(real, out / "sims"), phases, overhead))
+                                                pingpong_check(real, out / "sims"), phases, overhead, typecost))
     return summary
 
 
@@ -788,6 +877,9 @@ def _parser():
     ap.add_argument("--overhead", type=float, action="append", default=[], metavar="US",
                     help="run: simulate with this per-message overhead assumed (us per call: smpi/os, ois, or) "
                          "into sims-overhead-US/ (the README compares)")
+    ap.add_argument("--typecosts", metavar="DIR",
+                    help="run: simulate with each library's datatype-engine cost fitted from the typecosts of "
+                         "DIR/<mpi>/ runs into sims-typecost/ (the README compares)")
     ap.add_argument("--out", default=str(OUT), help="where the report goes (default results/sim/validation)")
     return ap
 
@@ -810,7 +902,9 @@ def _act(a):
     for us in a.overhead if a.action == "run" else []:
         overhead_platforms(a.real, out, us)
         rc = simulate(a.real, a.only, overhead_dir(out, us), platforms=overhead_dir(out, us)) or rc
-    if (a.copy_bw or a.overhead) and a.action == "run":
+    if a.typecosts and a.action == "run":
+        rc = simulate_typecost(a.real, out, a.typecosts, a.only) or rc
+    if (a.copy_bw or a.overhead or a.typecosts) and a.action == "run":
         return rc
     if a.action in ("run", "all") and (a.action == "all" or not a.alternative):
         rc = simulate(a.real, a.only, out / "sims")
