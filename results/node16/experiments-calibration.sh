@@ -6,9 +6,10 @@
 #   1. allgatherv-ring (14 ranks): seed 001 settings 5-8 with the project's Allgatherv for
 #      unequal pieces as the group phase (configs/allgatherv-ring.yaml); the acceptance's
 #      native / fullduplex-allgatherv >= 2.0 at setting 8 on Open MPI
-#   2. the simulation's calibration inputs: every launch's metadata now hold the ping-pong and
-#      the call costs (time inside MPI_Send, MPI_Isend, MPI_Recv: SimGrid's smpi/os, ois, or),
-#      which the committed reference runs predate; quick-np8 and allgatherv-arith-np14 again,
+#   2. the simulation's calibration inputs: every launch's metadata now hold the ping-pong (8 sizes) and
+#      the call costs (time inside MPI_Send, MPI_Isend, MPI_Recv: SimGrid's smpi/os, ois, or)
+#      and the datatype engine's cost (typecosts: simrun --type-cost), which the committed
+#      reference runs predate; quick-np8 and allgatherv-arith-np14 again,
 #      as the validation's reference runs with those inputs
 #   3. seed004-np16 (the isomorphic torus, where the per-message cost dominates) and
 #      seed000-np16 again, when time is left

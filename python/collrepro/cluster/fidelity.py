@@ -1,6 +1,6 @@
 """The fidelity self-check: does the emulated link give the bandwidth it was configured with?
 
-At `up`, collbench's own ping-pong (bench/output/metadata.cpp: 1 B, 1 KiB, 64 KiB and 1 MiB,
+At `up`, collbench's own ping-pong (bench/output/metadata.cpp: 1 B, 64 B to 64 KiB by powers of 4 and 1 MiB,
 half the round trip, median of 8) runs between the first two nodes over TCP in LAUNCHES separate
 launches, holding the machine-wide timing lock. A launch's bandwidth is the slope between 64 KiB
 and 1 MiB (the part that grows with size, so the path's latency drops out), its latency the

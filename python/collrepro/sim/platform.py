@@ -11,8 +11,8 @@ The simulated node has one host per core (node-0 .. node-<cores-1>; run it with
 shared memory (the backbone) and core j's link:
 
   - each core's link is the point-to-point cost the ping-pong measures: route latency and
-    bandwidth from the ping-pong at several sizes (collbench's metadata: 1 B, 1 KiB, 64 KiB,
-    1 MiB, half the round trip, between ranks 0 and 1). A core's sends and receives share its
+    bandwidth from the ping-pong at several sizes (collbench's metadata: 1 B, 64 B to 64 KiB by
+    powers of 4, 1 MiB, half the round trip, between ranks 0 and 1). A core's sends and receives share its
     link (SHARED): with shared-memory MPI a core copies what it sends and what it receives itself.
   - `--model piecewise` (default): SimGrid's SMPI network model with a latency and a bandwidth
     factor per size range, so that every measured ping-pong size comes back exactly (eager and
