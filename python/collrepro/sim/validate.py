@@ -538,7 +538,9 @@ def _why_rows_miss(points, summary):
             "reversed. A negative error at the smallest sizes with alike pairs is CPU work per call that the "
             "ping-pong does not hold (\"Per-message software cost\" below: an overhead carved out of the "
             "ping-pong does not close it; a node run's `callcosts` and per-call timings would size it, and "
-            "the committed runs predate them); a negative error that grows to the largest sizes is the node's shared memory "
+            "the committed runs predate them; part of it, where algorithms send derived datatypes, is the "
+            "library's datatype engine, measured: \"The datatype engine\" below); a negative error that grows to "
+            "the largest sizes is the node's shared memory "
             "(\"The node's shared memory bandwidth\" below); one algorithm off alone is a library choice "
             "(\"Phases\" above).", "", _md(pd.DataFrame(rows)), ""]
 
