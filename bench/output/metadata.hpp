@@ -40,6 +40,15 @@ nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscr
 // torus algorithms send). python/collrepro/sim/platform.py fits the difference per message side
 // for the simulation (bench/sim/typecost.cpp). Null as callcosts() is.
 nlohmann::json typecosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated);
+// How the node's shared memory holds up when every core moves data at once: the one-way
+// ping-pong time of 64 KiB, 256 KiB, 1 MiB and 4 MiB between ranks 0 and 1 alone, then between
+// every pair of ranks (2k, 2k+1) at once (size / 2 pairs; median of 5 samples of 4 round trips
+// after a warm-up, in simulation 1 sample): [{bytes, pairs, one_pair_s, all_pairs_s (the pairs'
+// mean), all_pairs_max_s}]. What python/collrepro/sim/platform.py turns into the simulated node's
+// shared backbone, per size. Collective over world; null with fewer than 4 ranks, across nodes
+// (`nodes` > 1, outside simulation) and where ranks share cores (rank 0's `oversubscribed`).
+nlohmann::json concurrent_pingpong(const Clock& clock, int rank, int size, int nodes, bool oversubscribed,
+                                   bool simulated);
 nlohmann::json capabilities_json(const collrepro::Capabilities& c);
 
 // The clock synchronization and repetition statistics of a launch.

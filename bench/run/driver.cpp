@@ -192,7 +192,7 @@ struct TimingSetup {
   std::unique_ptr<ClockSync> sync;
   SyncStats stats;
   double resolution = 0;
-  nlohmann::json pings, callcosts, typecosts, setup_s = nlohmann::json::object();
+  nlohmann::json pings, callcosts, typecosts, concurrent, setup_s = nlohmann::json::object();
 };
 
 // Fills ts in place: the clock synchronization keeps references to the machine and clock.
@@ -230,6 +230,9 @@ void set_up_timing(const Config& config, const collrepro::Capabilities& caps, Ti
   phase("callcosts");
   ts.typecosts = typecosts(*ts.clock, rank, size, ts.machine.oversubscription.oversubscribed(), caps.simulated_clock);
   phase("typecosts");
+  ts.concurrent = concurrent_pingpong(*ts.clock, rank, size, ts.machine.nodes,
+                                      ts.machine.oversubscription.oversubscribed(), caps.simulated_clock);
+  phase("concurrent_pingpong");
 }
 
 // Rank 0: the launch's metadata as it stands before the first point.
@@ -276,6 +279,7 @@ nlohmann::json initial_metadata(const Options& o, Setup& s, TimingSetup& ts) {
       {"pingpong", ts.pings},
       {"callcosts", ts.callcosts},
       {"typecosts", ts.typecosts},
+      {"concurrent_pingpong", ts.concurrent},
       {"setup_s", ts.setup_s},
       {"algorithms", algorithms_json(s.plan)},
       {"points", {{"total", s.plan.size()}, {"slice_begin", s.begin}, {"slice_end", s.end}, {"resumed", s.skip.size()}}},

@@ -8,7 +8,8 @@
 #      native / fullduplex-allgatherv >= 2.0 at setting 8 on Open MPI
 #   2. the simulation's calibration inputs: every launch's metadata now hold the ping-pong (8 sizes) and
 #      the call costs (time inside MPI_Send, MPI_Isend, MPI_Recv: SimGrid's smpi/os, ois, or)
-#      and the datatype engine's cost (typecosts: simrun --type-cost), which the committed
+#      and the datatype engine's cost (typecosts: simrun --type-cost) and, at 4 ranks or more, the
+#      shared memory's slow-down per size (concurrent_pingpong: sim validate run --shared), which the committed
 #      reference runs predate; quick-np8 and allgatherv-arith-np14 again,
 #      as the validation's reference runs with those inputs
 #   3. seed004-np16 (the isomorphic torus, where the per-message cost dominates) and

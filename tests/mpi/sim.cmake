@@ -85,10 +85,16 @@ add_test(NAME sim.type-cost
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/type_cost.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.type-cost PROPERTIES LABELS "sim" TIMEOUT 1200 COST 5 RESOURCE_LOCK sim-variant)
 
+# sim.shared-backbone: sim validate run --shared simulates each size on the platform whose backbone
+# is the node's concurrent ping-pong at that size (tests/sim/shared_backbone.sh).
+add_test(NAME sim.shared-backbone
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/shared_backbone.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.shared-backbone PROPERTIES LABELS "sim" TIMEOUT 1200 COST 5 RESOURCE_LOCK sim-variant)
+
 # Cores (cmake/TestResources.cmake): sim.smoke, the costliest (ctest starts it first), builds the
 # variant with two compile jobs; a simulation is one process.
 collrepro_test_cores(sim.smoke 2)
 foreach(_sim_test cori-effects fast-path allgather-ring exscan ompi-bcast wide node-platform node-memory node-memory-routes
-                  cluster-platform type-cost)
+                  cluster-platform type-cost shared-backbone)
   collrepro_test_cores(sim.${_sim_test} 1)
 endforeach()

@@ -378,3 +378,65 @@ def test_simrun_refuses_a_malformed_type_cost():
     for bad in ("3e-7,7e-10", "a,b,c", "-1e-7,0,1", "1,0,1", "3e-7,1e-3,1", "nan,0,1"):
         with pytest.raises(UserError, match="--type-cost"):
             sim.parse_type_cost(bad)
+
+
+def _with_concurrent(d, slow, pairs=8, alpha=ALPHA, bw=BW):
+    """Adds collbench's concurrent_pingpong to the directory's metadata: every pair `slow[bytes]`
+    times slower than one pair in its transfer (latency alpha left out)."""
+    meta = json.loads((d / "meta-L0.json").read_text())
+    meta["concurrent_pingpong"] = [{"bytes": b, "pairs": pairs, "one_pair_s": alpha + b / bw,
+                                    "all_pairs_s": alpha + k * b / bw} for b, k in slow.items()]
+    (d / "meta-L0.json").write_text(json.dumps(meta))
+
+
+SLOW = {1 << 16: 1.0, 1 << 18: 1.02, 1 << 20: 2.0, 1 << 22: 4.0}
+
+
+def test_the_shared_backbone_slows_the_measured_pairs_as_the_node_did(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    _with_concurrent(d, SLOW)
+    m = SP.measurements([str(d)], "openmpi")
+    pieces = SP.piecewise(m["pingpong"])
+    bw = max(p[2] for p in pieces)
+    at = {b: SP.shared_backbone(m, pieces, bw, 16, b) for b in (8192, 1 << 16, 1 << 18, 1 << 20, 1 << 21, 1 << 24)}
+    assert at[1 << 20][0] == pytest.approx(8 * bw / 2.0) and at[1 << 20][1:] == (pytest.approx(2.0), 8)
+    assert at[1 << 21][0] == pytest.approx(8 * bw / 3.0)     # halfway in log2 between 1 and 4 MiB
+    assert at[1 << 24][0] == pytest.approx(8 * bw / 4.0)     # beyond the largest size: its slow-down
+    # no slower than one pair (within the noise margin): no limit at all, not one at 8 flows
+    for b in (8192, 1 << 16, 1 << 18):
+        assert at[b][0] == pytest.approx(16 * bw)
+    assert SP.shared_backbone(SP.measurements([str(_meta_dir(tmp_path, "y/openmpi", _series()))]), pieces, bw, 16,
+                              1 << 20) is None
+
+
+def test_the_backbone_never_drops_below_one_link_and_uses_the_most_pairs(tmp_path):
+    d = _meta_dir(tmp_path, "few/openmpi", _series())
+    _with_concurrent(d, {1 << 20: 1.0}, pairs=2)      # 2 pairs did not reach the limit
+    e = _meta_dir(tmp_path, "many/openmpi", _series())
+    _with_concurrent(e, {1 << 20: 20.0}, pairs=8)     # 8 pairs 20 times slower than one
+    m = SP.measurements([str(tmp_path)], "openmpi")
+    assert [(c["pairs"], c["launches"]) for c in m["concurrent"]] == [(8, 1)]
+    pieces = SP.piecewise(m["pingpong"])
+    bw = max(p[2] for p in pieces)
+    assert SP.shared_backbone(m, pieces, bw, 16, 1 << 20)[0] == pytest.approx(bw)
+
+
+def test_a_platform_for_one_size_carries_its_backbone(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    _with_concurrent(d, SLOW)
+    out = tmp_path / "node.xml"
+    assert SP.main([str(d), "--shared-size", str(1 << 20), "-o", str(out)]) == 0
+    text = out.read_text()
+    bw = max(p[2] for p in SP.piecewise(_series()))
+    assert f'bb_bw="{SP._g(8 * bw / 2.0)}Bps"' in text and "for messages of 1048576 B: 8 pairs" in text
+
+
+@pytest.mark.parametrize("extra, needs", [([], "no concurrent_pingpong"), (["--copy-bw", "40"], "no --copy-bw"),
+                                         (["--shared-size", "0"], r"1 to 2\^40")])
+def test_shared_size_refusals_are_one_line(tmp_path, extra, needs):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    args = [str(d), "-o", str(tmp_path / "n.xml")] + (extra if "--shared-size" in extra else
+                                                       ["--shared-size", str(1 << 20)] + extra)
+    with pytest.raises(UserError, match=needs):
+        SP.main(args)
+    assert not (tmp_path / "n.xml").exists()

@@ -28,6 +28,12 @@ shared memory (the backbone) and core j's link:
     `--copy-bw` (GB/s, all `--cores` copying at once; each message is copied twice, into the
     shared segment and out of it, so the backbone carries half of it). Without --copy-bw the
     cores share nothing (the backbone is the sum of the cores' links) and the platform says so.
+    `--shared-size BYTES` sets it from collbench's `concurrent_pingpong` instead (the one-way
+    time of 64 KiB to 4 MiB between every pair of ranks at once against one pair alone): the
+    backbone that slows that many flows as much as the node did at messages of BYTES
+    (`shared_backbone()`). A cache holds a few hundred KiB and memory the rest, so the node's
+    limit depends on the size, and one platform serves the points of one size
+    (`collrepro-py sim validate run --shared`).
 
 The ping-pong comes from every meta-L*.json(.gz) under the RESULT_DIRs (the median per size
 over all launches); the core count from --cores, else the metadata's hwloc cores. Given no
@@ -64,6 +70,9 @@ SMPI_COSTS = {"send_s": "smpi/os", "isend_s": "smpi/ois", "recv_s": "smpi/or"}
 # links carry. From the first size beyond it the calls wait for the transfer themselves.
 EAGER_SHARE = 0.5
 SMPI_DETACHED_THRESH = 65536  # SimGrid's default smpi/send-is-detached-thresh (bytes)
+# The concurrent ping-pong's pairs within this factor of one pair alone show no shared limit: a
+# margin for noise (the pairs' mean and one pair's median are separate samples), chosen, not measured.
+SHARED_NOISE = 1.05
 
 
 # ---------------------------------------------------------------- the measurements, from result directories
@@ -89,6 +98,7 @@ def measurements(dirs, mpi=None):
     metadata under dirs (of the MPI library `mpi` only, when given); per size the median over the
     launches (typecosts: of struct_s - contiguous_s)."""
     per_size, calls, types, cores, libs, launches = {}, {}, {}, [], set(), 0
+    concurrent = {}  # pairs -> bytes -> [(one_pair_s, all_pairs_s)]
     for path in _metas(dirs):
         meta = _load_meta(path)
         if not isinstance(meta, dict) or meta.get("simulated") or (mpi and meta.get("mpi_impl") != mpi):
@@ -119,6 +129,14 @@ def measurements(dirs, mpi=None):
                                 "and struct_s") from None
             if b > 0 and math.isfinite(extra):
                 types.setdefault(b, []).append(extra)
+        for c in meta.get("concurrent_pingpong") or []:
+            try:
+                b, pairs, one, every = int(c["bytes"]), int(c["pairs"]), float(c["one_pair_s"]), float(c["all_pairs_s"])
+            except (KeyError, TypeError, ValueError):
+                raise UserError(f"{path}: concurrent_pingpong entry {safeio.excerpt(str(c))!r}: want bytes, pairs, "
+                                "one_pair_s and all_pairs_s") from None
+            if b > 0 and pairs >= 2 and one > 0 and every > 0 and math.isfinite(one) and math.isfinite(every):
+                concurrent.setdefault(pairs, {}).setdefault(b, []).append((one, every))
         hw = meta.get("hwloc") or {}
         if isinstance(hw, dict) and isinstance(hw.get("cores"), int):
             cores.append(hw["cores"])
@@ -127,7 +145,12 @@ def measurements(dirs, mpi=None):
     callcosts = [{"bytes": b, **{k: statistics.median(c[k] for c in v) for k in CALLS}, "launches": len(v)}
                  for b, v in sorted(calls.items())]
     typecosts = [{"bytes": b, "extra_s": statistics.median(v), "launches": len(v)} for b, v in sorted(types.items())]
-    return {"pingpong": series, "callcosts": callcosts, "typecosts": typecosts,
+    # The launches with the most pairs: fewer pairs at once may not reach the node's limit.
+    most = max(concurrent) if concurrent else None
+    shared = [{"bytes": b, "pairs": most, "one_pair_s": statistics.median(o for o, _ in v),
+               "all_pairs_s": statistics.median(e for _, e in v), "launches": len(v)}
+              for b, v in sorted(concurrent[most].items())] if most else []
+    return {"pingpong": series, "callcosts": callcosts, "typecosts": typecosts, "concurrent": shared,
             "cores": max(cores) if cores else None, "libraries": sorted(libs), "launches": launches}
 
 
@@ -154,6 +177,48 @@ def type_cost(meas):
     else:
         intercept = max(0.0, my - slope * mx)
     return intercept / 2, slope / 2, float(max(xs))
+
+
+def slowdowns(meas, pieces):
+    """[(bytes, k)] from collbench's concurrent_pingpong: how many times longer a message's
+    transfer takes when every pair of ranks moves one at once than when one pair does, the
+    latency (the platform's, at that size) left out of both: k = (all - lat) / (one - lat), at
+    least 1. Empty without the measurement."""
+    out = []
+    for c in meas.get("concurrent") or []:
+        lat = _piece_at(pieces, c["bytes"])[1]
+        one, every = c["one_pair_s"] - lat, c["all_pairs_s"] - lat
+        if one > 0 and every > 0:
+            out.append((c["bytes"], max(1.0, every / one)))
+    return out
+
+
+def slowdown_at(slow, nbytes):
+    """k at `nbytes`: linear in log2(bytes) between the measured sizes, the nearest one's outside."""
+    if nbytes <= slow[0][0]:
+        return slow[0][1]
+    for (b0, k0), (b1, k1) in zip(slow, slow[1:]):
+        if nbytes <= b1:
+            w = (math.log2(nbytes) - math.log2(b0)) / (math.log2(b1) - math.log2(b0))
+            return k0 + w * (k1 - k0)
+    return slow[-1][1]
+
+
+def shared_backbone(meas, pieces, bw, cores, nbytes):
+    """(backbone B/s, k, pairs) for messages of `nbytes`: the node's shared memory as SimGrid
+    shares it. Each of the P pairs' flows gets min(bw, backbone / P) of its links' bandwidth (the
+    size's bandwidth factor scales both alike), so the measured slow-down k needs a backbone of
+    P * bw / k; never below one link (one flow alone keeps its ping-pong) nor above all cores'
+    links. Where the pairs were not slower (k within SHARED_NOISE of 1) the measurement shows no
+    limit, not one at P flows: all cores' links. None without the measurement."""
+    slow = slowdowns(meas, pieces)
+    if not slow:
+        return None
+    pairs = meas["concurrent"][0]["pairs"]
+    k = slowdown_at(slow, nbytes)
+    if k <= SHARED_NOISE:
+        return bw * cores, k, pairs
+    return min(max(pairs * bw / k, bw), bw * cores), k, pairs
 
 
 # ---------------------------------------------------------------- the model
@@ -232,12 +297,17 @@ def smpi_cost_config(costs, key, after):
     return ";".join(sections)
 
 
-def model_time(pieces, nbytes):
-    """The modelled one-way time of a message (for the tests and the platform's comment)."""
+def _piece_at(pieces, nbytes):
     piece = pieces[0]
     for p in pieces:
         if nbytes >= p[0]:
             piece = p
+    return piece
+
+
+def model_time(pieces, nbytes):
+    """The modelled one-way time of a message (for the tests and the platform's comment)."""
+    piece = _piece_at(pieces, nbytes)
     return piece[1] + nbytes / piece[2]
 
 
@@ -245,8 +315,11 @@ def _g(x):
     return f"{x:.6g}"
 
 
-def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", source="", duplex="shared"):
-    """The platform file's text. copy_bw: all cores' copy bandwidth at once (B/s) or None."""
+def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", source="", duplex="shared",
+                 shared_size=None):
+    """The platform file's text. copy_bw: all cores' copy bandwidth at once (B/s) or None;
+    shared_size: the backbone from the metadata's concurrent ping-pong at messages of that many
+    bytes (shared_backbone()) instead."""
     series = meas["pingpong"]
     if len(series) < 2:
         raise UserError(f"{len(series)} ping-pong size(s) found; at least 2 are needed (collbench's metadata has 4)")
@@ -285,6 +358,12 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
     # never set below the links' bandwidth.
     bb = max(copy_bw / COPIES_PER_MESSAGE, bw) if shared else bw * cores
     clamped = shared and bb > copy_bw / COPIES_PER_MESSAGE
+    if shared_size is not None:
+        found = shared_backbone(meas, pieces, bw, cores, shared_size)
+        if found is None:
+            raise UserError("--shared-size: the metadata hold no concurrent_pingpong (collbench measures it at "
+                            "every launch's start on one node of 4 or more unshared cores); leave the option out")
+        bb, k, pairs = found
     paid = {c["bytes"]: c["send_s"] + c["recv_s"] for c in costs}
     checks = [f"      {s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform "
               f"{(model_time(pieces, s['bytes']) + paid.get(s['bytes'], 0.0)) * 1e6:.3f} us "
@@ -301,6 +380,14 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
                  f"message, so the backbone carries {bb / 1e9:.3f} GB/s of messages, shared by every flow"
                  + (" (raised to one link's bandwidth: the copy measured less than the ping-pong moved)" if clamped else "")
                  if shared else
+                 f"    - shared memory, for messages of {shared_size} B: {pairs} pairs of ranks moving such messages at "
+                 f"once took {k:.3f} times one pair's transfer time (concurrent ping-pong, latency left out, "
+                 f"between the measured sizes linear in log2 of the size), so "
+                 + (f"the backbone is {pairs} links / {k:.3f} = {bb / 1e9:.3f} GB/s, shared by every flow (within one "
+                    f"link and all {cores} cores' links)" if k > SHARED_NOISE else
+                    f"nothing shared shows (within {SHARED_NOISE:g} times): the backbone is the {cores} cores' links "
+                    f"together ({bb / 1e9:.3f} GB/s)")
+                 if shared_size is not None else
                  f"    - shared memory: not measured (no copy bandwidth given); the backbone is the {cores} cores' "
                  f"links together ({bb / 1e9:.3f} GB/s), so cores share nothing but their own link")
     lines = [
@@ -399,6 +486,9 @@ def _parser():
     ap.add_argument("results", nargs="*", help="result directories whose metadata hold the node's ping-pong")
     ap.add_argument("-o", "--out", required=True, help="the platform file to write")
     ap.add_argument("--copy-bw", type=float, help="the node's copy bandwidth, all cores at once (GB/s)")
+    ap.add_argument("--shared-size", type=int, metavar="BYTES",
+                    help="the backbone from the metadata's concurrent ping-pong (every pair of ranks at once "
+                         "against one pair) at messages of BYTES: a platform for the points of that size")
     ap.add_argument("--overhead", type=float, metavar="US",
                     help="a sensitivity study where the metadata hold no callcosts: assume this per-message "
                          "overhead (us) for each of smpi/os, smpi/ois and smpi/or at every ping-pong size where "
@@ -451,6 +541,11 @@ def main(argv=None):
                         "call costs are measured, not assumed")
     if a.cores is not None and a.cores < 2:
         raise UserError(f"--cores {a.cores}: want at least 2")
+    if a.shared_size is not None and not 1 <= a.shared_size <= 1 << 40:
+        raise UserError(f"--shared-size {a.shared_size}: want a message size in bytes, 1 to 2^40")
+    if a.shared_size is not None and (a.copy_bw is not None or not a.results):
+        raise UserError("--shared-size: give RESULT_DIRs whose metadata hold concurrent_pingpong, and no --copy-bw "
+                        "(both set the backbone)")
     copy_bw = a.copy_bw * 1e9 if a.copy_bw else None
     if a.results:
         meas = measurements(a.results, a.mpi)
@@ -468,7 +563,7 @@ def main(argv=None):
             copy_bw = meas["copy"]["all_cores"]
         source = a.source or (f"this machine ({cores} cores; copy bandwidth {meas['copy']['one_core'] / 1e9:.2f} GB/s "
                               f"one core, {meas['copy']['all_cores'] / 1e9:.2f} GB/s all at once)")
-    safeio.write_text(a.out, platform_xml(meas, cores, copy_bw, a.model, a.name, source, a.duplex))
+    safeio.write_text(a.out, platform_xml(meas, cores, copy_bw, a.model, a.name, source, a.duplex, a.shared_size))
     print(f"sim platform: wrote {a.out} ({cores} cores, {len(meas['pingpong'])} ping-pong sizes, {a.model})",
           file=sys.stderr)
     return 0

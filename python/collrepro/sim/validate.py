@@ -83,6 +83,7 @@ ARCHIVE = "runs.tar.xz"
 # repetition after a warm-up (a simulation is deterministic); points are validated only below
 # the fold bound (simrun --fold: folded buffers hold garbage).
 COMMON = ["timing.reps=1", "timing.warmup=1"]
+BUILD_DIR = REPO / "build" / "smpi"  # the simulation variant simrun runs (sim validate --build-dir)
 
 
 LOG_LINES = 20  # of simrun's and SimGrid's output kept beside each simulation
@@ -231,32 +232,85 @@ def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=No
     for (exp, mpi), _ in sorted(real_dirs(real).items()):
         if only and exp not in only:
             continue
-        config, np_, sets = EXPERIMENTS[exp]
-        out = Path(sims) / exp / mpi
-        if out.exists():
-            for f in out.glob("*-L0*"):
-                f.unlink()
         platform = Path(platforms) / f"node16-{mpi}.xml" if platforms else platform_of(mpi, alternative, Path(sims).parent)
-        cmd = [str(REPO / "bench" / "sim" / "simrun"), "--platform", str(platform),
-               "--coll-selector", SELECTOR[mpi], "--np", str(np_), "--out", str(out),
-               *(simrun_args or {}).get(mpi, []), str(REPO / config),
-               "--", "--quiet"] + [x for s in COMMON + sets for x in ("--set", s)]
-        print(f"sim_validate: {exp} / {mpi}", file=sys.stderr)
-        out.mkdir(parents=True, exist_ok=True)
-        t0, c0 = time.time(), os.times()
-        with open(out / "simrun.log", "w+") as log:  # SimGrid's own lines; the last ones say why it failed
-            code = subprocess.run(cmd, check=False, stderr=log).returncode
-            log.seek(0)
-            tail = log.read().splitlines()[-LOG_LINES:]
-        safeio.write_text(out / "simrun.log", "\n".join(tail) + "\n")
-        c1 = os.times()
-        times[f"{exp}/{mpi}"] = {"wall_s": round(time.time() - t0, 1),
-                                 "cpu_s": round(c1.children_user - c0.children_user + c1.children_system
-                                                - c0.children_system, 1), "exit": code}
-        print(f"sim_validate: {exp} / {mpi}: exit {code}, {times[f'{exp}/{mpi}']['wall_s']} s", file=sys.stderr)
+        code = _simulate_one(exp, mpi, Path(sims) / exp / mpi, platform, (simrun_args or {}).get(mpi, []), times,
+                             f"{exp}/{mpi}")
         rc = rc or (4 if code else 0)
     safeio.write_json(times_file, times)
     return rc
+
+
+def _simulate_one(exp, mpi, out, platform, extra, times, key):
+    """One simulation of experiment `exp` with library `mpi`'s selector on `platform` into `out`;
+    its wall and CPU time go to times[key]; returns simrun's exit code."""
+    config, np_, sets = EXPERIMENTS[exp]
+    if out.exists():
+        for f in out.glob("*-L0*"):
+            f.unlink()
+    cmd = [str(REPO / "bench" / "sim" / "simrun"), "--build-dir", str(BUILD_DIR), "--platform", str(platform),
+           "--coll-selector", SELECTOR[mpi], "--np", str(np_), "--out", str(out),
+           *extra, str(REPO / config), "--", "--quiet"] + [x for s in COMMON + sets for x in ("--set", s)]
+    print(f"sim_validate: {key}", file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
+    t0, c0 = time.time(), os.times()
+    with open(out / "simrun.log", "w+") as log:  # SimGrid's own lines; the last ones say why it failed
+        code = subprocess.run(cmd, check=False, stderr=log).returncode
+        log.seek(0)
+        tail = log.read().splitlines()[-LOG_LINES:]
+    safeio.write_text(out / "simrun.log", "\n".join(tail) + "\n")
+    c1 = os.times()
+    times[key] = {"wall_s": round(time.time() - t0, 1),
+                  "cpu_s": round(c1.children_user - c0.children_user + c1.children_system - c0.children_system, 1),
+                  "exit": code}
+    print(f"sim_validate: {key}: exit {code}, {times[key]['wall_s']} s", file=sys.stderr)
+    return code
+
+
+# ---------------------------------------------------------------- the node's shared memory, per size
+
+def shared_dir(out):
+    return Path(out) / "sims-shared"
+
+
+def simulate_shared(real, out, only=None):
+    """Each experiment once per message size of its real points, on the chosen platform whose
+    backbone is the node's concurrent ping-pong at that size (sim platform --shared-size), into
+    sims-shared/<experiment>/<mpi>/<bytes>/; only that size's points count (shared_medians).
+    Refused, in one line, where the real runs' metadata hold no concurrent_pingpong."""
+    from collrepro.sim import platform as sim_platform
+    sims = shared_dir(out)
+    dirs = {k: d for k, d in sorted(real_dirs(real).items()) if not only or k[0] in only}
+    for mpi in sorted({m for _, m in dirs}):
+        mine = [str(d) for (_, m), d in sorted(real_dirs(real).items()) if m == mpi]
+        if not sim_platform.measurements(mine, mpi)["concurrent"]:
+            raise UserError(f"the real {mpi} runs' metadata hold no concurrent_pingpong (collbench measures it "
+                            "at every launch's start on one node since it existed); run results/node16/"
+                            "experiments-calibration.sh on the node, or leave --shared out")
+    times_file = sims / "runtimes.json"
+    times = json.loads(times_file.read_text()) if times_file.exists() else {}
+    made, rc = set(), 0
+    for (exp, mpi), rdir in dirs.items():
+        for size in sorted(int(b) for b in medians(rdir)["msg_bytes"].unique()):
+            platform = sims / "platforms" / f"node16-{mpi}-{size}.xml"
+            if (mpi, size) not in made:
+                mine = [str(d) for (_, m), d in sorted(real_dirs(real).items()) if m == mpi]
+                platform.parent.mkdir(parents=True, exist_ok=True)
+                sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], "--shared-size", str(size),
+                                          "--name", f"node16-{mpi}", "--source",
+                                          "real-node runs (16-core node, one rank per core)", "-o", str(platform)])
+                made.add((mpi, size))
+            code = _simulate_one(exp, mpi, sims / exp / mpi / str(size), platform, [], times, f"{exp}/{mpi}/{size}")
+            rc = rc or (4 if code else 0)
+    safeio.write_json(times_file, times)
+    return rc
+
+
+def shared_medians(directory):
+    """medians() of each <bytes>/ simulation under `directory`, that size's points only."""
+    parts = [medians(d).query("msg_bytes == @size", local_dict={"size": int(d.name)})
+             for d in sorted(Path(directory).iterdir()) if d.is_dir() and d.name.isdigit()
+             and resultfiles.result_files(d, ["summary"])["summary"]]
+    return pd.concat(parts, ignore_index=True) if parts else None
 
 
 # ---------------------------------------------------------------- the comparison
@@ -342,15 +396,18 @@ def summarize(points):
     return pd.DataFrame(rows)
 
 
-def build(real, sims=OUT / "sims"):
-    """points (every compared point) from the real directories and the simulations."""
+def build(real, sims=OUT / "sims", per_size=False):
+    """points (every compared point) from the real directories and the simulations (per_size: one
+    simulation per size, sims-shared/'s layout)."""
     parts, missing = [], []
     for (exp, mpi), rdir in sorted(real_dirs(real).items()):
         sdir = Path(sims) / exp / mpi
-        if not resultfiles.result_files(sdir, ["summary"])["summary"]:
+        sim = (shared_medians(sdir) if sdir.is_dir() else None) if per_size else (
+            medians(sdir) if resultfiles.result_files(sdir, ["summary"])["summary"] else None)
+        if sim is None:
             missing.append(f"{exp}/{mpi}")
             continue
-        parts.append(compare(medians(rdir), medians(sdir), exp, mpi))
+        parts.append(compare(medians(rdir), sim, exp, mpi))
     if not parts:
         raise UserError(f"{sims}: no simulation found; run `collrepro-py sim validate run` first")
     return pd.concat(parts, ignore_index=True), missing
@@ -604,6 +661,29 @@ def _typecost_section(points, typecost):
     return out
 
 
+def _shared_section(points, shared):
+    """The node's shared memory per size (run --shared): the goal's numbers and the median signed
+    error per size without and with it."""
+    if shared is None or not len(shared):
+        return []
+    base = summarize(points).set_index(["experiment", "library"])
+    rows = []
+    for (e, m), w in summarize(shared).set_index(["experiment", "library"]).iterrows():
+        r = base.loc[(e, m)] if (e, m) in base.index else {}
+        rows.append({"experiment": e, "library": m, "median abs. error %": r.get("median_abs_error_pct"),
+                     "with the shared memory": w["median_abs_error_pct"], "ranking %": r.get("ranking_preserved_pct"),
+                     "ranking with it": w["ranking_preserved_pct"], "goal with it": _verdict(w.to_dict())})
+    per = pd.concat([f.groupby(["experiment", "library", "msg_bytes"])["error_pct"].median().round(1).rename(label)
+                     for label, f in (("median error % without", points), ("with", shared))], axis=1).reset_index()
+    return ["## The node's shared memory, per size (`sims-shared/`)", "",
+            "collbench's `concurrent_pingpong` (every pair of ranks moving messages of 64 KiB to 4 MiB at once, "
+            "against one pair alone) says how much the node's shared memory slows many transfers at once; "
+            "`collrepro-py sim platform --shared-size BYTES` turns it into the backbone for messages of that size, "
+            "and `run --shared` simulates each experiment once per size on that size's platform "
+            "(`sims-shared/platforms/`), keeping that size's points:", "", _md(pd.DataFrame(rows)), "",
+            "Median signed error per size:", "", _md(per), ""]
+
+
 def _overhead_rows(points, overhead):
     """Per experiment and library, the goal's two numbers without and with each assumed overhead,
     and the median error of the smallest blocks (<= SMALL_BYTES)."""
@@ -677,7 +757,11 @@ def _misses(points, alternative, copybw=None, overhead=None):
             out += ["  A limit that brings the largest messages within 15 % overshoots the smallest ("
                     + "; ".join(split) + "): the node's effective shared bandwidth depends on the size "
                     "(a few hundred KiB stay in the caches, megabytes go to memory), which one backbone "
-                    "bandwidth cannot model.", ""]
+                    "bandwidth cannot model. collbench now measures the node's slow-down per size at every "
+                    "launch's start (metadata `concurrent_pingpong`: every pair of ranks at once against one "
+                    "pair, 64 KiB to 4 MiB), and `run --shared` simulates each size on the backbone that "
+                    "measurement gives (`sims-shared/`) once the node's runs hold it "
+                    "(results/node16/experiments-calibration.sh).", ""]
     iso = points[(points["neighbors"] > 0) & (points["msg_bytes"] <= 64)] if "neighbors" in points else points[:0]
     if len(iso):
         g = iso.groupby(["library", "neighbors"])["error_pct"].agg(["size", "median"]).round(1).reset_index()
@@ -731,7 +815,7 @@ def _misses(points, alternative, copybw=None, overhead=None):
 
 
 def readme(points, summary, times, missing, alternative=None, alt_times=None, copybw=None, pingpong=None,
-           phases=None, overhead=None, typecost=None):
+           phases=None, overhead=None, typecost=None, shared=None):
     """alt_times: {directory name: runtimes} of the other simulations (sims-alternative, sims-copybw-*)."""
     """The README's text: every number below comes from `points`, `summary` and `times`."""
     summ = summary.copy()
@@ -824,7 +908,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
         _md(_by(points, ["algorithm"])),
         "",
     ] + _why_rows_miss(points, summary) + _phases_section(phases) + _misses(points, alternative, copybw, overhead) \
-        + _typecost_section(points, typecost) + _ranking_failures(points)
+        + _typecost_section(points, typecost) + _shared_section(points, shared) + _ranking_failures(points)
     return "\n".join(out) + "\n"
 
 
@@ -855,11 +939,14 @@ def write_report(real, out=OUT):
     typecost = None
     if _has_sims(typecost_dir(out)) and (typecost_dir(out) / "type_cost.json").is_file():
         typecost = (build(real, typecost_dir(out))[0], json.loads((typecost_dir(out) / "type_cost.json").read_text()))
+    shared = None
+    if any(shared_dir(out).glob("*/*/*/summary-*")):
+        shared = build(real, shared_dir(out), per_size=True)[0]
     phases = phase_points(real, out / "sims")
     if phases is not None:
         safeio.write_csv(out / "phases.csv", phases.round({"error_pct": 2}))
     safeio.write_text(out / "README.md", readme(points, summary, times, missing, alternative, alt_times, copybw,
-                                                pingpong_check(real, out / "sims"), phases, overhead, typecost))
+                                                pingpong_check(real, out / "sims"), phases, overhead, typecost, shared))
     return summary
 
 
@@ -882,7 +969,11 @@ def _parser():
     ap.add_argument("--typecosts", metavar="DIR",
                     help="run: simulate with each library's datatype-engine cost fitted from the typecosts of "
                          "DIR/<mpi>/ runs into sims-typecost/ (the README compares)")
+    ap.add_argument("--shared", action="store_true",
+                    help="run: simulate each experiment once per message size with the node's shared memory from "
+                         "the real runs' concurrent_pingpong into sims-shared/ (the README compares)")
     ap.add_argument("--out", default=str(OUT), help="where the report goes (default results/sim/validation)")
+    ap.add_argument("--build-dir", default=str(BUILD_DIR), help="run: the smpi build simrun uses (default build/smpi)")
     return ap
 
 
@@ -894,6 +985,8 @@ def main(argv=None):
 
 
 def _act(a):
+    global BUILD_DIR
+    BUILD_DIR = Path(a.build_dir)
     out = Path(a.out)
     rc = 0
     if a.action in ("platforms", "all"):
@@ -906,7 +999,9 @@ def _act(a):
         rc = simulate(a.real, a.only, overhead_dir(out, us), platforms=overhead_dir(out, us)) or rc
     if a.typecosts and a.action == "run":
         rc = simulate_typecost(a.real, out, a.typecosts, a.only) or rc
-    if (a.copy_bw or a.overhead or a.typecosts) and a.action == "run":
+    if a.shared and a.action == "run":
+        rc = simulate_shared(a.real, out, a.only) or rc
+    if (a.copy_bw or a.overhead or a.typecosts or a.shared) and a.action == "run":
         return rc
     if a.action in ("run", "all") and (a.action == "all" or not a.alternative):
         rc = simulate(a.real, a.only, out / "sims")

@@ -280,7 +280,7 @@ def check_meta(path, meta):
         value = meta[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise InputError(f"{path}: key {key!r}: expected {kind.__name__}, got {value!r}")
-    for key in ("pingpong", "callcosts", "typecosts", "algorithms", "bindings"):
+    for key in ("pingpong", "callcosts", "typecosts", "concurrent_pingpong", "algorithms", "bindings"):
         if key in meta and meta[key] is not None and not isinstance(meta[key], list):
             raise InputError(f"{path}: key {key!r}: expected a list")
     return meta
