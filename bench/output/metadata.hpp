@@ -44,7 +44,8 @@ nlohmann::json typecosts(const Clock& clock, int rank, int size, bool oversubscr
 // ping-pong time of 64 KiB, 256 KiB, 1 MiB and 4 MiB between ranks 0 and 1 alone, then between
 // every pair of ranks (2k, 2k+1) at once (size / 2 pairs; median of 5 samples of 4 round trips
 // after a warm-up, in simulation 1 sample): [{bytes, pairs, one_pair_s, all_pairs_s (the pairs'
-// mean), all_pairs_max_s}]. What python/collrepro/sim/platform.py turns into the simulated node's
+// mean), all_pairs_max_s}]. While one pair is timed the others wait in MPI_Barrier (a busy-polling
+// library keeps their cores busy). What python/collrepro/sim/platform.py turns into the simulated node's
 // shared backbone, per size. Collective over world; null with fewer than 4 ranks or more than a
 // node's (256; in simulation 64), across nodes (`nodes` > 1, outside simulation) and where ranks
 // share cores (rank 0's `oversubscribed`).

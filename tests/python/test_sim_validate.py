@@ -402,11 +402,38 @@ def test_the_shared_backbone_slows_the_measured_pairs_as_the_node_did(tmp_path):
     assert at[1 << 20][0] == pytest.approx(8 * bw / 2.0) and at[1 << 20][1:] == (pytest.approx(2.0), 8)
     assert at[1 << 21][0] == pytest.approx(8 * bw / 3.0)     # halfway in log2 between 1 and 4 MiB
     assert at[1 << 24][0] == pytest.approx(8 * bw / 4.0)     # beyond the largest size: its slow-down
-    # no slower than one pair (within the noise margin): no limit at all, not one at 8 flows
-    for b in (8192, 1 << 16, 1 << 18):
+    # no slower than one pair: no limit at all, not one at 8 flows
+    for b in (8192, 1 << 16):
         assert at[b][0] == pytest.approx(16 * bw)
+    # within the noise margin: between no limit and 8 links / the margin, continuously
+    w = 0.02 / (SP.SHARED_NOISE - 1)
+    assert at[1 << 18][0] == pytest.approx((1 - w) * 16 * bw + w * 8 * bw / SP.SHARED_NOISE)
+    m_at = dict(m, concurrent=[dict(c, all_pairs_s=ALPHA + SP.SHARED_NOISE * c["bytes"] / BW) for c in m["concurrent"]])
+    below = dict(m, concurrent=[dict(c, all_pairs_s=ALPHA + (SP.SHARED_NOISE - 1e-9) * c["bytes"] / BW)
+                                for c in m["concurrent"]])
+    assert SP.shared_backbone(below, pieces, bw, 16, 1 << 20)[0] == pytest.approx(
+        SP.shared_backbone(m_at, pieces, bw, 16, 1 << 20)[0], rel=1e-6)
     assert SP.shared_backbone(SP.measurements([str(_meta_dir(tmp_path, "y/openmpi", _series()))]), pieces, bw, 16,
                               1 << 20) is None
+
+
+def test_per_message_overheads_are_left_out_of_the_slow_down(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    _with_concurrent(d, {1 << 16: 2.0})
+    m = SP.measurements([str(d)], "openmpi")
+    pieces = SP.piecewise(m["pingpong"])
+    assert SP.slowdowns(m, pieces) == [(1 << 16, pytest.approx(2.0))]
+    paid = 0.5 * (1 << 16) / BW      # half the one pair's transfer was os + or
+    assert SP.slowdowns(m, pieces, {1 << 16: paid}) == [(1 << 16, pytest.approx(3.0))]
+
+
+def test_a_concurrent_pingpong_without_a_transfer_is_one_line(tmp_path):
+    d = _meta_dir(tmp_path, "x/openmpi", _series())
+    meta = json.loads((d / "meta-L0.json").read_text())
+    meta["concurrent_pingpong"] = [{"bytes": 1 << 16, "pairs": 8, "one_pair_s": 1e-9, "all_pairs_s": 2e-9}]
+    (d / "meta-L0.json").write_text(json.dumps(meta))
+    with pytest.raises(UserError, match="exceeds the platform's latency"):
+        SP.main([str(d), "--shared-size", "65536", "-o", str(tmp_path / "n.xml")])
 
 
 def test_the_backbone_never_drops_below_one_link_and_uses_the_most_pairs(tmp_path):

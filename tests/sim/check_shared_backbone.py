@@ -3,7 +3,8 @@
 ping-pong (SLOW), simulates them with `sim validate run --shared` (one platform per size) and once
 on the same platform without the shared memory, and checks that the per-size simulations give
 every point of the whole one once, that the sizes without a slow-down come back unchanged and
-that the 1 MiB points, where 8 pairs at once were 3 times slower, come back slower.
+that the 1 MiB points, where 8 pairs at once were 3 times slower, come back slower; and that
+the report compares every point and names a size whose simulation is missing.
   check_shared_backbone.py REAL OUT BUILD_DIR"""
 import json
 import sys
@@ -44,14 +45,13 @@ def main(real, out, build):
     bad = []
     if inject(runs) < 1:
         bad.append(f"{runs}: no launch metadata")
-    V.BUILD_DIR = Path(build)
     plain = out / "plain.xml"
     out.mkdir(parents=True, exist_ok=True)
     SP.main([str(runs), "--mpi", MPI, "--duplex", V.DUPLEX[MPI], "-o", str(plain)])
     times = {}
-    if V._simulate_one(EXP, MPI, out / "sims" / EXP / MPI, plain, [], times, "plain"):
+    if V._simulate_one(EXP, MPI, out / "sims" / EXP / MPI, plain, [], times, "plain", build):
         bad.append("the plain simulation failed")
-    if V.simulate_shared(real, out, [EXP]):
+    if V.simulate_shared(real, out, [EXP], build):
         bad.append("a per-size simulation failed")
     base = V.medians(out / "sims" / EXP / MPI).set_index(["collective", "shape", "msg_bytes", "algorithm"])
     shared = V.shared_medians(V.shared_dir(out) / EXP / MPI).set_index(["collective", "shape", "msg_bytes", "algorithm"])
@@ -68,6 +68,17 @@ def main(real, out, build):
             slower += have > want * 1.01
     if not slower:
         bad.append("no 1 MiB point is slower with the shared memory")
+    # the report: every size compared, and a size without its simulation named, not dropped silently
+    points, missing = V.build(real, V.shared_dir(out), per_size=True)
+    plain, _ = V.build(real, out / "sims")
+    section = "\n".join(V._shared_section(plain, (points, missing)))
+    if missing or len(points) != len(plain) or "| quick-np8 | openmpi | 1 MiB |" not in section:
+        bad.append(f"the report: {len(points)} points for {len(plain)}, missing {missing}")
+    for f in (V.shared_dir(out) / EXP / MPI / str(1 << 20)).glob("summary-*"):
+        f.unlink()
+    _, missing = V.build(real, V.shared_dir(out), per_size=True)
+    if missing != [f"{EXP}/{MPI}/{1 << 20}"]:
+        bad.append(f"a size without its simulation: missing {missing}, want {EXP}/{MPI}/{1 << 20}")
     for line in bad:
         print(f"sim.shared-backbone: {line}", file=sys.stderr)
     print("sim.shared-backbone: " + ("FAILED" if bad else f"ok: {len(shared)} points, each on its size's platform; "

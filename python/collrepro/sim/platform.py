@@ -70,8 +70,9 @@ SMPI_COSTS = {"send_s": "smpi/os", "isend_s": "smpi/ois", "recv_s": "smpi/or"}
 # links carry. From the first size beyond it the calls wait for the transfer themselves.
 EAGER_SHARE = 0.5
 SMPI_DETACHED_THRESH = 65536  # SimGrid's default smpi/send-is-detached-thresh (bytes)
-# The concurrent ping-pong's pairs within this factor of one pair alone show no shared limit: a
-# margin for noise (the pairs' mean and one pair's median are separate samples), chosen, not measured.
+# The concurrent ping-pong's pairs within this factor of one pair alone show no clear shared limit:
+# a margin for noise (the pairs' mean and one pair's median are separate samples), chosen, not
+# measured, over which shared_backbone() blends from no limit to the measured one.
 SHARED_NOISE = 1.05
 
 
@@ -179,15 +180,16 @@ def type_cost(meas):
     return intercept / 2, slope / 2, float(max(xs))
 
 
-def slowdowns(meas, pieces):
+def slowdowns(meas, pieces, paid=None):
     """[(bytes, k)] from collbench's concurrent_pingpong: how many times longer a message's
-    transfer takes when every pair of ranks moves one at once than when one pair does, the
-    latency (the platform's, at that size) left out of both: k = (all - lat) / (one - lat), at
-    least 1. Empty without the measurement."""
+    transfer takes when every pair of ranks moves one at once than when one pair does, what does
+    not travel left out of both (the platform's latency at that size, and `paid`: {bytes: the
+    per-message overheads os + or charged at that size}): k = (all - fixed) / (one - fixed), at
+    least 1. Empty without the measurement, and without a size whose transfer is positive."""
     out = []
     for c in meas.get("concurrent") or []:
-        lat = _piece_at(pieces, c["bytes"])[1]
-        one, every = c["one_pair_s"] - lat, c["all_pairs_s"] - lat
+        fixed = _piece_at(pieces, c["bytes"])[1] + (paid or {}).get(c["bytes"], 0.0)
+        one, every = c["one_pair_s"] - fixed, c["all_pairs_s"] - fixed
         if one > 0 and every > 0:
             out.append((c["bytes"], max(1.0, every / one)))
     return out
@@ -204,21 +206,29 @@ def slowdown_at(slow, nbytes):
     return slow[-1][1]
 
 
-def shared_backbone(meas, pieces, bw, cores, nbytes):
+def shared_backbone(meas, pieces, bw, cores, nbytes, paid=None):
     """(backbone B/s, k, pairs) for messages of `nbytes`: the node's shared memory as SimGrid
     shares it. Each of the P pairs' flows gets min(bw, backbone / P) of its links' bandwidth (the
     size's bandwidth factor scales both alike), so the measured slow-down k needs a backbone of
     P * bw / k; never below one link (one flow alone keeps its ping-pong) nor above all cores'
-    links. Where the pairs were not slower (k within SHARED_NOISE of 1) the measurement shows no
-    limit, not one at P flows: all cores' links. None without the measurement."""
-    slow = slowdowns(meas, pieces)
-    if not slow:
+    links. Pairs no slower than one (k = 1) show no limit, not one at P flows: all cores' links;
+    up to SHARED_NOISE the backbone goes linearly from there to P * bw / SHARED_NOISE, so that
+    neighbouring sizes get neighbouring backbones. None without the measurement (UserError where
+    it is there but no size's transfer outlasts its latency)."""
+    if not meas.get("concurrent"):
         return None
+    slow = slowdowns(meas, pieces, paid)
+    if not slow:
+        raise UserError("concurrent_pingpong: no size's one-pair time exceeds the platform's latency there; "
+                        "nothing to fit a shared limit from")
     pairs = meas["concurrent"][0]["pairs"]
     k = slowdown_at(slow, nbytes)
-    if k <= SHARED_NOISE:
-        return bw * cores, k, pairs
-    return min(max(pairs * bw / k, bw), bw * cores), k, pairs
+    if k < SHARED_NOISE:
+        w = (k - 1.0) / (SHARED_NOISE - 1.0)
+        bb = (1 - w) * bw * cores + w * pairs * bw / SHARED_NOISE
+    else:
+        bb = pairs * bw / k
+    return min(max(bb, bw), bw * cores), k, pairs
 
 
 # ---------------------------------------------------------------- the model
@@ -359,7 +369,7 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
     bb = max(copy_bw / COPIES_PER_MESSAGE, bw) if shared else bw * cores
     clamped = shared and bb > copy_bw / COPIES_PER_MESSAGE
     if shared_size is not None:
-        found = shared_backbone(meas, pieces, bw, cores, shared_size)
+        found = shared_backbone(meas, pieces, bw, cores, shared_size, {c["bytes"]: c["send_s"] + c["recv_s"] for c in costs})
         if found is None:
             raise UserError("--shared-size: the metadata hold no concurrent_pingpong (collbench measures it at "
                             "every launch's start on one node of 4 or more unshared cores); leave the option out")
@@ -381,12 +391,15 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
                  + (" (raised to one link's bandwidth: the copy measured less than the ping-pong moved)" if clamped else "")
                  if shared else
                  f"    - shared memory, for messages of {shared_size} B: {pairs} pairs of ranks moving such messages at "
-                 f"once took {k:.3f} times one pair's transfer time (concurrent ping-pong, latency left out, "
-                 f"between the measured sizes linear in log2 of the size), so "
-                 + (f"the backbone is {pairs} links / {k:.3f} = {bb / 1e9:.3f} GB/s, shared by every flow (within one "
-                    f"link and all {cores} cores' links)" if k > SHARED_NOISE else
-                    f"nothing shared shows (within {SHARED_NOISE:g} times): the backbone is the {cores} cores' links "
-                    f"together ({bb / 1e9:.3f} GB/s)")
+                 f"once took {k:.3f} times one pair's transfer time (concurrent ping-pong, latency and per-message "
+                 f"overheads left out, between the measured sizes linear in log2 of the size), so "
+                 + (f"the backbone is {pairs} links / {k:.3f} = {bb / 1e9:.3f} GB/s, shared by every flow"
+                    if k >= SHARED_NOISE and pairs / k >= 1 else
+                    f"the backbone would be {pairs} links / {k:.3f}, less than one link: raised to one link "
+                    f"({bb / 1e9:.3f} GB/s; one flow alone keeps its ping-pong), shared by every flow"
+                    if k >= SHARED_NOISE else
+                    f"the backbone is {bb / 1e9:.3f} GB/s, shared by every flow: between the {cores} cores' links "
+                    f"together (k = 1, nothing shared shows) and {pairs} links / {SHARED_NOISE:g} (the noise margin)")
                  if shared_size is not None else
                  f"    - shared memory: not measured (no copy bandwidth given); the backbone is the {cores} cores' "
                  f"links together ({bb / 1e9:.3f} GB/s), so cores share nothing but their own link")

@@ -83,7 +83,7 @@ ARCHIVE = "runs.tar.xz"
 # repetition after a warm-up (a simulation is deterministic); points are validated only below
 # the fold bound (simrun --fold: folded buffers hold garbage).
 COMMON = ["timing.reps=1", "timing.warmup=1"]
-BUILD_DIR = REPO / "build" / "smpi"  # the simulation variant simrun runs (sim validate --build-dir)
+BUILD_DIR = REPO / "build" / "smpi"  # the simulation variant simrun runs by default (sim validate --build-dir)
 
 
 LOG_LINES = 20  # of simrun's and SimGrid's output kept beside each simulation
@@ -209,7 +209,7 @@ def type_costs(source):
     return fits
 
 
-def simulate_typecost(real, out, source, only=None):
+def simulate_typecost(real, out, source, only=None, build_dir=BUILD_DIR):
     """The chosen platforms, every non-contiguous message charged the datatype engine's cost
     fitted from `source` (simrun --type-cost), into sims-typecost/ with the fit in type_cost.json."""
     fits = type_costs(source)
@@ -220,10 +220,11 @@ def simulate_typecost(real, out, source, only=None):
         else str(source),
         "per_side": {m: {"a_s": a, "b_s_per_byte": b, "upto_bytes": u} for m, (a, b, u) in sorted(fits.items())}})
     args = {m: ["--type-cost", f"{a:.6g},{b:.6g},{u:.0f}"] for m, (a, b, u) in fits.items()}
-    return simulate(real, only, sims, simrun_args=args, platforms=None)
+    return simulate(real, only, sims, simrun_args=args, platforms=None, build_dir=build_dir)
 
 
-def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=None, simrun_args=None):
+def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=None, simrun_args=None,
+             build_dir=BUILD_DIR):
     """Run the simulations; returns the exit code (4 when one failed). Wall times: sims/runtimes.json.
     simrun_args: {library: [extra simrun options]}."""
     times_file = Path(sims) / "runtimes.json"
@@ -234,20 +235,20 @@ def simulate(real, only=None, sims=OUT / "sims", alternative=False, platforms=No
             continue
         platform = Path(platforms) / f"node16-{mpi}.xml" if platforms else platform_of(mpi, alternative, Path(sims).parent)
         code = _simulate_one(exp, mpi, Path(sims) / exp / mpi, platform, (simrun_args or {}).get(mpi, []), times,
-                             f"{exp}/{mpi}")
+                             f"{exp}/{mpi}", build_dir)
         rc = rc or (4 if code else 0)
     safeio.write_json(times_file, times)
     return rc
 
 
-def _simulate_one(exp, mpi, out, platform, extra, times, key):
+def _simulate_one(exp, mpi, out, platform, extra, times, key, build_dir=BUILD_DIR):
     """One simulation of experiment `exp` with library `mpi`'s selector on `platform` into `out`;
     its wall and CPU time go to times[key]; returns simrun's exit code."""
     config, np_, sets = EXPERIMENTS[exp]
     if out.exists():
         for f in out.glob("*-L0*"):
             f.unlink()
-    cmd = [str(REPO / "bench" / "sim" / "simrun"), "--build-dir", str(BUILD_DIR), "--platform", str(platform),
+    cmd = [str(REPO / "bench" / "sim" / "simrun"), "--build-dir", str(build_dir), "--platform", str(platform),
            "--coll-selector", SELECTOR[mpi], "--np", str(np_), "--out", str(out),
            *extra, str(REPO / config), "--", "--quiet"] + [x for s in COMMON + sets for x in ("--set", s)]
     print(f"sim_validate: {key}", file=sys.stderr)
@@ -272,11 +273,14 @@ def shared_dir(out):
     return Path(out) / "sims-shared"
 
 
-def simulate_shared(real, out, only=None):
+def simulate_shared(real, out, only=None, build_dir=BUILD_DIR):
     """Each experiment once per message size of its real points, on the chosen platform whose
     backbone is the node's concurrent ping-pong at that size (sim platform --shared-size), into
-    sims-shared/<experiment>/<mpi>/<bytes>/; only that size's points count (shared_medians).
-    Refused, in one line, where the real runs' metadata hold no concurrent_pingpong."""
+    sims-shared/<experiment>/<mpi>/<bytes>/; only that size's points count (shared_medians). The
+    point's size (collbench's msg_bytes, a block) chooses the platform, though an algorithm may
+    also send messages of several blocks; and each whole experiment runs once per size (its sizes
+    times the plain simulation's cost). Refused, in one line, where the real runs' metadata hold
+    no concurrent_pingpong."""
     from collrepro.sim import platform as sim_platform
     sims = shared_dir(out)
     dirs = {k: d for k, d in sorted(real_dirs(real).items()) if not only or k[0] in only}
@@ -299,7 +303,8 @@ def simulate_shared(real, out, only=None):
                                           "--name", f"node16-{mpi}", "--source",
                                           "real-node runs (16-core node, one rank per core)", "-o", str(platform)])
                 made.add((mpi, size))
-            code = _simulate_one(exp, mpi, sims / exp / mpi / str(size), platform, [], times, f"{exp}/{mpi}/{size}")
+            code = _simulate_one(exp, mpi, sims / exp / mpi / str(size), platform, [], times, f"{exp}/{mpi}/{size}",
+                                 build_dir)
             rc = rc or (4 if code else 0)
     safeio.write_json(times_file, times)
     return rc
@@ -407,7 +412,10 @@ def build(real, sims=OUT / "sims", per_size=False):
         if sim is None:
             missing.append(f"{exp}/{mpi}")
             continue
-        parts.append(compare(medians(rdir), sim, exp, mpi))
+        real_points = medians(rdir)
+        if per_size:  # a size whose simulation failed or never ran
+            missing += [f"{exp}/{mpi}/{int(b)}" for b in sorted(set(real_points["msg_bytes"]) - set(sim["msg_bytes"]))]
+        parts.append(compare(real_points, sim, exp, mpi))
     if not parts:
         raise UserError(f"{sims}: no simulation found; run `collrepro-py sim validate run` first")
     return pd.concat(parts, ignore_index=True), missing
@@ -662,10 +670,11 @@ def _typecost_section(points, typecost):
 
 
 def _shared_section(points, shared):
-    """The node's shared memory per size (run --shared): the goal's numbers and the median signed
-    error per size without and with it."""
-    if shared is None or not len(shared):
+    """The node's shared memory per size (run --shared; shared: build()'s points and missing
+    simulations): the goal's numbers and the median signed error per size without and with it."""
+    if shared is None or not len(shared[0]):
         return []
+    shared, missing = shared
     base = summarize(points).set_index(["experiment", "library"])
     rows = []
     for (e, m), w in summarize(shared).set_index(["experiment", "library"]).iterrows():
@@ -681,7 +690,9 @@ def _shared_section(points, shared):
             "`collrepro-py sim platform --shared-size BYTES` turns it into the backbone for messages of that size, "
             "and `run --shared` simulates each experiment once per size on that size's platform "
             "(`sims-shared/platforms/`), keeping that size's points:", "", _md(pd.DataFrame(rows)), "",
-            "Median signed error per size:", "", _md(per), ""]
+            "Median signed error per size:", "", _md(per), ""] + (
+               [f"Not simulated (no result): {', '.join(missing)}; the rows above leave them out.", ""]
+               if missing else [])
 
 
 def _overhead_rows(points, overhead):
@@ -941,7 +952,7 @@ def write_report(real, out=OUT):
         typecost = (build(real, typecost_dir(out))[0], json.loads((typecost_dir(out) / "type_cost.json").read_text()))
     shared = None
     if any(shared_dir(out).glob("*/*/*/summary-*")):
-        shared = build(real, shared_dir(out), per_size=True)[0]
+        shared = build(real, shared_dir(out), per_size=True)
     phases = phase_points(real, out / "sims")
     if phases is not None:
         safeio.write_csv(out / "phases.csv", phases.round({"error_pct": 2}))
@@ -985,28 +996,27 @@ def main(argv=None):
 
 
 def _act(a):
-    global BUILD_DIR
-    BUILD_DIR = Path(a.build_dir)
+    build_dir = Path(a.build_dir)
     out = Path(a.out)
     rc = 0
     if a.action in ("platforms", "all"):
         make_platforms(a.real, out)
     for gbps in a.copy_bw if a.action == "run" else []:
         copybw_platforms(a.real, out, gbps)
-        rc = simulate(a.real, a.only, copybw_dir(out, gbps), platforms=copybw_dir(out, gbps)) or rc
+        rc = simulate(a.real, a.only, copybw_dir(out, gbps), platforms=copybw_dir(out, gbps), build_dir=build_dir) or rc
     for us in a.overhead if a.action == "run" else []:
         overhead_platforms(a.real, out, us)
-        rc = simulate(a.real, a.only, overhead_dir(out, us), platforms=overhead_dir(out, us)) or rc
+        rc = simulate(a.real, a.only, overhead_dir(out, us), platforms=overhead_dir(out, us), build_dir=build_dir) or rc
     if a.typecosts and a.action == "run":
-        rc = simulate_typecost(a.real, out, a.typecosts, a.only) or rc
+        rc = simulate_typecost(a.real, out, a.typecosts, a.only, build_dir) or rc
     if a.shared and a.action == "run":
-        rc = simulate_shared(a.real, out, a.only) or rc
+        rc = simulate_shared(a.real, out, a.only, build_dir) or rc
     if (a.copy_bw or a.overhead or a.typecosts or a.shared) and a.action == "run":
         return rc
     if a.action in ("run", "all") and (a.action == "all" or not a.alternative):
-        rc = simulate(a.real, a.only, out / "sims")
+        rc = simulate(a.real, a.only, out / "sims", build_dir=build_dir)
     if a.action in ("run", "all") and (a.action == "all" or a.alternative):
-        rc = simulate(a.real, a.only, out / "sims-alternative", alternative=True) or rc
+        rc = simulate(a.real, a.only, out / "sims-alternative", alternative=True, build_dir=build_dir) or rc
     if a.action in ("report", "all"):
         write_report(a.real, out)
     return rc
