@@ -77,6 +77,25 @@ nlohmann::json cluster_metadata() { return metadata_from_env("COLLREPRO_CLUSTER_
 [[maybe_unused]] const bool cluster_hook = add_metadata_hook(&cluster_metadata);
 }  // namespace
 
+namespace {
+
+// `trips` round trips of one message with `peer`, the rank that `starts` sending first: what every
+// ping-pong below times. `send_what` and `recv_what` name the calls in an error.
+void round_trips(void* buf, int count, MPI_Datatype type, int peer, bool starts, int trips, int tag,
+                 const char* send_what, const char* recv_what) {
+  for (int trip = 0; trip < trips; ++trip) {
+    if (starts) {
+      check(MPI_Send(buf, count, type, peer, tag, MPI_COMM_WORLD), send_what);
+      check(MPI_Recv(buf, count, type, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), recv_what);
+    } else {
+      check(MPI_Recv(buf, count, type, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), recv_what);
+      check(MPI_Send(buf, count, type, peer, tag, MPI_COMM_WORLD), send_what);
+    }
+  }
+}
+
+}  // namespace
+
 nlohmann::json pingpong(const Clock& clock, int rank, int size) {
   if (size < 2) return nullptr;
   nlohmann::json out = nlohmann::json::array();
@@ -90,13 +109,8 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size) {
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     for (int i = 0; i < 10; ++i) {
       const double t0 = clock.now();
-      if (rank == 0) {
-        check(MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 77, MPI_COMM_WORLD), "MPI_Send");
-        check(MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-      } else if (rank == 1) {
-        check(MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-        check(MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 77, MPI_COMM_WORLD), "MPI_Send");
-      }
+      if (rank < 2)
+        round_trips(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1 - rank, rank == 0, 1, 77, "MPI_Send", "MPI_Recv");
       if (i >= 2) times.push_back((clock.now() - t0) / 2);
     }
     if (rank == 0) out.push_back({{"bytes", bytes}, {"time_s", median(times)}});
@@ -231,15 +245,8 @@ double one_way(const Clock& clock, int rank, void* buf, int count, MPI_Datatype 
   for (int i = 0; i < samples + 2; ++i) {
     meet(rank);
     const double t0 = clock.now();
-    for (int trip = 0; trip < kTypeCostTrips; ++trip) {
-      if (rank == 0) {
-        check(MPI_Send(buf, count, type, peer, kTypeCostTag, MPI_COMM_WORLD), "MPI_Send (typecosts)");
-        check(MPI_Recv(buf, count, type, peer, kTypeCostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (typecosts)");
-      } else {
-        check(MPI_Recv(buf, count, type, peer, kTypeCostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (typecosts)");
-        check(MPI_Send(buf, count, type, peer, kTypeCostTag, MPI_COMM_WORLD), "MPI_Send (typecosts)");
-      }
-    }
+    round_trips(buf, count, type, peer, rank == 0, kTypeCostTrips, kTypeCostTag, "MPI_Send (typecosts)",
+                "MPI_Recv (typecosts)");
     if (i >= 2) times.push_back((clock.now() - t0) / (2 * kTypeCostTrips));
   }
   return median(times);
@@ -295,17 +302,8 @@ double pair_one_way(const Clock& clock, int rank, int size, char* buf, std::size
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier (concurrent_pingpong)");
     if (!in_pair) continue;
     const double t0 = clock.now();
-    for (int trip = 0; trip < kSharedTrips; ++trip) {
-      if (rank % 2 == 0) {
-        check(MPI_Send(buf, n, MPI_BYTE, peer, kSharedTag, MPI_COMM_WORLD), "MPI_Send (concurrent_pingpong)");
-        check(MPI_Recv(buf, n, MPI_BYTE, peer, kSharedTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-              "MPI_Recv (concurrent_pingpong)");
-      } else {
-        check(MPI_Recv(buf, n, MPI_BYTE, peer, kSharedTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-              "MPI_Recv (concurrent_pingpong)");
-        check(MPI_Send(buf, n, MPI_BYTE, peer, kSharedTag, MPI_COMM_WORLD), "MPI_Send (concurrent_pingpong)");
-      }
-    }
+    round_trips(buf, n, MPI_BYTE, peer, rank % 2 == 0, kSharedTrips, kSharedTag, "MPI_Send (concurrent_pingpong)",
+                "MPI_Recv (concurrent_pingpong)");
     if (i >= 1) times.push_back((clock.now() - t0) / (2 * kSharedTrips));
   }
   return in_pair ? median(times) : 0.0;

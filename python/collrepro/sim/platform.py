@@ -325,6 +325,21 @@ def _g(x):
     return f"{x:.6g}"
 
 
+def _shared_line(nbytes, k, pairs, bb, cores):
+    """The platform comment's line on a backbone from the concurrent ping-pong (shared_backbone())."""
+    if k < SHARED_NOISE:
+        how = (f"the backbone is {bb / 1e9:.3f} GB/s: between the {cores} cores' links together (k = 1, nothing "
+               f"shared shows) and {pairs} links / {SHARED_NOISE:g} (the noise margin)")
+    elif pairs / k < 1:
+        how = (f"the backbone would be {pairs} links / {k:.3f}, less than one link: raised to one link "
+               f"({bb / 1e9:.3f} GB/s; one flow alone keeps its ping-pong)")
+    else:
+        how = f"the backbone is {pairs} links / {k:.3f} = {bb / 1e9:.3f} GB/s"
+    return (f"    - shared memory, for messages of {nbytes} B: {pairs} pairs of ranks moving such messages at once "
+            f"took {k:.3f} times one pair's transfer time (concurrent ping-pong, latency and per-message overheads "
+            f"left out, between the measured sizes linear in log2 of the size), so {how}, shared by every flow")
+
+
 def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", source="", duplex="shared",
                  shared_size=None):
     """The platform file's text. copy_bw: all cores' copy bandwidth at once (B/s) or None;
@@ -368,13 +383,13 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
     # never set below the links' bandwidth.
     bb = max(copy_bw / COPIES_PER_MESSAGE, bw) if shared else bw * cores
     clamped = shared and bb > copy_bw / COPIES_PER_MESSAGE
+    paid = {c["bytes"]: c["send_s"] + c["recv_s"] for c in costs}
     if shared_size is not None:
-        found = shared_backbone(meas, pieces, bw, cores, shared_size, {c["bytes"]: c["send_s"] + c["recv_s"] for c in costs})
+        found = shared_backbone(meas, pieces, bw, cores, shared_size, paid)
         if found is None:
             raise UserError("--shared-size: the metadata hold no concurrent_pingpong (collbench measures it at "
                             "every launch's start on one node of 4 or more unshared cores); leave the option out")
         bb, k, pairs = found
-    paid = {c["bytes"]: c["send_s"] + c["recv_s"] for c in costs}
     checks = [f"      {s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform "
               f"{(model_time(pieces, s['bytes']) + paid.get(s['bytes'], 0.0)) * 1e6:.3f} us "
               f"({s['launches']} launches)" for s in meas["pingpong"]]
@@ -390,17 +405,7 @@ def platform_xml(meas, cores, copy_bw=None, model="piecewise", name="node", sour
                  f"message, so the backbone carries {bb / 1e9:.3f} GB/s of messages, shared by every flow"
                  + (" (raised to one link's bandwidth: the copy measured less than the ping-pong moved)" if clamped else "")
                  if shared else
-                 f"    - shared memory, for messages of {shared_size} B: {pairs} pairs of ranks moving such messages at "
-                 f"once took {k:.3f} times one pair's transfer time (concurrent ping-pong, latency and per-message "
-                 f"overheads left out, between the measured sizes linear in log2 of the size), so "
-                 + (f"the backbone is {pairs} links / {k:.3f} = {bb / 1e9:.3f} GB/s, shared by every flow"
-                    if k >= SHARED_NOISE and pairs / k >= 1 else
-                    f"the backbone would be {pairs} links / {k:.3f}, less than one link: raised to one link "
-                    f"({bb / 1e9:.3f} GB/s; one flow alone keeps its ping-pong), shared by every flow"
-                    if k >= SHARED_NOISE else
-                    f"the backbone is {bb / 1e9:.3f} GB/s, shared by every flow: between the {cores} cores' links "
-                    f"together (k = 1, nothing shared shows) and {pairs} links / {SHARED_NOISE:g} (the noise margin)")
-                 if shared_size is not None else
+                 _shared_line(shared_size, k, pairs, bb, cores) if shared_size is not None else
                  f"    - shared memory: not measured (no copy bandwidth given); the backbone is the {cores} cores' "
                  f"links together ({bb / 1e9:.3f} GB/s), so cores share nothing but their own link")
     lines = [

@@ -149,13 +149,19 @@ def overhead_dir(out, us):
 
 # ---------------------------------------------------------------- platforms and simulations
 
+def _library_runs(dirs, mpi):
+    """Of real_dirs()' {(experiment, library): directory}, library `mpi`'s directories, every
+    experiment's, as sim platform takes them."""
+    return [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
+
+
 def make_platforms(real, out=OUT):
     """One platform per library from the ping-pongs of its validated experiments' launches, and
     the alternative (the other duplex choice) beside the alternative simulations."""
     from collrepro.sim import platform as sim_platform
     dirs = real_dirs(real)
     for mpi in sorted({m for _, m in dirs}):
-        mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
+        mine = _library_runs(dirs, mpi)
         for alternative in (False, True):
             duplex = OTHER[DUPLEX[mpi]] if alternative else DUPLEX[mpi]
             sim_platform.main(mine + ["--mpi", mpi, "--duplex", duplex, "--name", f"node16-{mpi}", "--source",
@@ -166,13 +172,17 @@ def make_platforms(real, out=OUT):
 def _variant_platforms(real, directory, extra):
     """The chosen platforms (each library's duplex) with `extra` sim platform arguments, written
     into `directory` beside the simulations that use them."""
-    from collrepro.sim import platform as sim_platform
     dirs = real_dirs(real)
     for mpi in sorted({m for _, m in dirs}):
-        mine = [str(d) for (_, m), d in sorted(dirs.items()) if m == mpi]
-        sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], *extra, "--name", f"node16-{mpi}",
-                                  "--source", "real-node runs (16-core node, one rank per core)",
-                                  "-o", str(Path(directory) / f"node16-{mpi}.xml")])
+        _variant_platform(_library_runs(dirs, mpi), mpi, extra, Path(directory) / f"node16-{mpi}.xml")
+
+
+def _variant_platform(runs, mpi, extra, path):
+    """Library `mpi`'s chosen platform (its duplex) from its real `runs`, with `extra` sim platform
+    arguments, written to `path`."""
+    from collrepro.sim import platform as sim_platform
+    sim_platform.main(runs + ["--mpi", mpi, "--duplex", DUPLEX[mpi], *extra, "--name", f"node16-{mpi}",
+                              "--source", "real-node runs (16-core node, one rank per core)", "-o", str(path)])
 
 
 def copybw_platforms(real, out, gbps):
@@ -283,9 +293,10 @@ def simulate_shared(real, out, only=None, build_dir=BUILD_DIR):
     no concurrent_pingpong."""
     from collrepro.sim import platform as sim_platform
     sims = shared_dir(out)
-    dirs = {k: d for k, d in sorted(real_dirs(real).items()) if not only or k[0] in only}
-    for mpi in sorted({m for _, m in dirs}):
-        mine = [str(d) for (_, m), d in sorted(real_dirs(real).items()) if m == mpi]
+    every = real_dirs(real)
+    dirs = {k: d for k, d in sorted(every.items()) if not only or k[0] in only}
+    runs = {mpi: _library_runs(every, mpi) for mpi in sorted({m for _, m in dirs})}
+    for mpi, mine in runs.items():
         if not sim_platform.measurements(mine, mpi)["concurrent"]:
             raise UserError(f"the real {mpi} runs' metadata hold no concurrent_pingpong (collbench measures it "
                             "at every launch's start on one node since it existed); run results/node16/"
@@ -297,11 +308,8 @@ def simulate_shared(real, out, only=None, build_dir=BUILD_DIR):
         for size in sorted(int(b) for b in medians(rdir)["msg_bytes"].unique()):
             platform = sims / "platforms" / f"node16-{mpi}-{size}.xml"
             if (mpi, size) not in made:
-                mine = [str(d) for (_, m), d in sorted(real_dirs(real).items()) if m == mpi]
                 platform.parent.mkdir(parents=True, exist_ok=True)
-                sim_platform.main(mine + ["--mpi", mpi, "--duplex", DUPLEX[mpi], "--shared-size", str(size),
-                                          "--name", f"node16-{mpi}", "--source",
-                                          "real-node runs (16-core node, one rank per core)", "-o", str(platform)])
+                _variant_platform(runs[mpi], mpi, ["--shared-size", str(size)], platform)
                 made.add((mpi, size))
             code = _simulate_one(exp, mpi, sims / exp / mpi / str(size), platform, [], times, f"{exp}/{mpi}/{size}",
                                  build_dir)
@@ -407,8 +415,10 @@ def build(real, sims=OUT / "sims", per_size=False):
     parts, missing = [], []
     for (exp, mpi), rdir in sorted(real_dirs(real).items()):
         sdir = Path(sims) / exp / mpi
-        sim = (shared_medians(sdir) if sdir.is_dir() else None) if per_size else (
-            medians(sdir) if resultfiles.result_files(sdir, ["summary"])["summary"] else None)
+        if per_size:
+            sim = shared_medians(sdir) if sdir.is_dir() else None
+        else:
+            sim = medians(sdir) if resultfiles.result_files(sdir, ["summary"])["summary"] else None
         if sim is None:
             missing.append(f"{exp}/{mpi}")
             continue
