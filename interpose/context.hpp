@@ -31,22 +31,33 @@ struct InterKey {
 
 class ServedCall;  // requests.hpp
 
-// MPI_Iallgather: up to kNonblockingSlots Runners of the algorithm's nonblocking form per key,
-// taken in turn: the n-th call of a key takes slot n mod kNonblockingSlots, the same slot on
-// every process (every process makes the calls in the same order), and the first call that
-// takes a slot builds it (collective over both groups). A slot still busy with an earlier call
-// completes that call first. A served call holds its slot, so a slot outlives its plan.
+// MPI_Iallgather: the served calls of a communicator run on kNonblockingSlots lanes, each with
+// its own GroupPair (communicators duplicated from the application's), so that outstanding calls
+// on different lanes never match each other's messages or sub-collectives, whatever order the
+// processes complete them in (an algorithm's rounds are posted as the wait progresses, and a
+// process with nothing to do in a round skips it). The n-th served call on the communicator takes
+// lane n mod kNonblockingSlots, the same lane on every process (every process makes the calls in
+// the same order); the first call that takes a lane builds its GroupPair, and the first call of a
+// key on a lane prepares that key's Runner there (both collective over the two groups). A lane
+// still busy with an earlier call completes that call first. A served call holds its slot and
+// lane, so both outlive the plan and the communicator.
 inline constexpr std::size_t kNonblockingSlots = 4;
 
-struct NonblockingSlot {
-  inter::Args args;  // the layout; the buffers are set at every start
-  std::unique_ptr<Runner> runner;
+struct Lane {
+  explicit Lane(MPI_Comm inter) : pair(GroupPair::from_intercomm(inter)) {}
+  GroupPair pair;
   ServedCall* busy = nullptr;  // the call running on it, until it completes
 };
 
+// One key's Runner on one lane.
+struct NonblockingSlot {
+  std::shared_ptr<Lane> lane;
+  inter::Args args;  // the layout; the buffers are set at every start
+  std::unique_ptr<Runner> runner;
+};
+
 struct NonblockingSlots {
-  std::vector<std::shared_ptr<NonblockingSlot>> slots;
-  std::size_t calls = 0;  // calls of this key so far
+  std::vector<std::shared_ptr<NonblockingSlot>> slots;  // by lane, built on first use
 };
 
 struct InterState {
@@ -55,6 +66,8 @@ struct InterState {
   PlanCache<InterKey, inter::Args> allgather{8};
   PlanCache<InterKey, inter::Args> allgatherv{1};
   PlanCache<InterKey, NonblockingSlots> iallgather{8};  // the choice; `args` holds the slots, no runner
+  std::vector<std::shared_ptr<Lane>> lanes;              // built on first use
+  std::size_t nonblocking_calls = 0;                     // served nonblocking calls so far
 };
 
 // Isomorphic plans are local (no collective set-up) and bound to buffer addresses.

@@ -227,17 +227,18 @@ struct CallBuffers {
 
 // A persistent Allgather an algorithm serves: its own Runner of the persistent form, built at
 // init on the application's buffers (a persistent form binds them, as MPI_Send_init does), so a
-// start only starts what the init built.
+// start only starts what the init built. It works on a GroupPair of its own (communicators
+// duplicated at init, which is collective), so that requests active at once never match each
+// other's messages.
 class PersistentAllgather final : public ServedCall {
  public:
-  PersistentAllgather(std::shared_ptr<InterState> state, const Algorithm* algorithm, const void* sbuf, int scount,
-                      MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, std::size_t mine,
-                      std::size_t theirs)
-      : state_(std::move(state)), algorithm_(algorithm),
-        buffers_(state_->pair, sbuf, scount, stype, rbuf, rcount, rtype, theirs),
-        args_(allgather_layout(state_->pair, mine, theirs)) {
+  PersistentAllgather(MPI_Comm comm, const Algorithm* algorithm, const void* sbuf, int scount, MPI_Datatype stype,
+                      void* rbuf, int rcount, MPI_Datatype rtype, std::size_t mine, std::size_t theirs)
+      : pair_(GroupPair::from_intercomm(comm)), algorithm_(algorithm),
+        buffers_(pair_, sbuf, scount, stype, rbuf, rcount, rtype, theirs),
+        args_(allgather_layout(pair_, mine, theirs)) {
     buffers_.bind(args_);
-    runner_ = prepare(algorithm_, state_->pair, args_, CallForm::Persistent);
+    runner_ = prepare(algorithm_, pair_, args_, CallForm::Persistent);
   }
 
   void start() override {
@@ -251,7 +252,7 @@ class PersistentAllgather final : public ServedCall {
   }
 
  private:
-  std::shared_ptr<InterState> state_;  // the pair the runner works on
+  GroupPair pair_;  // the runner works on it
   const Algorithm* algorithm_;
   CallBuffers buffers_;
   inter::Args args_;
@@ -261,44 +262,47 @@ class PersistentAllgather final : public ServedCall {
 // One MPI_Iallgather an algorithm serves, on a slot of its key (context.hpp).
 class NonblockingAllgather final : public ServedCall {
  public:
-  NonblockingAllgather(std::shared_ptr<InterState> state, std::shared_ptr<NonblockingSlot> slot, const void* sbuf,
-                       int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, std::size_t theirs)
-      : state_(std::move(state)), slot_(std::move(slot)),
-        buffers_(state_->pair, sbuf, scount, stype, rbuf, rcount, rtype, theirs) {}
+  NonblockingAllgather(std::shared_ptr<NonblockingSlot> slot, const void* sbuf, int scount, MPI_Datatype stype,
+                       void* rbuf, int rcount, MPI_Datatype rtype, std::size_t theirs)
+      : slot_(std::move(slot)), buffers_(slot_->lane->pair, sbuf, scount, stype, rbuf, rcount, rtype, theirs) {}
   ~NonblockingAllgather() override {
-    if (slot_->busy == this) slot_->busy = nullptr;
+    if (slot_->lane->busy == this) slot_->lane->busy = nullptr;
   }
 
   void start() override {
-    if (slot_->busy) slot_->busy->finish();  // the slot's earlier call completes first
+    Lane& lane = *slot_->lane;
+    if (lane.busy) lane.busy->finish();  // the lane's earlier call completes first
     buffers_.send.pack();
     buffers_.bind(slot_->args);
     start_call(*slot_->runner);
-    slot_->busy = this;
+    lane.busy = this;
   }
   void finish() override {
-    if (slot_->busy != this) return;  // completed already (its slot was needed again)
+    if (slot_->lane->busy != this) return;  // completed already (its lane was needed again)
     wait_call(*slot_->runner);
     buffers_.recv.unpack();
-    slot_->busy = nullptr;
+    slot_->lane->busy = nullptr;
   }
 
  private:
-  std::shared_ptr<InterState> state_;
-  std::shared_ptr<NonblockingSlot> slot_;
+  std::shared_ptr<NonblockingSlot> slot_;  // holds the lane the call runs on
   CallBuffers buffers_;
 };
 
-// The slot the next call of this key takes, built by the first call that takes it.
-std::shared_ptr<NonblockingSlot> take_slot(Plan<NonblockingSlots>& plan, const GroupPair& pair, std::size_t mine,
-                                           std::size_t theirs) {
+// The slot of this key on the lane the communicator's next served call takes (context.hpp): the
+// lane is built by the first call that takes it, the key's Runner there by the key's first call.
+std::shared_ptr<NonblockingSlot> take_slot(InterState& state, MPI_Comm comm, Plan<NonblockingSlots>& plan,
+                                           std::size_t mine, std::size_t theirs) {
+  const std::size_t i = state.nonblocking_calls++ % kNonblockingSlots;
+  if (i == state.lanes.size()) state.lanes.push_back(std::make_shared<Lane>(comm));
   NonblockingSlots& s = *plan.args;
-  const std::size_t i = s.calls++ % kNonblockingSlots;
-  if (i == s.slots.size()) {
+  if (s.slots.size() <= i) s.slots.resize(i + 1);
+  if (!s.slots[i]) {
     auto slot = std::make_shared<NonblockingSlot>();
-    slot->args = allgather_layout(pair, mine, theirs);
-    slot->runner = prepare(plan.algorithm, pair, slot->args, CallForm::Nonblocking);
-    s.slots.push_back(std::move(slot));
+    slot->lane = state.lanes[i];
+    slot->args = allgather_layout(slot->lane->pair, mine, theirs);
+    slot->runner = prepare(plan.algorithm, slot->lane->pair, slot->args, CallForm::Nonblocking);
+    s.slots[i] = std::move(slot);
   }
   return s.slots[i];
 }
@@ -318,7 +322,7 @@ int serve_iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
   }
   count_served(Collective::Allgather, plan->algorithm, CallForm::Nonblocking);
   if (!plan->algorithm) return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
-  auto call = std::make_unique<NonblockingAllgather>(ctx.inter, take_slot(*plan, pair, mine, theirs), sbuf, scount,
+  auto call = std::make_unique<NonblockingAllgather>(take_slot(*ctx.inter, comm, *plan, mine, theirs), sbuf, scount,
                                                      stype, rbuf, rcount, rtype, theirs);
   call->start();
   *request = own_request(std::move(call), false, "MPI_Iallgather", comm);
@@ -337,8 +341,8 @@ int serve_allgather_init(const char* name, AllgatherInit library, const void* sb
       choose(Collective::Allgather, allgather_shape(pair, mine, theirs), CallForm::Persistent);
   count_served(Collective::Allgather, algorithm, CallForm::Persistent);
   if (!algorithm) return library(sbuf, scount, stype, rbuf, rcount, rtype, comm, info, request);
-  *request = own_request(std::make_unique<PersistentAllgather>(ctx.inter, algorithm, sbuf, scount, stype, rbuf,
-                                                               rcount, rtype, mine, theirs),
+  *request = own_request(std::make_unique<PersistentAllgather>(comm, algorithm, sbuf, scount, stype, rbuf, rcount,
+                                                               rtype, mine, theirs),
                          true, name, comm);
   return MPI_SUCCESS;
 }

@@ -139,7 +139,7 @@ void StartedRounds::gather(const void* send, int send_count, MPI_Datatype send_t
       "MPI_Igather (" + what + ")");
 }
 
-void StartedRounds::gatherv(const void* send, std::function<int()> send_count, MPI_Datatype type,
+void StartedRounds::gatherv(std::function<const void*()> send, std::function<int()> send_count, MPI_Datatype type,
                             std::function<void*()> recv, const std::vector<int>& counts,
                             const std::vector<int>& displs, int root, MPI_Comm comm, const std::string& what) {
   const std::vector<int>* c = &counts;
@@ -147,11 +147,11 @@ void StartedRounds::gatherv(const void* send, std::function<int()> send_count, M
   add(
       true,
       [&](MPI_Request* r) {
-        return gatherv_init(send, send_count(), type, recv(), c->data(), d->data(), type, root, comm, r);
+        return gatherv_init(send(), send_count(), type, recv(), c->data(), d->data(), type, root, comm, r);
       },
       "gatherv_init (" + what + ")",
       [=](MPI_Request* r) {
-        return MPI_Igatherv(send, send_count(), type, recv(), c->data(), d->data(), type, root, comm, r);
+        return MPI_Igatherv(send(), send_count(), type, recv(), c->data(), d->data(), type, root, comm, r);
       },
       "MPI_Igatherv (" + what + ")");
 }

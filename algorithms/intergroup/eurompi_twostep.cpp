@@ -77,7 +77,7 @@ class TwoStepAllgather final : public Runner {
 
   const TwoStepPlan& plan() const { return plan_; }
   // Step 1 and step 2 as the next rounds of a nonblocking or persistent call (group B: one round).
-  void steps(StartedRounds& rounds, std::byte* result) const {
+  void steps(StartedRounds& rounds, const ResultAt& result) const {
     rounds.next_round();
     if (!role_a_) {
       rounds.allgatherv_in_place(local_, result, step1_.counts, step1_.displs, "group B");
@@ -109,8 +109,8 @@ class TwoStepAllgatherStarted final : public StartedRunner {
       : blocking_(pair, args), rounds_(form, caps) {
     const ExchangeExecutor executor(pair, /*ordered=*/false);
     const TwoStepPlan& plan = blocking_.plan();
-    executor.exchange(rounds_, args.send, plan.exchange.sends, args.recv, plan.exchange.recvs);
-    blocking_.steps(rounds_, args.recv);
+    executor.exchange(rounds_, send_of(args), plan.exchange.sends, recv_of(args), plan.exchange.recvs);
+    blocking_.steps(rounds_, recv_of(args));
   }
 
   void start() override { rounds_.start(); }

@@ -42,35 +42,41 @@ void ExchangeExecutor::gather(std::byte* result, const std::vector<int>& counts,
   allgatherv_in_place(pair_.local(), result, counts, displs, "MPI_Allgatherv (intra-group)");
 }
 
-void ExchangeExecutor::exchange(StartedRounds& rounds, const std::byte* send, const std::vector<Transfer>& sends,
-                                std::byte* result, const std::vector<Transfer>& recvs) const {
+void ExchangeExecutor::exchange(StartedRounds& rounds, SourceAt send, const std::vector<Transfer>& sends,
+                                ResultAt result, const std::vector<Transfer>& recvs) const {
   const MPI_Comm comm = pair_.p2p();
   rounds.next_round();
   for (const Transfer& r : recvs)
-    rounds.recv(result + r.offset, mpi_count(r.bytes, "MPI_Irecv"), MPI_BYTE, pair_.remote(r.peer), kExchangeTag, comm);
+    rounds.recv([result, at = r.offset] { return static_cast<void*>(result() + at); },
+                [n = mpi_count(r.bytes, "MPI_Irecv")] { return n; }, MPI_BYTE, pair_.remote(r.peer), kExchangeTag,
+                comm);
   for (const Transfer& s : sends)
-    rounds.send(send + s.offset, mpi_count(s.bytes, "MPI_Isend"), MPI_BYTE, pair_.remote(s.peer), kExchangeTag, comm);
+    rounds.send([send, at = s.offset] { return static_cast<const void*>(send() + at); },
+                [n = mpi_count(s.bytes, "MPI_Isend")] { return n; }, MPI_BYTE, pair_.remote(s.peer), kExchangeTag,
+                comm);
 }
 
-void ExchangeExecutor::exchange(StartedRounds& rounds, std::function<void()> plan, const std::byte* send,
-                                const std::vector<Transfer>& per_peer, std::byte* result,
+void ExchangeExecutor::exchange(StartedRounds& rounds, std::function<void()> plan, SourceAt send,
+                                const std::vector<Transfer>& per_peer, ResultAt result,
                                 const std::vector<Transfer>& recvs) const {
   const MPI_Comm comm = pair_.p2p();
   rounds.next_round(std::move(plan));
   for (const Transfer& r : recvs)
-    rounds.recv(result + r.offset, mpi_count(r.bytes, "MPI_Irecv"), MPI_BYTE, pair_.remote(r.peer), kExchangeTag, comm);
+    rounds.recv([result, at = r.offset] { return static_cast<void*>(result() + at); },
+                [n = mpi_count(r.bytes, "MPI_Irecv")] { return n; }, MPI_BYTE, pair_.remote(r.peer), kExchangeTag,
+                comm);
   for (std::size_t j = 0; j < per_peer.size(); ++j) {
     const Transfer* s = &per_peer[j];
-    rounds.send_nonempty([send, s] { return static_cast<const void*>(send + s->offset); },
+    rounds.send_nonempty([send, s] { return static_cast<const void*>(send() + s->offset); },
                          [s] { return mpi_count(s->bytes, "MPI_Isend"); }, MPI_BYTE,
                          pair_.remote(static_cast<int>(j)), kExchangeTag, comm);
   }
 }
 
-void ExchangeExecutor::gather(StartedRounds& rounds, std::byte* result, const std::vector<int>& counts,
+void ExchangeExecutor::gather(StartedRounds& rounds, ResultAt result, const std::vector<int>& counts,
                               const std::vector<int>& displs) const {
   rounds.next_round();
-  rounds.allgatherv_in_place(pair_.local(), result, counts, displs, "intra-group");
+  rounds.allgatherv_in_place(pair_.local(), std::move(result), counts, displs, "intra-group");
 }
 
 void allgatherv_in_place(MPI_Comm comm, std::byte* result, const std::vector<int>& counts,

@@ -22,6 +22,10 @@ class ResultStage {
  public:
   explicit ResultStage(const Args& args);
   std::byte* data() { return staged_ ? scratch_.data() : args_.recv; }
+  // data() read when an operation is built or posted.
+  ResultAt at() {
+    return [this] { return data(); };
+  }
   void finish();
 
  private:
@@ -29,6 +33,14 @@ class ResultStage {
   bool staged_;
   Buffer scratch_;
 };
+
+// The buffers of `args` (which must outlive the rounds), read when an operation is built or posted.
+inline SourceAt send_of(const Args& args) {
+  return [&args] { return args.send; };
+}
+inline ResultAt recv_of(const Args& args) {
+  return [&args] { return args.recv; };
+}
 
 class ExchangeExecutor {
  public:
@@ -41,16 +53,17 @@ class ExchangeExecutor {
   // In-place MPI_Allgatherv over my group of the pieces at the given displacements.
   void gather(std::byte* result, const std::vector<int>& counts, const std::vector<int>& displs) const;
   // The same exchange and gather, each as the next round of a nonblocking or persistent call
-  // (every receive and send of the exchange at once, whatever `ordered`). The buffers, plans,
-  // counts and displs must outlive `rounds`.
-  void exchange(StartedRounds& rounds, const std::byte* send, const std::vector<Transfer>& sends, std::byte* result,
+  // (every receive and send of the exchange at once, whatever `ordered`). `send` and `result`
+  // are read when an operation is built or posted (started_rounds.hpp: a nonblocking call may
+  // come with new buffers); the plans, counts and displs must outlive `rounds`.
+  void exchange(StartedRounds& rounds, SourceAt send, const std::vector<Transfer>& sends, ResultAt result,
                 const std::vector<Transfer>& recvs) const;
-  void gather(StartedRounds& rounds, std::byte* result, const std::vector<int>& counts,
+  void gather(StartedRounds& rounds, ResultAt result, const std::vector<int>& counts,
               const std::vector<int>& displs) const;
   // The exchange as a round whose sends `plan` (run as the round starts; none: planned already)
   // writes into `per_peer`: one entry per remote rank, bytes 0 where my block sends it nothing.
-  void exchange(StartedRounds& rounds, std::function<void()> plan, const std::byte* send,
-                const std::vector<Transfer>& per_peer, std::byte* result, const std::vector<Transfer>& recvs) const;
+  void exchange(StartedRounds& rounds, std::function<void()> plan, SourceAt send,
+                const std::vector<Transfer>& per_peer, ResultAt result, const std::vector<Transfer>& recvs) const;
 
  private:
   const GroupPair& pair_;

@@ -71,8 +71,8 @@ class SegmentedAllgatherStarted final : public StartedRunner {
         displs_(to_int_counts(plan_.gather_displs, "Allgatherv displacement")),
         rounds_(form, caps) {
     const ExchangeExecutor executor(pair, /*ordered=*/false);
-    executor.exchange(rounds_, args.send, plan_.sends, args.recv, plan_.recvs);
-    executor.gather(rounds_, args.recv, counts_, displs_);
+    executor.exchange(rounds_, send_of(args), plan_.sends, recv_of(args), plan_.recvs);
+    executor.gather(rounds_, recv_of(args), counts_, displs_);
   }
 
   void start() override { rounds_.start(); }

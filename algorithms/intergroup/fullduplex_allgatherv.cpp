@@ -130,12 +130,12 @@ class PartitionedAllgathervStarted final : public StartedRunner {
       rounds_.iallreduce_sum(&mine_, &total_, pair.local(), "block sizes");
       rounds_.iexscan_sum(&mine_, &prefix_, pair.local(), "block offsets");
     }
-    executor.exchange(rounds_, persistent ? std::function<void()>() : [this] { plan_sends(); }, args.send, sends_,
-                      stage_.data(), plan_.recvs);
+    executor.exchange(rounds_, persistent ? std::function<void()>() : [this] { plan_sends(); }, send_of(args), sends_,
+                      stage_.at(), plan_.recvs);
     if (plan_.ring)
-      plan_.ring->add_rounds(rounds_, stage_.data());
+      plan_.ring->add_rounds(rounds_, stage_.at());
     else
-      executor.gather(rounds_, stage_.data(), plan_.counts, plan_.displs);
+      executor.gather(rounds_, stage_.at(), plan_.counts, plan_.displs);
     rounds_.next_round([this] { stage_.finish(); });
   }
 

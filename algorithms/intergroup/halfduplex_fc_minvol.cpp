@@ -117,18 +117,21 @@ class HalfDuplexFcMinvolStarted final : public StartedRunner {
     const int p = sender ? pair.local_size() : pair.remote_size(), q = sender ? pair.remote_size() : pair.local_size();
     const auto plan = plan_halfduplex_fc_minvol(p, q, sender, pair.local_rank());
     const int count = mpi_count(k, "MPI_Send/MPI_Irecv");
+    const auto bytes = [count] { return count; };
     rounds_.next_round();  // to-owners
-    if (sender) rounds_.send(args.send, count, MPI_BYTE, pair.remote(plan.send_to), kToOwnersTag, pair.p2p());
+    if (sender)
+      rounds_.send([&args] { return static_cast<const void*>(args.send); }, bytes, MPI_BYTE, pair.remote(plan.send_to),
+                   kToOwnersTag, pair.p2p());
     for (int i = plan.own_lo; !sender && i < plan.own_hi; ++i)
-      rounds_.recv(args.recv + static_cast<std::size_t>(i) * k, count, MPI_BYTE, pair.remote(i), kToOwnersTag,
-                   pair.p2p());
+      rounds_.recv([&args, at = static_cast<std::size_t>(i) * k] { return static_cast<void*>(args.recv + at); }, bytes,
+                   MPI_BYTE, pair.remote(i), kToOwnersTag, pair.p2p());
     rounds_.next_round();  // receiver-allgatherv
     if (sender || q == 1) return;
     for (std::size_t j = 0; j < plan.counts.size(); ++j) {
       counts_.push_back(mpi_count(plan.counts[j] * k, "receiver Allgatherv count"));
       displs_.push_back(mpi_count(plan.displs[j] * k, "receiver Allgatherv displacement"));
     }
-    rounds_.allgatherv_in_place(pair.local(), args.recv, counts_, displs_, "receivers");
+    rounds_.allgatherv_in_place(pair.local(), recv_of(args), counts_, displs_, "receivers");
   }
 
   void start() override { rounds_.start(); }

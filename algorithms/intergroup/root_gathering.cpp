@@ -153,7 +153,7 @@ class RootGatheringStarted final : public StartedRunner {
     }
     if (variable || mine_ > 0) {
       rounds_.next_round(before_gatherv);
-      rounds_.gatherv(args.send, [this] { return mine_; }, local_type, [this] { return aggregate_.data(); },
+      rounds_.gatherv([&args] { return static_cast<const void*>(args.send); }, [this] { return mine_; }, local_type, [this] { return aggregate_.data(); },
                       local_counts_, local_displs_, 0, local, "local group");
     }
     // root-exchange
@@ -162,7 +162,8 @@ class RootGatheringStarted final : public StartedRunner {
     const int remote_words = mpi_words(remote_total, remote_word, "root exchange");
     rounds_.next_round();
     if (root) {
-      rounds_.recv(stage_.data(), remote_words, remote_type, pair.remote(0), kRootTag, pair.p2p());
+      rounds_.recv([this] { return static_cast<void*>(stage_.data()); }, [remote_words] { return remote_words; },
+                   remote_type, pair.remote(0), kRootTag, pair.p2p());
       rounds_.send([this] { return static_cast<const void*>(aggregate_.data()); },
                    [this] { return mpi_words(local_total_, local_word_, "root exchange"); }, local_type,
                    pair.remote(0), kRootTag, pair.p2p());

@@ -105,8 +105,11 @@ class BruckStarted final : public StartedRunner {
     bool first = true;
     for (const auto& s : plan_.steps()) {
       if (!std::exchange(first, false)) rounds_.next_round();
-      rounds_.recv(args.recv, 1, s.recv_type.get(), s.from, BruckSteps::kTag, comm);
-      rounds_.send(args.recv, 1, s.send_type.get(), s.to, BruckSteps::kTag, comm);
+      // the result buffer read at build or post time (started_rounds.hpp)
+      rounds_.recv([&args] { return static_cast<void*>(args.recv); }, [] { return 1; }, s.recv_type.get(), s.from,
+                   BruckSteps::kTag, comm);
+      rounds_.send([&args] { return static_cast<const void*>(args.recv); }, [] { return 1; }, s.send_type.get(), s.to,
+                   BruckSteps::kTag, comm);
     }
   }
   void start() override { rounds_.start(); }

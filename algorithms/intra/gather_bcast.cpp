@@ -60,7 +60,7 @@ class GatherBcastStarted final : public StartedRunner {
   GatherBcastStarted(MPI_Comm comm, const Args& args, CallForm form, const Capabilities& caps)
       : args_(args), n_(args), rounds_(form, caps) {
     rounds_.next_round();
-    rounds_.gatherv(args_.send, [this] { return n_.send; }, MPI_BYTE, [this] { return static_cast<void*>(args_.recv); },
+    rounds_.gatherv([this] { return static_cast<const void*>(args_.send); }, [this] { return n_.send; }, MPI_BYTE, [this] { return static_cast<void*>(args_.recv); },
                     n_.gather, n_.displs, kRoot, comm, "gather");
     rounds_.next_round();
     rounds_.bcast([this] { return static_cast<void*>(args_.recv); }, [this] { return n_.bcast; }, MPI_BYTE, kRoot, comm,

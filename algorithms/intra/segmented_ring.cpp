@@ -83,7 +83,8 @@ void SegmentedRingExecutor::run(std::byte* result) const {
   }
 }
 
-void SegmentedRingExecutor::add_rounds(StartedRounds& rounds, std::byte* result, std::function<void()> first) const {
+void SegmentedRingExecutor::add_rounds(StartedRounds& rounds, const ResultAt& result,
+                                       std::function<void()> first) const {
   if (steps_.empty()) {
     if (first) rounds.next_round(std::move(first));
     return;
@@ -91,8 +92,11 @@ void SegmentedRingExecutor::add_rounds(StartedRounds& rounds, std::byte* result,
   for (const auto& step : steps_) {
     rounds.next_round(std::exchange(first, {}));
     for (const auto& r : step.recv)
-      rounds.recv(result + r.at, static_cast<int>(r.bytes), MPI_BYTE, previous_, kTag, comm_);
-    for (const auto& s : step.send) rounds.send(result + s.at, static_cast<int>(s.bytes), MPI_BYTE, next_, kTag, comm_);
+      rounds.recv([result, at = r.at] { return static_cast<void*>(result() + at); },
+                  [n = static_cast<int>(r.bytes)] { return n; }, MPI_BYTE, previous_, kTag, comm_);
+    for (const auto& s : step.send)
+      rounds.send([result, at = s.at] { return static_cast<const void*>(result() + at); },
+                  [n = static_cast<int>(s.bytes)] { return n; }, MPI_BYTE, next_, kTag, comm_);
   }
 }
 
@@ -127,7 +131,7 @@ class SegmentedRingStarted final : public StartedRunner {
   SegmentedRingStarted(MPI_Comm comm, const Args& args, CallForm form, const Capabilities& caps)
       : args_(args), ring_(comm, args.recv_counts, args.recv_displs), rounds_(form, caps) {
     check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
-    ring_.add_rounds(rounds_, args_.recv, [this] { place_own(args_, rank_); });
+    ring_.add_rounds(rounds_, [this] { return args_.recv; }, [this] { place_own(args_, rank_); });
   }
   void start() override { rounds_.start(); }
   void wait() override { rounds_.wait(); }

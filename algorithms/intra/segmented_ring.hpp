@@ -32,7 +32,8 @@ class SegmentedRingExecutor {
   // MPI_Send_init built once): the `-ring` group phase of fullduplex-allgatherv and the started
   // segmented-ring. `first` runs before the first round's operations start (a round of its own
   // when there is no step).
-  void add_rounds(StartedRounds& rounds, std::byte* result, std::function<void()> first = {}) const;
+  // `result` is read when an operation is built or posted (started_rounds.hpp).
+  void add_rounds(StartedRounds& rounds, const ResultAt& result, std::function<void()> first = {}) const;
 
  private:
   struct Span {

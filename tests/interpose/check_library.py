@@ -15,6 +15,10 @@
                 the calls the client made: half duplex by halfduplex-fc (persistent: its inits and its
                 starts), full duplex passed to the MPI library; forced; nonblocking routed native by
                 call=; no request left owned
+  started_forced  the same C program under the library's defaults (no rules, no force), then with
+                every selectable Allgather algorithm forced in turn: every result equal to the
+                native blocking call, and each algorithm serves nonblocking (and, where the MPI
+                build has the init, persistent) calls
   started_neighbor  tests/interpose/started_neighbor_client.c, a C program: nonblocking
                 (MPI_Ineighbor_*: Wait, Waitall of two, Test) and persistent (MPI_Neighbor_*_init or
                 MPIX_, Start/Wait with the send buffer rewritten between starts) neighbourhood
@@ -298,10 +302,7 @@ def expect_served(what, served, want):
 
 def check_started():
     np = 3 if busy_polling() else 4
-    # MPICH 4.0.2's own persistent intercommunicator Allgather returns the previous start's data
-    # (results/callforms/README.md): the full-duplex persistent calls, which the library passes to
-    # it, run only where the MPI library's own call is right.
-    args = ["6"] + (["--no-full-persistent"] if env("MPI_FLAVOR") == "mpich" else [])  # 6: every request call
+    args = ["6"] + started_args()[1:]  # 6 starts: every request call
     rules = write_rules("started.json", json.dumps(STARTED_RULES))
     out, made, served = run_started(np, {"COLLREPRO_PMPI_RULES": rules}, args)
     print(out.strip())
@@ -333,6 +334,36 @@ def check_started():
     if env("MPI_FLAVOR") != "mpich":  # the client itself, every call native (the control)
         out, _, _ = run_started(np, {}, args, preload=False)
         print(f"without the library: {out.strip().splitlines()[-1]}")
+
+
+def started_args():
+    # MPICH 4.0.2's own persistent intercommunicator Allgather returns the previous start's data
+    # (results/callforms/README.md): the full-duplex persistent calls, which the library may pass
+    # to it, run only where the MPI library's own call is right.
+    return ["3"] + (["--no-full-persistent"] if env("MPI_FLAVOR") == "mpich" else [])
+
+
+def check_started_forced():
+    """started_client (an unmodified C program: persistent and nonblocking MPI_Allgather on every
+    split, half and full duplex, byte counts 0, 1 and 70000 and a strided send type, every result
+    compared with the MPI library's blocking call) under the library's defaults, then with each
+    selectable Allgather algorithm forced: every algorithm that offers a form must serve calls in
+    it (the report), and every shape it does not support goes to the MPI library."""
+    np = 3 if busy_polling() else 4
+    args = started_args()
+    out, made, served = run_started(np, {}, args)
+    print(f"defaults: {out.strip().splitlines()[-1]}; served {sorted(served.items())}")
+    for name, collectives in sorted(servable_algorithms().items()):
+        if "allgather" not in collectives:
+            continue
+        out, made, served = run_started(np, {"COLLREPRO_PMPI_FORCE": name}, args)
+        forms = [k for k in ("served-call nonblocking", "served-call persistent") if served.get((k, name))]
+        if not served.get(("served-call nonblocking", name)):
+            raise Failure(f"COLLREPRO_PMPI_FORCE={name}: no MPI_Iallgather was served by {name}: {served}")
+        if made["half-persistent"] and not served.get(("served-call persistent", name)):
+            raise Failure(f"COLLREPRO_PMPI_FORCE={name}: no persistent Allgather was served by {name}: {served}")
+        print(f"COLLREPRO_PMPI_FORCE={name}: {out.strip().splitlines()[-1]}; {name} served "
+              f"{', '.join(f'{k.split()[-1]} {served[(k, name)]}' for k in forms)}")
 
 
 # The isomorphic algorithms with their own nonblocking and persistent schedules.
@@ -568,6 +599,7 @@ def check_delay():
 
 def main():
     checks = {"transparency": check_transparency, "settings": check_settings, "started": check_started,
+              "started_forced": check_started_forced,
               "started_neighbor": check_started_neighbor, "comm_cycle": check_comm_cycle,
               "tune": check_tune, "oversized_rules": check_oversized_rules, "delay": check_delay}
     try:

@@ -13,7 +13,8 @@
 // unchanged, receive gaps keep the sentinel, the runner is run twice (three times for a
 // nonblocking or persistent call: several starts of one init) with the send buffers rewritten
 // before each run, so that a copy cached at init fails, and the result equals the native
-// blocking one on the same data byte for byte. Unsupported shapes are counted as skipped with
+// blocking one on the same data byte for byte. A nonblocking call is prepared on decoy buffers
+// and run on the case's own, as the PMPI library runs it. Unsupported shapes are counted as skipped with
 // their reason; an algorithm for which every case is skipped fails, so no algorithm can pass by
 // rejecting everything. Each algorithm gets its own summary line, the launch one closing line.
 #include <mpi.h>
@@ -249,9 +250,17 @@ class CaseRun {
 
   // Runs `algo` in the call form (prepared once, run `runs_` times on new data); this rank's
   // first error, or "".
+  // A nonblocking call is prepared on decoy buffers and run on the case's own: the PMPI library
+  // prepares one schedule per shape and rebinds the application's buffers in its Args before
+  // every call, so a schedule that kept the pointers it was prepared with fails here.
   std::string check(const inter::InterAlgorithm& algo, CallForm call, const Capabilities& caps, int world_rank) {
-    Args args{send_.data(), my_bytes_, recv_.data(), counts_, displs_};
+    const bool rebinds = call == CallForm::Nonblocking;
+    Buffer decoy_send(rebinds ? my_bytes_ : 0), decoy_recv(rebinds ? total_ : 0);
+    Args args{rebinds ? decoy_send.data() : send_.data(), my_bytes_, rebinds ? decoy_recv.data() : recv_.data(),
+              counts_, displs_};
     auto runner = algo.prepare_call(*entry_.pair, args, call, caps);
+    args.send = send_.data();
+    args.recv = recv_.data();
     std::string error;
     for (int round = 1; round <= runs_; ++round) {  // every run on every rank: the calls are collective
       fill_pattern(send_.span(), side_, me_, data_salt(round));

@@ -17,6 +17,11 @@
 // chooses which MPI call each operation becomes. Arguments are read when an operation is built
 // (persistent) or posted (nonblocking): a count that an earlier round computes is read from its
 // variable at post time, so a nonblocking schedule may depend on what it received.
+// Buffers: a nonblocking schedule is prepared once and may be called on new buffers (the PMPI
+// library prepares one per shape and rebinds the application's buffers in its Args before every
+// call), so a schedule names the buffers of its Args through a SourceAt / ResultAt that reads
+// them, never through the pointer the Args held when it was prepared. tests/mpi/inter_check.cpp
+// prepares every nonblocking schedule on decoy buffers and runs it on others.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +39,11 @@ namespace collrepro {
 // True when the pieces are equal and follow each other in rank order (an Allgather's layout):
 // an in-place Allgatherv of them is then called as an Allgather, which libraries tune better.
 bool uniform_in_rank_order(const std::vector<int>& counts, const std::vector<int>& displs);
+
+// Where an operation's buffer is, read when the operation is built (persistent) or posted
+// (nonblocking).
+using SourceAt = std::function<const std::byte*()>;
+using ResultAt = std::function<std::byte*()>;
 
 class StartedRounds {
  public:
@@ -59,9 +69,9 @@ class StartedRounds {
              const std::string& what);
   void gather(const void* send, int send_count, MPI_Datatype send_type, void* recv, int recv_count,
               MPI_Datatype recv_type, int root, MPI_Comm comm, const std::string& what);
-  // send_count, recv, counts and displs are read at build or post time (a count gathered in an
-  // earlier round of a nonblocking call).
-  void gatherv(const void* send, std::function<int()> send_count, MPI_Datatype type, std::function<void*()> recv,
+  // send, send_count, recv, counts and displs are read at build or post time (a count gathered
+  // in an earlier round of a nonblocking call).
+  void gatherv(std::function<const void*()> send, std::function<int()> send_count, MPI_Datatype type, std::function<void*()> recv,
                const std::vector<int>& counts, const std::vector<int>& displs, int root, MPI_Comm comm,
                const std::string& what);
   // A send that an earlier round plans: built (persistent) or posted (nonblocking) only where
