@@ -123,7 +123,7 @@ def main():
         return 77
     if any(line.split()[0].startswith("crc-") for line in
            subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines() if line):
-        print("SKIP: a cluster is up (ip netns list shows crc- names); run `collrepro cluster down` first")
+        print("SKIP: a cluster is up (ip netns list shows crc- names); run `collrepro-py cluster down` first")
         return 77
     from collrepro.cluster import plan as P
     work = a.keep or tempfile.mkdtemp(prefix="known-answer-")

@@ -29,7 +29,7 @@ BUILD=$(cd "$(dirname "$COLLBENCH")/.." && pwd)
 cleanup() { "${CL[@]}" down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
 
 if ip netns list | grep -q '^crc-'; then  # someone's cluster (or a leftover): not ours to remove
-  echo "SKIP: a cluster is up (ip netns list shows crc- names); run \`collrepro cluster down\` first"; exit 77
+  echo "SKIP: a cluster is up (ip netns list shows crc- names); run \`collrepro-py cluster down\` first"; exit 77
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cluster-slurm.XXXXXX")
 trap cleanup EXIT

@@ -13,8 +13,10 @@
 #  3b. cluster shape: a node's link at another rate live (both ends, cluster.json), bad input in
 #     one line, --reset;
 #  4. down while a process runs in a node: no namespace, mount, state or process left;
-#  5. SIGTERM during `up` (while making nodes, and during the fidelity ping-pong): exit 143,
-#     nothing left; a link the machine cannot hold (100 Gbit/s) is refused, nothing left.
+#  5. SIGTERM during `up` (while making nodes, and during the fidelity ping-pong): exit 143, a
+#     line saying nothing is kept, nothing left; SIGKILL during `up`: `status` exits 4 naming the
+#     interrupted `up`, `run` refuses, `down` clears it; a link the machine cannot hold
+#     (100 Gbit/s) is refused, nothing left.
 # Environment (ctest sets them): COLLBENCH (an Open MPI collbench), REPO.
 set -euo pipefail
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -44,7 +46,7 @@ expect() {  # expect CODE WHAT CMD...: exit code CODE and exactly one line on st
 }
 
 if ip netns list | grep -q '^crc-'; then  # someone's cluster (or a leftover): not ours to remove
-  echo "SKIP: a cluster is up (ip netns list shows crc- names); run \`collrepro cluster down\` first"; exit 77
+  echo "SKIP: a cluster is up (ip netns list shows crc- names); run \`collrepro-py cluster down\` first"; exit 77
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cluster-test.XXXXXX")
 trap cleanup EXIT
@@ -160,8 +162,20 @@ for when in "$COLLREPRO_CLUSTER_DIR/uts/crc-n1" "$COLLREPRO_CLUSTER_DIR/cluster.
   kill -TERM "$up"
   code=0; wait "$up" || code=$?
   [[ $code == 143 ]] || { cat "$WORK/err" >&2; fail "SIGTERM during up (at $when): exit $code, want 143"; }
+  grep -q "nothing is kept to resume" "$WORK/err" || { cat "$WORK/err" >&2; fail "SIGTERM during up: the line does not say nothing is kept"; }
   nothing_left "SIGTERM during up (at $when)"
 done
+# SIGKILL leaves no chance to clean up: `status` must not call the half-made cluster up.
+"${CL[@]}" up --nodes 2 --link 100mbit --collbench "$COLLBENCH" >/dev/null 2>&1 &
+up=$!
+for _ in $(seq 300); do [[ -e $COLLREPRO_CLUSTER_DIR/cluster.json ]] && break; sleep 0.05; done
+[[ -e $COLLREPRO_CLUSTER_DIR/cluster.json ]] || fail "up never wrote cluster.json"
+kill -KILL "$up"; wait "$up" || true
+expect 4 "status after a killed up" "${CL[@]}" status
+grep -q "interrupted" "$WORK/out" || { cat "$WORK/out" >&2; fail "status after a killed up does not say it was interrupted"; }
+expect 2 "run after a killed up" "${CL[@]}" run -- true
+expect 0 "down after a killed up" "${CL[@]}" down
+nothing_left "down after a killed up"
 expect 5 "a 100gbit link" "${CL[@]}" up --nodes 2 --cores-per-node 2 --link 100gbit --collbench "$COLLBENCH"
 grep -q "fidelity check refused" "$WORK/err" || { cat "$WORK/err" >&2; fail "100gbit was not refused by the fidelity check"; }
 nothing_left "a refused link"

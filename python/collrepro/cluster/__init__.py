@@ -1,4 +1,4 @@
-"""An emulated multi-node cluster on one machine (`collrepro cluster`, docs/cluster.md).
+"""An emulated multi-node cluster on one machine (`collrepro-py cluster`, docs/cluster.md).
 
   plan.py      names, addresses, rates, the cleanup plan and the route check: pure
   net.py       namespaces, veth pairs, the bridge and tbf with iproute2; entering a node; removal

@@ -1,11 +1,12 @@
-"""`collrepro cluster up|status|run|down`: the emulated multi-node cluster's command line.
+"""`./collrepro-py cluster up|status|run|shape|down`: the emulated multi-node cluster's command line.
 
   up --nodes N [--cores-per-node C] [--link RATE] [--node-rate NODE=RATE ...]
         makes the cluster (plan.py, net.py), writes STATE_DIR/cluster.json, the MPI agent and
         host files (mpi.py), then runs the fidelity check (fidelity.py) and writes
         STATE_DIR/fidelity.json; a refused check, a failure halfway, SIGTERM or Ctrl-C remove
         everything made. `up` again with the same settings does nothing; other settings: `down` first.
-  status  the nodes, their links and the measured fidelity (JSON with --json); exit 4 if none is up.
+  status  the nodes, their links and the measured fidelity (JSON with --json, whose "up" is false
+        for a half-made cluster); exit 4 if none is up, or if an interrupted `up` left one half made.
   run -- CMD   CMD on the head node with the cluster's MPI environment; its exit code.
   down  removes every object with the prefix (also leftovers of a crashed `up`) and the state.
 
@@ -58,12 +59,12 @@ def _already_up(a, cluster):
         if clash:
             raise UserError(f"network namespace {clash[0]} exists but no cluster of this tool is up "
                             "(a leftover, or someone else's name with the prefix crc-): "
-                            "run `collrepro cluster down` to remove every crc- object")
+                            "run `./collrepro-py cluster down` to remove every crc- object")
         return False
     state = _need_up(a.state_dir)
     if state.get("settings") != cluster.settings():
-        raise UserError("a cluster with other settings is up (collrepro cluster status); "
-                        "run `collrepro cluster down` first")
+        raise UserError("a cluster with other settings is up (./collrepro-py cluster status); "
+                        "run `./collrepro-py cluster down` first")
     return True
 
 
@@ -81,6 +82,14 @@ def _make(a, cluster):
             raise EnvironmentProblem(f"{node['name']} has a route out of the cluster ({bad[0]}); refusing")
     safeio.write_json(os.path.join(a.state_dir, CLUSTER_JSON), doc)
     return doc
+
+
+class Stopped(UserError):
+    """`up` stopped by a signal after removing what it made: its own line, the signal's exit code."""
+
+    def __init__(self, message, exit_code):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def _fidelity_line(result):
@@ -105,11 +114,17 @@ def up(a):
         if cluster.slurm:
             slurm.start(a.state_dir, doc)
         safeio.write_json(os.path.join(a.state_dir, FIDELITY_JSON), result)  # last: the cluster is up
+    except (KeyboardInterrupt, safeio.Terminated) as err:
+        net.remove(a.state_dir)
+        how = "interrupted (SIGINT)" if isinstance(err, KeyboardInterrupt) else "terminated (SIGTERM)"
+        raise Stopped(f"up: {how}; everything it had made is removed, nothing is kept to resume: "
+                      "run `./collrepro-py cluster up` again", safeio.EXIT_SIGINT if isinstance(err, KeyboardInterrupt)
+                      else safeio.EXIT_SIGTERM) from None
     except BaseException:
         net.remove(a.state_dir)
         raise
     print(f"cluster: up, {len(cluster.nodes)} nodes {cluster.nodes[0].name} .. {cluster.nodes[-1].name}"
-          f"{' with Slurm (collrepro cluster run -- sinfo)' if cluster.slurm else ''}, "
+          f"{' with Slurm (./collrepro-py cluster run -- sinfo)' if cluster.slurm else ''}, "
           f"{'cores shared between nodes' if cluster.cpus_shared else f'{cluster.cores_per_node} own core(s) each'}; "
           f"fidelity: {_fidelity_line(result)}")
     return 0
@@ -119,9 +134,9 @@ def _need_up(state_dir):
     """cluster.json of the cluster that is up; fidelity.json, written last, says that `up` finished."""
     state = _load(state_dir, CLUSTER_JSON)
     if state is None:
-        raise UserError("no cluster is up: run `collrepro cluster up --nodes N` first")
+        raise UserError("no cluster is up: run `./collrepro-py cluster up --nodes N` first")
     if _load(state_dir, FIDELITY_JSON) is None:
-        raise UserError("an interrupted `cluster up` left a cluster behind: run `collrepro cluster down` first")
+        raise UserError("an interrupted `cluster up` left a cluster behind: run `./collrepro-py cluster down` first")
     return state
 
 
@@ -129,18 +144,22 @@ def status(a):
     state, fid = _load(a.state_dir, CLUSTER_JSON), _load(a.state_dir, FIDELITY_JSON)
     leftovers = [n for n in net.namespaces() if P.owned(n)] if os.geteuid() == 0 else []
     if a.json:
-        print(json.dumps({"up": state is not None, "cluster": state, "fidelity": fid, "namespaces": leftovers},
-                         indent=2))
+        print(json.dumps({"up": state is not None and fid is not None, "interrupted": state is not None and fid is None,
+                          "cluster": state, "fidelity": fid, "namespaces": leftovers}, indent=2))
     elif state is None:
         print("cluster: none is up"
-              + (f"; leftovers: {', '.join(leftovers)} (collrepro cluster down)" if leftovers else ""))
+              + (f"; leftovers: {', '.join(leftovers)} (./collrepro-py cluster down)" if leftovers else ""))
+    elif fid is None:  # fidelity.json is written last: `up` never finished
+        print(f"cluster: an interrupted `up` left {len(state['nodes'])} nodes behind (no fidelity check was "
+              "recorded); it is not usable: run `./collrepro-py cluster down`, then `up` again")
+        return safeio.EXIT_INCOMPLETE
     else:
         for n in state["nodes"]:
             print(f"{n['name']:<8} {n['address']:<14} link {P.format_rate(n['rate_bit_s']):<8} "
                   f"cpus {','.join(map(str, n['cpus'])) or 'shared'}")
         if fid:
             print(f"fidelity: {fid['between'][0]} <-> {fid['between'][1]}: {_fidelity_line(fid)}")
-    return 0 if state is not None else safeio.EXIT_INCOMPLETE
+    return 0 if state is not None and fid is not None else safeio.EXIT_INCOMPLETE
 
 
 def launch_metadata(state, fid):
@@ -157,7 +176,7 @@ def run(a):
     state = _need_up(a.state_dir)
     argv = a.command[1:] if a.command[:1] == ["--"] else a.command
     if not argv:
-        raise UserError("run: give the command after --, e.g. collrepro cluster run -- mpirun -n 4 hostname")
+        raise UserError("run: give the command after --, e.g. ./collrepro-py cluster run -- mpirun -n 4 hostname")
     fid = _load(a.state_dir, FIDELITY_JSON)
     env = mpi.environment(a.state_dir, state)
     env["COLLREPRO_CLUSTER_METADATA"] = json.dumps(launch_metadata(state, fid), separators=(",", ":"))

@@ -37,7 +37,7 @@ def agent_script(state_dir, cluster_json):
         cases.append(f"  {node['name']}) exec {cmd} sh -c \"$*\" ;;")
     return "\n".join([
         "#!/bin/bash",
-        "# The emulated cluster's remote shell (written by `collrepro cluster up`; python/collrepro/cluster/mpi.py):",
+        "# The emulated cluster's remote shell (written by `collrepro-py cluster up`; python/collrepro/cluster/mpi.py):",
         "# AGENT [-options] HOST COMMAND... runs COMMAND with sh -c inside HOST's namespaces.",
         "while [[ ${1:-} == -* ]]; do shift; done",
         'host=${1:-}; shift || true',

@@ -36,7 +36,7 @@ def config(d, cluster_json):
     """slurm.conf for the cluster's nodes; pure."""
     head = cluster_json["nodes"][0]
     lines = [
-        "# Written by `collrepro cluster up --slurm` (python/collrepro/cluster/slurm.py).",
+        "# Written by `collrepro-py cluster up --slurm` (python/collrepro/cluster/slurm.py).",
         "ClusterName=collrepro-emulated",
         f"SlurmctldHost={head['name']}({head['address']})",
         f"SlurmctldPort={CTLD_PORT}", f"SlurmdPort={SLURMD_PORT}",

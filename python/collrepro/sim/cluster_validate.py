@@ -3,7 +3,7 @@
 
     collrepro-py sim validate-cluster RUNS_DIR [--out DIR] [--report-only]
 
-RUNS_DIR holds the real runs on the emulated cluster (`collrepro cluster`, docs/cluster.md) as
+RUNS_DIR holds the real runs on the emulated cluster (`collrepro-py cluster`, docs/cluster.md) as
 <experiment>/ result directories of the EXPERIMENTS below, one rank per node (written by
 results/cluster/validation/run.sh). The command writes the cluster's platform from those
 launches' own records (`sim platform --from-cluster`,
@@ -241,7 +241,7 @@ def readme(points, summary, runs, out, duplex):
         "(python/collrepro/sim/cluster_validate.py) from the real runs under "
         f"`{os.path.relpath(runs, HERE)}/` (`run.sh`, `duplex.sh`) and the simulations in `sims*/`. Do not edit.",
         "",
-        "- **Real**: 4 emulated nodes (`collrepro cluster`), one Open MPI rank each, over TCP through",
+        "- **Real**: 4 emulated nodes (`collrepro-py cluster`), one Open MPI rank each, over TCP through",
         "  the nodes' token-bucket links; the experiments `seed000-4nodes.yaml` and `seed001-4nodes.yaml`;",
         "  the median over launches of the per-launch Tukey medians.",
         _cores_line(runs),

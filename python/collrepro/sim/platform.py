@@ -520,7 +520,7 @@ def _parser():
     ap.add_argument("--source", default="", help="how the platform's comment names the measurements")
     ap.add_argument("--build-dir", default=os.path.join(REPO, "build", "openmpi"))
     ap.add_argument("--from-cluster", action="store_true",
-                    help="RESULT_DIRs ran on an emulated cluster (collrepro cluster): write its nodes and links "
+                    help="RESULT_DIRs ran on an emulated cluster (collrepro-py cluster): write its nodes and links "
                          "(python/collrepro/sim/cluster_platform.py; --copy-bw: within a node)")
     ap.add_argument("--duplex-share", type=float, default=1.0,
                     help="--from-cluster: each direction's share of a node's rate while both carry traffic (1)")
