@@ -87,6 +87,13 @@ set_tests_properties(sim.type-cost PROPERTIES LABELS "sim" TIMEOUT 1200 COST 5 R
 
 # sim.shared-backbone: sim validate run --shared simulates each size on the platform whose backbone
 # is the node's concurrent ping-pong at that size (tests/sim/shared_backbone.sh).
+# sim.hugepages-shared: two simulations side by side on huge pages, with and without another
+# process holding most of them: both pass, and the one short of pages says so (tests/sim/hugepages_shared.sh; root).
+add_test(NAME sim.hugepages-shared
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/hugepages_shared.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.hugepages-shared PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant
+                     SKIP_RETURN_CODE 77)
+
 add_test(NAME sim.shared-backbone
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/shared_backbone.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.shared-backbone PROPERTIES LABELS "sim" TIMEOUT 1200 COST 5 RESOURCE_LOCK sim-variant)
@@ -98,3 +105,4 @@ foreach(_sim_test cori-effects fast-path allgather-ring exscan ompi-bcast wide n
                   cluster-platform type-cost shared-backbone)
   collrepro_test_cores(sim.${_sim_test} 1)
 endforeach()
+collrepro_test_cores(sim.hugepages-shared 2)  # four simulations at once

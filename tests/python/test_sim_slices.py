@@ -162,3 +162,43 @@ def test_compacted_slices_keep_their_count(tmp_path):
     sim.check_layout(str(tmp_path), 0, ["3/16"])
     with pytest.raises(UserError, match="cut as 16 slices.*in 2 slices"):
         sim.check_layout(str(tmp_path), 0, ["0/2", "1/2"])
+
+
+# Huge pages shared between simulations on one machine (run.HugepageClaim): a fake /proc.
+def _fake_proc(monkeypatch, free, rsvd=0, maps=1 << 22):
+    files = {"/proc/mounts": "none /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n",
+             "/proc/meminfo": f"HugePages_Total: 16\nHugePages_Free: {free}\nHugePages_Rsvd: {rsvd}\n",
+             "/proc/sys/vm/max_map_count": f"{maps}\n"}
+    monkeypatch.setattr(sim, "_read", lambda path, default="": files.get(path, default))
+
+
+def test_hugepages_count_one_per_simulation_and_the_reserved_ones(monkeypatch, tmp_path):
+    _fake_proc(monkeypatch, free=3, rsvd=1)
+    with sim.HugepageClaim("auto", 2, folder=str(tmp_path)) as (folding, note):
+        assert sim.BLOCK_HUGE_PAGES in folding and "2 claimed" in note
+    with sim.HugepageClaim("auto", 3, folder=str(tmp_path)) as (folding, note):
+        assert folding == [sim.BLOCK_4K_PAGES]
+        assert "2 free huge page(s)" in note and "3 needed" in note
+    with pytest.raises(UserError, match="--hugepages yes: 2 free"):
+        with sim.HugepageClaim("yes", 3, folder=str(tmp_path)):
+            pass
+
+
+def test_a_live_claim_keeps_its_pages_from_another_run(monkeypatch, tmp_path):
+    _fake_proc(monkeypatch, free=3)
+    with sim.HugepageClaim("auto", 2, folder=str(tmp_path)) as (first, _):
+        assert sim.BLOCK_HUGE_PAGES in first
+        with sim.HugepageClaim("auto", 2, folder=str(tmp_path)) as (second, note):
+            assert second == [sim.BLOCK_4K_PAGES]
+            assert "2 claimed by other simulations" in note
+        with sim.HugepageClaim("auto", 1, folder=str(tmp_path)) as (third, _):
+            assert sim.BLOCK_HUGE_PAGES in third
+    assert not [n for n in os.listdir(tmp_path) if n.endswith(".claim")]  # released at exit
+
+
+def test_a_dead_claimers_file_is_not_counted(monkeypatch, tmp_path):
+    _fake_proc(monkeypatch, free=2)
+    (tmp_path / "999999.claim").write_text("2")  # nobody holds its lock: its simrun is gone
+    with sim.HugepageClaim("auto", 2, folder=str(tmp_path)) as (folding, _):
+        assert sim.BLOCK_HUGE_PAGES in folding
+    assert not (tmp_path / "999999.claim").exists()

@@ -35,8 +35,11 @@ platform, the SimGrid version and the network model.
                garbage, and writing them costs page faults, most of a large run's time) gives
                the same simulated times
   --hugepages  auto|yes|no (default auto): fold onto huge pages when a hugetlbfs is mounted with
-               a free page and vm.max_map_count is high enough (bench/sim/hugepages sets that
-               up, as root): the same simulated times, several times less system time at scale
+               a free page for each of the --jobs simulations (pages another mapping reserved, or
+               another simrun on this machine claimed, do not count) and vm.max_map_count is high
+               enough (bench/sim/hugepages sets that up, as root): the same simulated times,
+               several times less system time at scale. Otherwise 4 KiB pages, with a line
+               saying why
   --privatize  yes|no (default no): SMPI global-variable privatization. collbench has no
                mutable global state, so no is safe and much lighter at 1000+ ranks.
   --coll-selector  mpich|ompi (default mpich): SimGrid's collective selector, the library whose
@@ -64,6 +67,7 @@ python/collrepro/sim/platform.py) replace the defaults of the same names. Exit c
 smpi build or smpirun missing, 130/143 interrupted.
 """
 
+import contextlib
 import glob
 import os
 import shlex
@@ -483,32 +487,102 @@ def _read(path, default=""):
         return default
 
 
-def hugepage_mount():
-    """A hugetlbfs mount of 2 MiB pages with a free page, when vm.max_map_count allows the many
-    mappings of huge-page folding: (directory, None), or (None, why not)."""
+def hugepage_mount(pages=1, claimed=0):
+    """A hugetlbfs mount of 2 MiB pages with `pages` pages free beyond the `claimed` ones, when
+    vm.max_map_count allows the many mappings of huge-page folding: (directory, None), or (None,
+    why not). Free means neither in use nor reserved by another mapping (HugePages_Rsvd)."""
     mounts = [line.split() for line in _read("/proc/mounts").splitlines()]
     dirs = [m[1] for m in mounts if len(m) > 3 and m[2] == "hugetlbfs" and "pagesize=1024M" not in m[3]]
-    free = [int(line.split()[1]) for line in _read("/proc/meminfo").splitlines() if line.startswith("HugePages_Free:")]
+    info = {line.split(":")[0]: line.split()[1] for line in _read("/proc/meminfo").splitlines() if ":" in line}
+    free = int(info.get("HugePages_Free", 0)) - int(info.get("HugePages_Rsvd", 0)) - claimed
     maps = int(_read("/proc/sys/vm/max_map_count", "0").strip() or 0)
     if not dirs:
         return None, "no hugetlbfs mounted"
-    if not free or free[0] < 1:
-        return None, "no free huge page (vm.nr_hugepages)"
+    if free < pages:
+        held = f", {claimed} claimed by other simulations running here" if claimed else ""
+        return None, (f"{max(free, 0)} free huge page(s){held}, {pages} needed (one per simulation "
+                      "running at once; vm.nr_hugepages)")
     if maps < HUGEPAGE_MAPS:
         return None, f"vm.max_map_count is {maps}, below {HUGEPAGE_MAPS}"
     return dirs[0], None
 
 
-def folding_config(hugepages):
-    """SimGrid settings of the folded buffers' pages for --hugepages auto|yes|no, and a note."""
-    if hugepages == "no":
-        return [BLOCK_4K_PAGES], "folded buffers on 4 KiB pages (--hugepages no)"
-    where, why_not = hugepage_mount()
-    if where:
-        return [BLOCK_HUGE_PAGES, f"smpi/shared-malloc-hugepage:{where}"], f"folded buffers on huge pages ({where})"
-    if hugepages == "yes":
-        raise UserError(f"--hugepages yes: {why_not}; set them up with {HUGEPAGE_SETUP}")
-    return [BLOCK_4K_PAGES], f"folded buffers on 4 KiB pages ({why_not}; {HUGEPAGE_SETUP} makes large runs faster)"
+# Simulations that share the machine (another clone's, a Slurm node's other task) claim their
+# huge pages here: between simrun's look at /proc/meminfo and smpimain's mapping of its page,
+# another simulation could take the page, and SMPI aborts ("Could not map folded virtual memory").
+# A claim is a file named by the claiming process holding its page count, share-locked while it
+# lives; the look and the claim happen under one exclusive lock. A dead claimer's lock is gone,
+# and its file is removed by the next look. Counting a claim whose pages are already mapped twice
+# (in the claim and as pages no longer free) only errs toward 4 KiB pages.
+HUGEPAGE_CLAIMS = os.path.join(tempfile.gettempdir(), "collrepro-hugepages")
+
+
+def _live_claims(folder):
+    """The pages claimed by living simruns (their files share-locked); dead claims removed."""
+    import fcntl
+    total = 0
+    for name in os.listdir(folder):
+        if not name.endswith(".claim"):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                os.unlink(path)  # nobody holds it: its simrun is gone
+                continue
+            except BlockingIOError:
+                pass
+            text = os.read(fd, 32).decode("ascii", "replace").strip()
+            total += int(text) if text.isdigit() else 0
+        finally:
+            os.close(fd)
+    return total
+
+
+class HugepageClaim:
+    """The folded buffers' SimGrid settings for --hugepages auto|yes|no and `jobs` simulations at
+    once, with the pages claimed for as long as the object is open (a context manager)."""
+
+    def __init__(self, hugepages, jobs, folder=HUGEPAGE_CLAIMS):
+        self.hugepages, self.jobs, self.folder = hugepages, jobs, folder
+        self.fd = None
+
+    def __enter__(self):
+        if self.hugepages == "no":
+            return [BLOCK_4K_PAGES], "folded buffers on 4 KiB pages (--hugepages no)"
+        import fcntl
+        os.makedirs(self.folder, mode=0o1777, exist_ok=True)
+        lock = os.open(os.path.join(self.folder, "lock"), os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            where, why_not = hugepage_mount(self.jobs, _live_claims(self.folder))
+            if where:
+                path = os.path.join(self.folder, f"{os.getpid()}.claim")
+                self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o666)
+                fcntl.flock(self.fd, fcntl.LOCK_SH)
+                os.write(self.fd, str(self.jobs).encode())
+                self.path = path
+        finally:
+            os.close(lock)
+        if where:
+            return ([BLOCK_HUGE_PAGES, f"smpi/shared-malloc-hugepage:{where}"],
+                    f"folded buffers on huge pages ({where}; {self.jobs} claimed)")
+        if self.hugepages == "yes":
+            raise UserError(f"--hugepages yes: {why_not}; set them up with {HUGEPAGE_SETUP}")
+        return [BLOCK_4K_PAGES], (f"folded buffers on 4 KiB pages ({why_not}; {HUGEPAGE_SETUP} makes large "
+                                  "runs faster)")
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            os.close(self.fd)
+            self.fd = None
+        return False
 
 
 def platform_config(platform):
@@ -629,13 +703,13 @@ def main(argv=None):
     if a.type_cost:
         env["COLLREPRO_SIM_TYPE_COST"] = ",".join(f"{x:.6g}" for x in parse_type_cost(a.type_cost))
     config = sim_config(a.coll_selector, platform_config(platform))
-    folding, note = folding_config(a.hugepages)
-    print(f"simrun: {note}", file=sys.stderr)
-    hostfile = placement.write_hostfile()
-    try:
-        flags = smpirun_flags(hostfile, platform, fold, a.privatize, folding, config)
-        launcher = Launcher("smpi", program=smpirun, flags=flags)
-        return _run_launches(a, launcher, exe, passthrough, placement, env, hostfile)
-    finally:
-        os.unlink(hostfile)
+    with HugepageClaim(a.hugepages, 1 if a.dry_run else a.jobs) as (folding, note):
+        print(f"simrun: {note}", file=sys.stderr)
+        hostfile = placement.write_hostfile()
+        try:
+            flags = smpirun_flags(hostfile, platform, fold, a.privatize, folding, config)
+            launcher = Launcher("smpi", program=smpirun, flags=flags)
+            return _run_launches(a, launcher, exe, passthrough, placement, env, hostfile)
+        finally:
+            os.unlink(hostfile)
 
