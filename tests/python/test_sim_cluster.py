@@ -35,6 +35,16 @@ def test_the_record_is_the_launches_median():
     ([{"cluster": {"nodes": [{"name": "crc-n0"}], "fidelity": {}}}], "lacks"),
     ([{"cluster": dict(_record(), nodes=[{"name": "x", "rate_bit_s": 1e8}, {"name": "y", "rate_bit_s": 1e8}])}],
      "want crc-n0"),
+    ([{"cluster": _record(rates=(100e6, 0))}], r"crc-n1's rate_bit_s is 0; want a number above 0"),
+    ([{"cluster": _record(rates=(100e6, -5e6))}], "crc-n1's rate_bit_s is -5000000.0; want a number above 0"),
+    ([{"cluster": _record(rates=(100e6, float("nan")))}], "want a number above 0"),
+    ([{"cluster": _record(rates=(100e6, "abc"))}], r"crc-n1's rate_bit_s is 'abc', not a number"),
+    ([{"cluster": dict(_record(), nodes=[])}], "lists no nodes"),
+    ([{"cluster": dict(_record(), nodes=None)}], "not shaped as collbench writes it"),
+    ([{"cluster": dict(_record(), fidelity={"ratio": "high", "latency_s": 8e-6})}],
+     "the fidelity ratio is 'high', not a number"),
+    ([{"cluster": _record(latency=0)}], "the fidelity latency_s is 0; want a number above 0"),
+    ([{"cluster": dict(_record(), cores_per_node="2")}], "cores_per_node is '2'; want a whole number"),
 ])
 def test_records_that_are_not_one_cluster_are_refused(metas, words):
     with pytest.raises(UserError, match=words):

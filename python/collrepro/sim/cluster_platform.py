@@ -42,6 +42,18 @@ DEFAULT_LOCAL_BPS = 10e9
 LOCAL_LATENCY_S = 1e-6  # within a node: not measured; small against a link's
 
 
+def _positive(value, what, where):
+    """`value` as a finite number above 0, or one line naming it."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise UserError(f"{where}: {what} is {value!r}, not a number; the launch's `cluster` record is damaged: "
+                        "re-run it with `collrepro-py cluster run`") from None
+    if not (math.isfinite(x) and x > 0):
+        raise UserError(f"{where}: {what} is {value!r}; want a number above 0 (a link of rate 0 carries nothing)")
+    return x
+
+
 def _same(values, what, where):
     first = values[0]
     for v in values[1:]:
@@ -60,21 +72,31 @@ def cluster_record(metas, where):
         raise UserError(f"{where}: no launch ran on an emulated cluster (no `cluster` in the metadata); run it "
                         "with `collrepro-py cluster run -- mpirun ...`")
     try:
-        shapes = [tuple((n["name"], float(n["rate_bit_s"])) for n in r["nodes"]) for r in records]
+        shapes = [tuple((str(n["name"]), _positive(n["rate_bit_s"], f"{n['name']}'s rate_bit_s", where))
+                        for n in r["nodes"]) for r in records]
         fid = [r["fidelity"] for r in records]
-        ratios = [float(f["ratio"]) for f in fid]
-        lats = [float(f["latency_s"]) for f in fid]
-    except (KeyError, TypeError, ValueError) as e:
-        raise UserError(f"{where}: a launch's `cluster` record lacks {e} (nodes with rate_bit_s, fidelity with "
-                        "ratio and latency_s)") from None
+        ratios = [_positive(f["ratio"], "the fidelity ratio", where) for f in fid]
+        lats = [_positive(f["latency_s"], "the fidelity latency_s", where) for f in fid]
+    except KeyError as e:
+        raise UserError(f"{where}: a launch's `cluster` record lacks {e} (nodes with name and rate_bit_s, fidelity "
+                        "with ratio and latency_s)") from None
+    except TypeError:
+        raise UserError(f"{where}: a launch's `cluster` record is not shaped as collbench writes it (nodes: a list of "
+                        "{name, rate_bit_s}; fidelity: {ratio, latency_s}); re-run the launch with "
+                        "`collrepro-py cluster run`") from None
+    if not shapes[0]:
+        raise UserError(f"{where}: a launch's `cluster` record lists no nodes; re-run the launch with "
+                        "`collrepro-py cluster run`")
     nodes = _same(shapes, "the nodes and their rates", where)
     cpn = _same([r.get("cores_per_node", 1) for r in records], "the cores per node", where)
+    if isinstance(cpn, bool) or not isinstance(cpn, int) or cpn < 1:
+        raise UserError(f"{where}: cores_per_node is {cpn!r}; want a whole number of at least 1")
     names = [n for n, _ in nodes]
     if names != [f"crc-n{i}" for i in range(len(names))]:
         raise UserError(f"{where}: nodes {', '.join(names)}: want crc-n0 .. crc-n{len(names) - 1}")
     ratio = statistics.median(ratios)
-    if not (0 < ratio <= 2 and math.isfinite(ratio)) or not all(x > 0 for x in lats):
-        raise UserError(f"{where}: the fidelity record's ratio {ratio} or latency is not a measurement")
+    if not ratio <= 2:
+        raise UserError(f"{where}: the fidelity record's ratio {ratio} is not a measurement (want 0 .. 2)")
     return {"nodes": [{"name": n, "rate_bit_s": r} for n, r in nodes], "cores_per_node": int(cpn),
             "ratio": ratio, "latency_s": statistics.median(lats),
             "bandwidth_bit_s": statistics.median(float(f.get("bandwidth_bit_s", 0)) for f in fid),
