@@ -172,7 +172,7 @@ for _ in $(seq 300); do [[ -e $COLLREPRO_CLUSTER_DIR/cluster.json ]] && break; s
 [[ -e $COLLREPRO_CLUSTER_DIR/cluster.json ]] || fail "up never wrote cluster.json"
 kill -KILL "$up"; wait "$up" || true
 expect 4 "status after a killed up" "${CL[@]}" status
-grep -q "interrupted" "$WORK/out" || { cat "$WORK/out" >&2; fail "status after a killed up does not say it was interrupted"; }
+grep -q "interrupted" "$WORK/err" || { fail "status after a killed up does not say it was interrupted"; }
 expect 2 "run after a killed up" "${CL[@]}" run -- true
 expect 0 "down after a killed up" "${CL[@]}" down
 nothing_left "down after a killed up"

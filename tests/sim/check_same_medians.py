@@ -7,7 +7,11 @@ points and medians again, to SLICE_TOLERANCE_S: a slice starts without the point
 SimGrid rounds every event's date to its surf/precision (1e-9 s), so a different history can
 move a median by a few such steps (two fullduplex-allgatherv points here: 5e-10 and 7.5e-10 s).
 
-  check_same_medians.py FULL_DIR FAST_DIR [SLICED_DIR]"""
+sim.hugepages-shared uses the second form: runs of one config, sliced alike, whose buffers were
+folded on huge or on 4 KiB pages, must all give the first run's medians.
+
+  check_same_medians.py FULL_DIR FAST_DIR [SLICED_DIR]
+  check_same_medians.py --alike DIR DIR [DIR ...]"""
 import json
 import os
 import sys
@@ -60,7 +64,15 @@ def compare(one, two, name_a, name_b, abs_tolerance=0.0):
           f"(largest relative difference {worst:.1e}): passed")
 
 
+def alike(first, *others):
+    for other in others:
+        compare(medians(first), medians(other), os.path.basename(first), os.path.basename(other))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) not in (3, 4):
-        sys.exit(__doc__.splitlines()[-1].strip())
-    main(*sys.argv[1:])
+    if len(sys.argv) >= 4 and sys.argv[1] == "--alike":
+        alike(*sys.argv[2:])
+    elif len(sys.argv) in (3, 4):
+        main(*sys.argv[1:])
+    else:
+        sys.exit("\n".join(__doc__.splitlines()[-2:]))

@@ -16,6 +16,7 @@ Exit codes: 2 bad input (nothing made or everything removed), 4 no cluster is up
 
 import json
 import os
+import sys
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
@@ -151,7 +152,7 @@ def status(a):
               + (f"; leftovers: {', '.join(leftovers)} (./collrepro-py cluster down)" if leftovers else ""))
     elif fid is None:  # fidelity.json is written last: `up` never finished
         print(f"cluster: an interrupted `up` left {len(state['nodes'])} nodes behind (no fidelity check was "
-              "recorded); it is not usable: run `./collrepro-py cluster down`, then `up` again")
+              "recorded); it is not usable: run `./collrepro-py cluster down`, then `up` again", file=sys.stderr)
         return safeio.EXIT_INCOMPLETE
     else:
         for n in state["nodes"]:
