@@ -31,7 +31,7 @@ struct InterKey {
 
 class ServedCall;  // requests.hpp
 
-// MPI_Iallgather: the served calls of a communicator run on kNonblockingSlots lanes, each with
+// MPI_Iallgather(v): the served calls of a communicator run on kNonblockingSlots lanes, each with
 // its own GroupPair (communicators duplicated from the application's), so that outstanding calls
 // on different lanes never match each other's messages or sub-collectives, whatever order the
 // processes complete them in (an algorithm's rounds are posted as the wait progresses, and a
@@ -65,9 +65,10 @@ struct InterState {
   GroupPair pair;
   PlanCache<InterKey, inter::Args> allgather{8};
   PlanCache<InterKey, inter::Args> allgatherv{1};
-  PlanCache<InterKey, NonblockingSlots> iallgather{8};  // the choice; `args` holds the slots, no runner
-  std::vector<std::shared_ptr<Lane>> lanes;              // built on first use
-  std::size_t nonblocking_calls = 0;                     // served nonblocking calls so far
+  PlanCache<InterKey, NonblockingSlots> iallgather{8};   // the choice; `args` holds the slots, no runner
+  PlanCache<InterKey, NonblockingSlots> iallgatherv{1};  // one, as allgatherv: its keys differ by process
+  std::vector<std::shared_ptr<Lane>> lanes;               // built on first use
+  std::size_t nonblocking_calls = 0;                      // served nonblocking calls so far
 };
 
 // Isomorphic plans are local (no collective set-up) and bound to buffer addresses.

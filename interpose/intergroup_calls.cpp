@@ -1,6 +1,6 @@
 // MPI_Allgather and MPI_Allgatherv on intercommunicators, served by the inter-group
-// algorithms (algorithms/intergroup, algorithms/ring), and the other forms of MPI_Allgather:
-// MPI_Iallgather and the persistent init (allgather_init.cpp exports it under the name the
+// algorithms (algorithms/intergroup, algorithms/ring), and their other forms: MPI_Iallgather,
+// MPI_Iallgatherv and the persistent inits (allgather_init.cpp exports them under the names the
 // build found), served by the algorithms' nonblocking and persistent forms behind requests the
 // library owns (requests.hpp). Intracommunicator calls pass through.
 #include "intergroup_calls.hpp"
@@ -202,97 +202,111 @@ int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
 }
 
 // ---------------------------------------------------------------------------------------------
-// MPI_Iallgather and the persistent init: the algorithms' nonblocking and persistent forms
+// MPI_Iallgather(v) and the persistent inits: the algorithms' nonblocking and persistent forms
 // (InterAlgorithm::prepare_call) behind requests the library owns (requests.hpp).
 
-// The buffers of one served nonblocking or persistent Allgather, with scratch of its own (a
-// staged side packs at every start and unpacks at every completion), apart from the blocking
-// calls' scratch and from other outstanding calls.
+// The buffers of one served nonblocking or persistent call, with scratch of its own (a staged
+// side packs at every start and unpacks at every completion), apart from the blocking calls'
+// scratch and from other outstanding calls.
 struct CallBuffers {
+  // An Allgather: remote block j at j * theirs bytes from the first.
   CallBuffers(const GroupPair& pair, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
               MPI_Datatype rtype, std::size_t theirs)
       : send(send_side(send_scratch, sbuf, scount, stype)),
-        recv(allgather_recv_side(recv_scratch, pair, rbuf, rcount, rtype, theirs)) {}
+        recv(allgather_recv_side(recv_scratch, pair, rbuf, rcount, rtype, theirs)), recv_origin(recv.displs()[0]) {}
+  // An Allgatherv: remote block j at the application's displacement j.
+  CallBuffers(const GroupPair& pair, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts,
+              const int* rdispls, MPI_Datatype rtype)
+      : send(send_side(send_scratch, sbuf, scount, stype)),
+        recv(static_cast<std::byte*>(rbuf), recv_blocks(rbuf, rcounts, rdispls, pair.remote_size(), 0, rtype),
+             recv_scratch, Staged::Side::Recv),
+        recv_origin(0) {}
   CallBuffers(const CallBuffers&) = delete;
   CallBuffers& operator=(const CallBuffers&) = delete;
 
+  // The call's layout as the algorithms see it (receive displacements from recv_origin).
+  inter::Args layout() const {
+    std::vector<std::size_t> displs = recv.displs();
+    for (std::size_t& d : displs) d -= recv_origin;
+    return pmpi::layout(send.counts()[0], recv.counts(), std::move(displs));
+  }
   void bind(inter::Args& args) const {
     args.send = send.base() + send.displs()[0];
-    args.recv = recv.base() + recv.displs()[0];  // the blocks lie at j * theirs from the first
+    args.recv = recv.base() + recv_origin;
   }
 
   std::vector<std::byte> send_scratch, recv_scratch;  // before the Staged sides that point into them
   Staged send, recv;
+  std::size_t recv_origin;
 };
 
-// A persistent Allgather an algorithm serves: its own Runner of the persistent form, built at
+// A persistent Allgather(v) an algorithm serves: its own Runner of the persistent form, built at
 // init on the application's buffers (a persistent form binds them, as MPI_Send_init does), so a
 // start only starts what the init built. It works on a GroupPair of its own (communicators
 // duplicated at init, which is collective), so that requests active at once never match each
 // other's messages.
-class PersistentAllgather final : public ServedCall {
+class PersistentCall final : public ServedCall {
  public:
-  PersistentAllgather(MPI_Comm comm, const Algorithm* algorithm, const void* sbuf, int scount, MPI_Datatype stype,
-                      void* rbuf, int rcount, MPI_Datatype rtype, std::size_t mine, std::size_t theirs)
-      : pair_(GroupPair::from_intercomm(comm)), algorithm_(algorithm),
-        buffers_(pair_, sbuf, scount, stype, rbuf, rcount, rtype, theirs),
-        args_(allgather_layout(pair_, mine, theirs)) {
-    buffers_.bind(args_);
+  PersistentCall(MPI_Comm comm, Collective c, const Algorithm* algorithm, std::unique_ptr<CallBuffers> buffers)
+      : pair_(GroupPair::from_intercomm(comm)), collective_(c), algorithm_(algorithm), buffers_(std::move(buffers)),
+        args_(buffers_->layout()) {
+    buffers_->bind(args_);
     runner_ = prepare(algorithm_, pair_, args_, CallForm::Persistent);
   }
 
   void start() override {
-    buffers_.send.pack();
+    buffers_->send.pack();
     start_call(*runner_);
-    count_started(Collective::Allgather, algorithm_);
+    count_started(collective_, algorithm_);
   }
   void finish() override {
     wait_call(*runner_);
-    buffers_.recv.unpack();
+    buffers_->recv.unpack();
   }
 
  private:
   GroupPair pair_;  // the runner works on it
+  Collective collective_;
   const Algorithm* algorithm_;
-  CallBuffers buffers_;
+  std::unique_ptr<CallBuffers> buffers_;
   inter::Args args_;
   std::unique_ptr<Runner> runner_;  // destroyed first: it frees its persistent requests
 };
 
-// One MPI_Iallgather an algorithm serves, on a slot of its key (context.hpp).
-class NonblockingAllgather final : public ServedCall {
+// One MPI_Iallgather(v) an algorithm serves, on a slot of its key (context.hpp).
+class NonblockingCall final : public ServedCall {
  public:
-  NonblockingAllgather(std::shared_ptr<NonblockingSlot> slot, const void* sbuf, int scount, MPI_Datatype stype,
-                       void* rbuf, int rcount, MPI_Datatype rtype, std::size_t theirs)
-      : slot_(std::move(slot)), buffers_(slot_->lane->pair, sbuf, scount, stype, rbuf, rcount, rtype, theirs) {}
-  ~NonblockingAllgather() override {
+  NonblockingCall(std::shared_ptr<NonblockingSlot> slot, std::unique_ptr<CallBuffers> buffers)
+      : slot_(std::move(slot)), buffers_(std::move(buffers)) {}
+  ~NonblockingCall() override {
     if (slot_->lane->busy == this) slot_->lane->busy = nullptr;
   }
 
   void start() override {
     Lane& lane = *slot_->lane;
     if (lane.busy) lane.busy->finish();  // the lane's earlier call completes first
-    buffers_.send.pack();
-    buffers_.bind(slot_->args);
+    buffers_->send.pack();
+    buffers_->bind(slot_->args);
     start_call(*slot_->runner);
     lane.busy = this;
   }
   void finish() override {
     if (slot_->lane->busy != this) return;  // completed already (its lane was needed again)
     wait_call(*slot_->runner);
-    buffers_.recv.unpack();
+    buffers_->recv.unpack();
     slot_->lane->busy = nullptr;
   }
 
  private:
   std::shared_ptr<NonblockingSlot> slot_;  // holds the lane the call runs on
-  CallBuffers buffers_;
+  std::unique_ptr<CallBuffers> buffers_;
 };
 
 // The slot of this key on the lane the communicator's next served call takes (context.hpp): the
-// lane is built by the first call that takes it, the key's Runner there by the key's first call.
+// lane is built by the first call that takes it, the key's Runner there by the key's first call,
+// on the layout of `buffers` (every call of a key has the same).
 std::shared_ptr<NonblockingSlot> take_slot(InterState& state, MPI_Comm comm, Plan<NonblockingSlots>& plan,
-                                           std::size_t mine, std::size_t theirs) {
+                                           const CallBuffers& buffers) {
   const std::size_t i = state.nonblocking_calls++ % kNonblockingSlots;
   if (i == state.lanes.size()) state.lanes.push_back(std::make_shared<Lane>(comm));
   NonblockingSlots& s = *plan.args;
@@ -300,11 +314,28 @@ std::shared_ptr<NonblockingSlot> take_slot(InterState& state, MPI_Comm comm, Pla
   if (!s.slots[i]) {
     auto slot = std::make_shared<NonblockingSlot>();
     slot->lane = state.lanes[i];
-    slot->args = allgather_layout(slot->lane->pair, mine, theirs);
+    slot->args = buffers.layout();
     slot->runner = prepare(plan.algorithm, slot->lane->pair, slot->args, CallForm::Nonblocking);
     s.slots[i] = std::move(slot);
   }
   return s.slots[i];
+}
+
+// A new nonblocking plan: the choice for `shape`; its slots are built by the calls.
+std::unique_ptr<Plan<NonblockingSlots>> nonblocking_plan(Collective c, const inter::Shape& shape) {
+  auto made = std::make_unique<Plan<NonblockingSlots>>();
+  made->algorithm = choose(c, shape, CallForm::Nonblocking);
+  made->args = std::make_unique<NonblockingSlots>();
+  return made;
+}
+
+// The served call started, behind a request the library owns.
+MPI_Request start_nonblocking(Context& ctx, MPI_Comm comm, Plan<NonblockingSlots>& plan,
+                              std::unique_ptr<CallBuffers> buffers, const char* name) {
+  auto slot = take_slot(*ctx.inter, comm, plan, *buffers);
+  auto call = std::make_unique<NonblockingCall>(std::move(slot), std::move(buffers));
+  call->start();
+  return own_request(std::move(call), false, name, comm);
 }
 
 int serve_iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
@@ -314,18 +345,36 @@ int serve_iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
   const std::size_t mine = block_bytes(scount, stype), theirs = block_bytes(rcount, rtype);
   InterKey key{Collective::Allgather, mine, {theirs}, {}};
   Plan<NonblockingSlots>* plan = ctx.inter->iallgather.find(key);
-  if (!plan) {
-    auto made = std::make_unique<Plan<NonblockingSlots>>();
-    made->algorithm = choose(Collective::Allgather, allgather_shape(pair, mine, theirs), CallForm::Nonblocking);
-    made->args = std::make_unique<NonblockingSlots>();
-    plan = &ctx.inter->iallgather.insert(std::move(key), std::move(made));
-  }
+  if (!plan)
+    plan = &ctx.inter->iallgather.insert(
+        std::move(key), nonblocking_plan(Collective::Allgather, allgather_shape(pair, mine, theirs)));
   count_served(Collective::Allgather, plan->algorithm, CallForm::Nonblocking);
   if (!plan->algorithm) return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
-  auto call = std::make_unique<NonblockingAllgather>(take_slot(*ctx.inter, comm, *plan, mine, theirs), sbuf, scount,
-                                                     stype, rbuf, rcount, rtype, theirs);
-  call->start();
-  *request = own_request(std::move(call), false, "MPI_Iallgather", comm);
+  *request = start_nonblocking(
+      ctx, comm, *plan, std::make_unique<CallBuffers>(pair, sbuf, scount, stype, rbuf, rcount, rtype, theirs),
+      "MPI_Iallgather");
+  return MPI_SUCCESS;
+}
+
+// As the blocking call: the sizes differ between processes, so one MPI_Allreduce per call checks
+// that every process still has its plan (one plan is kept), and on a miss the sizes are gathered
+// and every process chooses again. So each call synchronizes both groups.
+int serve_iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts,
+                      const int* rdispls, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  Context& ctx = inter_context(comm);
+  const GroupPair& pair = ctx.inter->pair;
+  auto buffers = std::make_unique<CallBuffers>(pair, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype);
+  InterKey key{Collective::Allgatherv, buffers->send.counts()[0], buffers->recv.counts(), buffers->recv.displs()};
+  Plan<NonblockingSlots>* plan = ctx.inter->iallgatherv.find(key);
+  int miss = plan ? 0 : 1, any_miss = 0;
+  check(PMPI_Allreduce(&miss, &any_miss, 1, MPI_INT, MPI_MAX, pair.both()), "MPI_Allreduce");
+  if (any_miss) {
+    const inter::Shape shape = gather_shape(pair, key.send_bytes);
+    plan = &ctx.inter->iallgatherv.insert(std::move(key), nonblocking_plan(Collective::Allgatherv, shape));
+  }
+  count_served(Collective::Allgatherv, plan->algorithm, CallForm::Nonblocking);
+  if (!plan->algorithm) return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, request);
+  *request = start_nonblocking(ctx, comm, *plan, std::move(buffers), "MPI_Iallgatherv");
   return MPI_SUCCESS;
 }
 
@@ -341,8 +390,24 @@ int serve_allgather_init(const char* name, AllgatherInit library, const void* sb
       choose(Collective::Allgather, allgather_shape(pair, mine, theirs), CallForm::Persistent);
   count_served(Collective::Allgather, algorithm, CallForm::Persistent);
   if (!algorithm) return library(sbuf, scount, stype, rbuf, rcount, rtype, comm, info, request);
-  *request = own_request(std::make_unique<PersistentAllgather>(comm, algorithm, sbuf, scount, stype, rbuf, rcount,
-                                                               rtype, mine, theirs),
+  auto buffers = std::make_unique<CallBuffers>(pair, sbuf, scount, stype, rbuf, rcount, rtype, theirs);
+  *request = own_request(std::make_unique<PersistentCall>(comm, Collective::Allgather, algorithm, std::move(buffers)),
+                         true, name, comm);
+  return MPI_SUCCESS;
+}
+
+// The sizes are gathered at init (collective over both groups, as the init is) for the choice.
+int serve_allgatherv_init(const char* name, AllgathervInit library, const void* sbuf, int scount,
+                          MPI_Datatype stype, void* rbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype,
+                          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  Context& ctx = inter_context(comm);
+  const GroupPair& pair = ctx.inter->pair;
+  auto buffers = std::make_unique<CallBuffers>(pair, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype);
+  const Algorithm* algorithm =
+      choose(Collective::Allgatherv, gather_shape(pair, buffers->send.counts()[0]), CallForm::Persistent);
+  count_served(Collective::Allgatherv, algorithm, CallForm::Persistent);
+  if (!algorithm) return library(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, info, request);
+  *request = own_request(std::make_unique<PersistentCall>(comm, Collective::Allgatherv, algorithm, std::move(buffers)),
                          true, name, comm);
   return MPI_SUCCESS;
 }
@@ -407,6 +472,15 @@ extern "C" int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, 
                  [&] { return serve_iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request); });
 }
 
+extern "C" int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                               const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  if (!intercepting() || !is_intercomm(comm))
+    return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, request);
+  return guarded("MPI_Iallgatherv", comm, [&] {
+    return serve_iallgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, request);
+  });
+}
+
 int collrepro::pmpi::allgather_init_call(const char* name, AllgatherInit library, const void* sbuf, int scount,
                                          MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                                          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
@@ -414,5 +488,16 @@ int collrepro::pmpi::allgather_init_call(const char* name, AllgatherInit library
     return library(sbuf, scount, stype, rbuf, rcount, rtype, comm, info, request);
   return guarded(name, comm, [&] {
     return serve_allgather_init(name, library, sbuf, scount, stype, rbuf, rcount, rtype, comm, info, request);
+  });
+}
+
+int collrepro::pmpi::allgatherv_init_call(const char* name, AllgathervInit library, const void* sbuf, int scount,
+                                          MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[],
+                                          MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (!intercepting() || !is_intercomm(comm))
+    return library(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, info, request);
+  return guarded(name, comm, [&] {
+    return serve_allgatherv_init(name, library, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm, info,
+                                 request);
   });
 }

@@ -19,6 +19,14 @@
                 every selectable Allgather algorithm forced in turn: every result equal to the
                 native blocking call, and each algorithm serves nonblocking (and, where the MPI
                 build has the init, persistent) calls
+  startedv      tests/interpose/startedv_client.c, a C program: MPI_Iallgatherv (5 outstanding,
+                completed last to first; Test) and MPI_Allgatherv_init (or MPIX_; starts with the
+                send buffer rewritten) on every split, unequal counts with zeros, contiguous, gapped
+                and reversed receive layouts and a strided send type, every result equal to the
+                native blocking call; under the defaults and with every Allgatherv algorithm
+                forced, each serving the nonblocking (and, where the build has the init,
+                persistent) calls in the forms it offers and passing the others to the MPI
+                library; no request left owned
   started_neighbor  tests/interpose/started_neighbor_client.c, a C program: nonblocking
                 (MPI_Ineighbor_*: Wait, Waitall of two, Test) and persistent (MPI_Neighbor_*_init or
                 MPIX_, Start/Wait with the send buffer rewritten between starts) neighbourhood
@@ -122,6 +130,14 @@ def servable_algorithms():
         if row["collective"] in SERVED and row["kind"] != "native":
             names.setdefault(row["algorithm"], []).append(row["collective"])
     return names
+
+
+def algorithm_calls(collective):
+    """{name: [call forms it offers]} of the registered, non-native algorithms of `collective`."""
+    out = subprocess.run([env("COLLBENCH"), "--list-algorithms", "--format", "json"], capture_output=True, text=True,
+                         check=True).stdout
+    return {a["name"]: a["calls"] for a in json.loads(out)["algorithms"]
+            if a["collective"] == collective and a["kind"] != "native"}
 
 
 def run_transparency(np, variables, report, timeout=TIMEOUT):
@@ -366,6 +382,48 @@ def check_started_forced():
               f"{', '.join(f'{k.split()[-1]} {served[(k, name)]}' for k in forms)}")
 
 
+def run_startedv(np, variables, args):
+    """startedv_client's calls, {'persistent'|'starts'|'nonblocking': process-calls}, and the
+    report's served-call lines for allgatherv, {(kind, algorithm): calls}."""
+    report = os.path.join(work_dir("startedv"), "report.txt")
+    if os.path.exists(report):
+        os.remove(report)
+    rc, out, err = mpirun(np, [env("STARTEDV_CLIENT"), *args], {**variables, "COLLREPRO_PMPI_REPORT": report})
+    made = re.search(r"made persistent (\d+) starts (\d+) nonblocking (\d+)", out)
+    if rc != 0 or "completions equal" not in out or not made:
+        raise Failure(f"startedv_client with {variables or 'the defaults'} failed (exit {rc}):\n{out}\n{err}")
+    if "owned requests left 0" not in out:
+        raise Failure(f"startedv_client: the library still owns requests at the end:\n{out}")
+    served = {}
+    with open(report, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"collrepro-pmpi: served-call (\S+) allgatherv (\S+) (\d+)$", line.strip())
+            if m:
+                served[(m.group(1), m.group(2))] = int(m.group(3))
+    return out, dict(zip(("persistent", "starts", "nonblocking"), (int(n) for n in made.groups()))), served
+
+
+def check_startedv():
+    """MPI_Iallgatherv and MPI_Allgatherv_init through the library: the defaults, then every
+    servable Allgatherv algorithm forced; each must serve calls in both forms where the build has
+    them, and every completion must equal the MPI library's blocking call."""
+    np = 3 if busy_polling() else 4
+    args = started_args()
+    out, made, served = run_startedv(np, {}, args)
+    print(f"defaults: {out.strip().splitlines()[-1]}; made {made}; served {sorted(served.items())}")
+    for name, calls in sorted(algorithm_calls("allgatherv").items()):
+        out, made, served = run_startedv(np, {"COLLREPRO_PMPI_FORCE": name}, args)
+        for form, count in (("nonblocking", made["nonblocking"]), ("persistent", made["persistent"])):
+            if form not in calls:  # not offered: every such call goes to the MPI library
+                if served.get((form, "native"), 0) != count:
+                    raise Failure(f"COLLREPRO_PMPI_FORCE={name} (no {form} form): {count} {form} calls made, "
+                                  f"{served.get((form, 'native'), 0)} passed to the MPI library: {served}")
+            elif count and not served.get((form, name)):
+                raise Failure(f"COLLREPRO_PMPI_FORCE={name}: no {form} Allgatherv was served by {name}: {served}")
+        print(f"COLLREPRO_PMPI_FORCE={name} (forms {', '.join(calls)}): {out.strip().splitlines()[-1]}; served "
+              f"{', '.join(f'{k} {a} {n}' for (k, a), n in sorted(served.items()))}")
+
+
 # The isomorphic algorithms with their own nonblocking and persistent schedules.
 NEIGHBOR_STARTED = ("torus", "torus-direct", "straightforward")
 
@@ -599,7 +657,7 @@ def check_delay():
 
 def main():
     checks = {"transparency": check_transparency, "settings": check_settings, "started": check_started,
-              "started_forced": check_started_forced,
+              "started_forced": check_started_forced, "startedv": check_startedv,
               "started_neighbor": check_started_neighbor, "comm_cycle": check_comm_cycle,
               "tune": check_tune, "oversized_rules": check_oversized_rules, "delay": check_delay}
     try:
