@@ -11,6 +11,6 @@ __main__): every command is one of its verbs, `collrepro-py VERB` (`collrepro-py
 
 Above it: installations/ (MPI installations), launch/ (starting MPI programs here), slurm/ and
 cluster/ (other machines), analysis/ (reading results into tables, verdicts, figures, reports:
-it never imports what launches), sim/ (SimGrid), versions/ and studies/ (experiments built
-from the others).
+it never imports what launches), sim/ (SimGrid), fuzz/ (the differential fuzzer of inter-group collectives), versions/ and
+studies/ (experiments built from the others).
 """

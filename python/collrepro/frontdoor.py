@@ -100,6 +100,8 @@ VERBS = {
                          "the 16-core node runs' summary tables (results/node16/SUMMARY.md)", "", ANALYSIS),
     "cluster": Verb("collrepro.cluster.cli", "main", "cluster",
                     "an emulated multi-node cluster on this machine: up, status, run, down (root)", ""),
+    "fuzz": Verb("collrepro.fuzz.cli", "main", "fuzz",
+                 "the differential fuzzer of inter-group Allgather(v): every library, every door (resumable)"),
     "compact": Verb("collrepro.compact", "main", "compact",
                     "store finished result directories gzip-compressed, in place (--check: dry run)", ""),
     "catalogue": Verb("collrepro.catalogue", "main", "catalogue",

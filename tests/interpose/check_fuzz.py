@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""fuzz.<flavor>.catches: the differential fuzzer (collrepro-py fuzz) finds what it must.
+
+1. Bad input gets one line on standard error and exit 2, and leaves no run directory: budgets
+   of zero or below, an unknown library, form or algorithm.
+2. A deliberately wrong algorithm (tests/fuzz/broken_algorithm.cpp, in a test-only variant of
+   the PMPI library) is caught: exit 1, one finding called the project's fault, minimised (one
+   call, no skew, a plain split, bytes, no more processes or bytes than drawn), its reproducer
+   compiles with the library's mpicc and fails under the broken library but passes under the
+   real one, and its regression case does the same under --replay.
+3. On MPICH 4.0.2, its persistent intercommunicator Allgather (which sends the buffer as it
+   was at the init) is reported as wrong data, marked as the known fault, and the run passes.
+
+The build passes the paths in the environment (tests/interpose/CMakeLists.txt).
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+REPO = os.environ["REPO"]
+FLAVOR = os.environ["MPI_FLAVOR"]
+REAL = os.environ["PMPI_LIBRARY"]
+BROKEN = os.environ["BROKEN_PMPI_LIBRARY"]
+FUZZ = [os.path.join(REPO, "collrepro-py"), "fuzz"]
+BROKEN_NAME = "test-broken-allgather"
+
+
+class Failure(Exception):
+    pass
+
+
+def fuzz(*args):
+    p = subprocess.run(FUZZ + list(args), capture_output=True, text=True, timeout=1200)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check_bad_input(work):
+    out = os.path.join(work, "bad")
+    for args, field in ((["--cases", "0"], "--cases"), (["--minutes", "-1"], "--minutes"),
+                        (["--minutes", "0"], "--minutes"), (["--installations", "nosuch-1.0"], "nosuch"),
+                        (["--forms", "sometimes"], "sometimes"), (["--algorithms", "nosuch"], "nosuch"),
+                        (["--timeout", "abc"], "--timeout")):
+        code, _, err = fuzz("--installations", FLAVOR, "--out", out, *args)
+        if code != 2 or len(err.strip().splitlines()) != 1 or field not in err:
+            raise Failure(f"fuzz {' '.join(args)}: exit {code}, want 2 and one line naming {field}: {err!r}")
+        if os.path.exists(out):
+            raise Failure(f"fuzz {' '.join(args)}: bad input left {out} behind")
+        print(f"bad input {' '.join(args)}: {err.strip()}")
+
+
+def installation():
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    from collrepro.installations import registry
+    return registry.resolve(FLAVOR)
+
+
+def run_repro(inst, exe, np, library, work):
+    flag = (lambda k, v: ["-x", f"{k}={v}"]) if FLAVOR == "openmpi" else (lambda k, v: ["-genv", k, v])
+    argv = [inst.launcher, "-n", str(np)] + (["--oversubscribe"] if FLAVOR == "openmpi" else [])
+    argv += flag("LD_PRELOAD", library) + flag("COLLREPRO_PMPI_FORCE", BROKEN_NAME) + [exe]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=work)
+    return p.returncode, p.stdout + p.stderr
+
+
+def check_broken(work):
+    out, regs = os.path.join(work, "broken"), os.path.join(work, "regressions")
+    os.makedirs(regs)
+    code, _, err = fuzz("--seed", "2", "--cases", "200", "--installations", FLAVOR, "--pmpi", BROKEN,
+                        "--algorithms", f"{BROKEN_NAME}@allgather,native", "--forms", "blocking", "--timeout", "120",
+                        "--out", out, "--regressions", regs)
+    if code != 1:
+        raise Failure(f"the broken algorithm's run: exit {code}, want 1 (a new finding):\n{err}")
+    findings = os.listdir(os.path.join(out, "findings"))
+    if len(findings) != 1:
+        raise Failure(f"want one finding, got {findings}")
+    where = os.path.join(out, "findings", findings[0])
+    with open(os.path.join(where, "finding.json"), encoding="utf-8") as f:
+        finding = json.load(f)
+    if finding["target"] != BROKEN_NAME or not finding["fault"].startswith("the project's") or finding["known"]:
+        raise Failure(f"the finding is not the project's fault in {BROKEN_NAME}: {finding}")
+    small, drawn = finding["case"], finding["drawn"]
+    for word in ("calls=1", "skew=-1:0", "make=split", "stype=byte", "rtype=byte"):
+        if word not in small.split():
+            raise Failure(f"the minimised case lacks {word}: {small} (drawn: {drawn})")
+    print(f"caught and minimised in {finding['minimise_launches']} launches: drawn {drawn}\n  -> np {finding['np']} {small}")
+    regression = [os.path.join(regs, r) for r in os.listdir(regs)]
+    if len(regression) != 1:
+        raise Failure(f"want one regression case in {regs}, got {regression}")
+
+    inst = installation()
+    exe = os.path.join(work, "repro")
+    p = subprocess.run([inst.mpicc, "-o", exe, os.path.join(where, "repro.c")], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Failure(f"the reproducer does not compile with {inst.mpicc}:\n{p.stderr}")
+    code, text = run_repro(inst, exe, finding["np"], BROKEN, work)
+    if code != 1 or "MISMATCH" not in text:
+        raise Failure(f"the reproducer under the broken library: exit {code}, want 1 and MISMATCH:\n{text}")
+    code, text = run_repro(inst, exe, finding["np"], REAL, work)
+    if code != 0 or "ok" not in text:
+        raise Failure(f"the reproducer under the real library: exit {code}, want 0:\n{text}")
+    print("the reproducer fails under the broken library and passes under the real one")
+    for library, want in ((BROKEN, 1), (REAL, 0)):
+        code, stdout, err = fuzz("--replay", regression[0], "--installations", FLAVOR, "--pmpi", library)
+        if code != want:
+            raise Failure(f"--replay under {os.path.basename(library)}: exit {code}, want {want}:\n{stdout}{err}")
+    print("its regression case fails under the broken library and passes under the real one")
+
+
+def check_known_fault(work):
+    inst = installation()
+    if not (FLAVOR == "mpich" and inst.version == "4.0.2"):
+        print(f"{inst.name}: no known fault of its own persistent Allgather to find")
+        return
+    out = os.path.join(work, "known")
+    code, _, err = fuzz("--seed", "3", "--cases", "40", "--installations", FLAVOR, "--algorithms", "native",
+                        "--forms", "persistent", "--timeout", "120", "--out", out)
+    with open(os.path.join(out, "summary.md"), encoding="utf-8") as f:
+        summary = f.read()
+    if code != 0 or not re.search(r"mismatch on mpich-4\.0\.2 through native .*known: MPICH 4\.0\.2", summary):
+        raise Failure(f"MPICH 4.0.2's persistent Allgather: exit {code}, want 0 and a known mismatch:\n{err}\n{summary}")
+    print("MPICH 4.0.2's persistent intercommunicator Allgather: reported as wrong data, the known fault")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="fuzz-catches-") as work:
+        try:
+            check_bad_input(work)
+            check_broken(work)
+            check_known_fault(work)
+        except Failure as e:
+            print(f"FAILED: {e}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
