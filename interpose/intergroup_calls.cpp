@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "collrepro/capabilities.hpp"
 #include "collrepro/mpi.hpp"
@@ -145,6 +146,8 @@ inter::Args allgather_layout(const GroupPair& pair, std::size_t mine, std::size_
 // The layout of an Allgather is fixed by the two block sizes: remote block j at j * theirs,
 // whether the algorithm writes into the user's buffer or into scratch. So the plan is found
 // (and the native choice taken) before any datatype is looked at.
+bool fits_int(std::size_t bytes) { return bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()); }
+
 int serve_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                     MPI_Comm comm) {
   Context& ctx = inter_context(comm);
@@ -158,9 +161,17 @@ int serve_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf
     plan = &ctx.inter->allgather.insert(std::move(key), std::move(made));
   }
   count_served(Collective::Allgather, plan->algorithm);
-  if (!plan->algorithm) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  if (!plan->algorithm && (settings().caps.inter_typed || !fits_int(mine) || !fits_int(theirs)))
+    return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   const Staged send = send_side(ctx.send_scratch, sbuf, scount, stype);
   const Staged recv = allgather_recv_side(ctx.recv_scratch, pair, rbuf, rcount, rtype, theirs);
+  if (!plan->algorithm) {  // the MPI library's call, on bytes: its typed one is wrong (caps.inter_typed)
+    send.pack();
+    const int rc = PMPI_Allgather(send.base() + send.displs()[0], static_cast<int>(mine), MPI_BYTE,
+                                  recv.base() + recv.displs()[0], static_cast<int>(theirs), MPI_BYTE, comm);
+    if (rc == MPI_SUCCESS) recv.unpack();
+    return rc;
+  }
   run(*plan, send, recv, recv.displs()[0]);  // the blocks lie at j * theirs from the first
   return MPI_SUCCESS;
 }
@@ -176,6 +187,23 @@ inter::Shape gather_shape(const GroupPair& pair, std::size_t mine) {
   shape.q = pair.size_of(1);
   for (int r = 0; r < n; ++r) (r < shape.p ? shape.a : shape.b).push_back(sizes[static_cast<std::size_t>(r)]);
   return shape;
+}
+
+// An Allgatherv the MPI library serves: its typed call, or, where that is wrong for
+// non-contiguous types (caps.inter_typed), the same call on the staged bytes.
+int native_allgatherv(const Staged& send, const Staged& recv, const void* sbuf, int scount, MPI_Datatype stype,
+                      void* rbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype, MPI_Comm comm) {
+  const auto& counts = recv.counts();
+  const auto& displs = recv.displs();
+  const bool fits = fits_int(send.counts()[0]) && std::all_of(counts.begin(), counts.end(), fits_int) &&
+                    std::all_of(displs.begin(), displs.end(), fits_int);
+  if (settings().caps.inter_typed || !fits) return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm);
+  const std::vector<int> bytes(counts.begin(), counts.end()), at(displs.begin(), displs.end());
+  send.pack();
+  const int rc = PMPI_Allgatherv(send.base() + send.displs()[0], static_cast<int>(send.counts()[0]), MPI_BYTE,
+                                 recv.base(), bytes.data(), at.data(), MPI_BYTE, comm);
+  if (rc == MPI_SUCCESS) recv.unpack();
+  return rc;
 }
 
 int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts,
@@ -196,7 +224,7 @@ int serve_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbu
         make_plan(Collective::Allgatherv, shape, pair, layout(send.counts()[0], recv.counts(), recv.displs())));
   }
   count_served(Collective::Allgatherv, plan->algorithm);
-  if (!plan->algorithm) return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm);
+  if (!plan->algorithm) return native_allgatherv(send, recv, sbuf, scount, stype, rbuf, rcounts, rdispls, rtype, comm);
   run(*plan, send, recv, 0);
   return MPI_SUCCESS;
 }

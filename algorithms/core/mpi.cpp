@@ -448,7 +448,10 @@ Capabilities probe_capabilities(MPI_Comm world) {
     c.how += "; intercomm: probed";
     c.inter_nonblocking = c.intercomm && on_every_rank(calls.inter_nonblocking, world);
     c.inter_persistent = c.intercomm && on_every_rank(calls.inter_persistent, world);
+    const std::string typed = c.inter_typed ? "" : c.calls_reason;  // from the identity
     c.calls_reason = c.intercomm ? calls.calls_reason : "no intercommunicator";
+    if (!typed.empty()) c.calls_reason += (c.calls_reason.empty() ? "" : "; ") + typed;
+    c.how += "; inter_typed: from the library identity";
     c.how += "; intercomm nonblocking, persistent: probed (" +
              std::string(*persistent_collectives() ? persistent_collectives() : "no persistent collectives in this build") + ")";
   } else {

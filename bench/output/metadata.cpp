@@ -387,6 +387,7 @@ nlohmann::json capabilities_json(const collrepro::Capabilities& c) {
   return {{"intercomm", c.intercomm}, {"dist_graph", c.dist_graph}, {"topo_test", c.topo_test},
           {"dist_graph_labelled", c.dist_graph_labelled}, {"simulated_clock", c.simulated_clock},
           {"inter_nonblocking", c.inter_nonblocking}, {"inter_persistent", c.inter_persistent},
+          {"inter_typed", c.inter_typed},
           {"intra_persistent", c.intra_persistent}, {"intra_nonblocking", c.intra_nonblocking},
           {"intra_native_persistent", c.intra_native_persistent}, {"neighbor_nonblocking", c.neighbor_nonblocking},
           {"neighbor_persistent", c.neighbor_persistent},

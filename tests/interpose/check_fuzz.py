@@ -9,7 +9,10 @@
    compiles with the library's mpicc and fails under the broken library but passes under the
    real one, and its regression case does the same under --replay.
 3. On MPICH 4.0.2, its persistent intercommunicator Allgather (which sends the buffer as it
-   was at the init) is reported as wrong data, marked as the known fault, and the run passes.
+   was at the init) is reported as wrong data, marked as the known fault, and the run passes;
+   and a blocking Allgather(v) of 723 structs (an int and a double with a hole), which MPICH
+   4.0.2 truncates, comes back right with `native` forced under the PMPI library (it passes the
+   call as bytes: capability inter_typed).
 
 The build passes the paths in the environment (tests/interpose/CMakeLists.txt).
 """
@@ -60,7 +63,8 @@ def installation():
 
 def run_repro(inst, exe, np, library, work):
     flag = (lambda k, v: ["-x", f"{k}={v}"]) if FLAVOR == "openmpi" else (lambda k, v: ["-genv", k, v])
-    argv = [inst.launcher, "-n", str(np)] + (["--oversubscribe"] if FLAVOR == "openmpi" else [])
+    from collrepro.mpienv import OVERSUBSCRIBE_FLAGS
+    argv = [inst.launcher, "-n", str(np)] + OVERSUBSCRIBE_FLAGS.get(FLAVOR, [])
     argv += flag("LD_PRELOAD", library) + flag("COLLREPRO_PMPI_FORCE", BROKEN_NAME) + [exe]
     p = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=work)
     return p.returncode, p.stdout + p.stderr
@@ -123,6 +127,19 @@ def check_known_fault(work):
     if code != 0 or not re.search(r"mismatch on mpich-4\.0\.2 through native .*known: MPICH 4\.0\.2", summary):
         raise Failure(f"MPICH 4.0.2's persistent Allgather: exit {code}, want 0 and a known mismatch:\n{err}\n{summary}")
     print("MPICH 4.0.2's persistent intercommunicator Allgather: reported as wrong data, the known fault")
+    # Its typed intercommunicator Allgather fails beyond 8 KiB of a struct type: a blocking call
+    # the library leaves to MPICH (native forced) must reach it as bytes, and come back right.
+    case = ("coll=allgather form=blocking calls=2 make=split layout=block p=1 counts=0/723 disp=contig "
+            "stype=struct rtype=struct skew=-1:0 seed=5")
+    for coll, line in (("allgather", case), ("allgatherv", case.replace("allgather", "allgatherv")
+                                                              .replace("disp=contig", "disp=gap"))):
+        path = os.path.join(work, f"typed-{coll}.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"np": 2, "case": line, "target": "native"}, f)
+        code, stdout, err = fuzz("--replay", path, "--installations", FLAVOR, "--pmpi", REAL)
+        if code != 0:
+            raise Failure(f"a blocking {coll} of 723 structs, native forced under the library: exit {code}:\n{stdout}{err}")
+    print("its typed intercommunicator Allgather(v) beyond 8 KiB, native forced: passed to MPICH as bytes, right")
 
 
 def main():

@@ -2,6 +2,20 @@
 
 namespace collrepro {
 
+namespace {
+
+// The release in MPICH's identity ("MPICH Version:\t4.0.2\n..."), or "" for another library.
+std::string mpich_release(const std::string& identity) {
+  const std::string key = "MPICH Version:";
+  const auto at = identity.find(key);
+  if (at == std::string::npos) return "";
+  auto from = identity.find_first_not_of(" \t", at + key.size());
+  if (from == std::string::npos) return "";
+  return identity.substr(from, identity.find_first_of(" \t\r\n", from) - from);
+}
+
+}  // namespace
+
 Capabilities Capabilities::from_identity(const std::string& library_version) {
   Capabilities c;
   const bool smpi = library_version.find("SMPI") != std::string::npos ||
@@ -16,6 +30,11 @@ Capabilities Capabilities::from_identity(const std::string& library_version) {
     c.calls_reason = "no intercommunicators";
     c.simulated_clock = true;
     c.reason = "SimGrid SMPI has no intercommunicators, distributed graphs or MPI_Topo_test";
+  }
+  if (mpich_release(library_version) == "4.0.2") {
+    c.inter_typed = false;
+    c.calls_reason = "MPICH 4.0.2's intercommunicator MPI_Allgather of a non-contiguous struct type beyond 8 KiB "
+                     "fails or is short (fuzz finding)";
   }
   return c;
 }

@@ -47,6 +47,12 @@ struct Capabilities {
   // distributed-graph ring, each started twice with new data: the native neighbourhood forms.
   bool neighbor_nonblocking = true;
   bool neighbor_persistent = true;
+  // The native intercommunicator MPI_Allgather(v) moves non-contiguous datatypes (a struct with
+  // a hole) beyond the library's eager size right. From the identity, not tried: where it is
+  // wrong the call can crash. MPICH 4.0.2: 'Message truncated', or a silent short message in
+  // MPI_Iallgather (found by collrepro-py fuzz, fuzz/known_faults.json). The PMPI library then
+  // passes such blocking calls to the MPI library as bytes (interpose/intergroup_calls.cpp).
+  bool inter_typed = true;
   std::string calls_reason;       // why a native call form is missing ("" when none is)
   std::string reason;            // why something is missing ("" when nothing is)
   std::string how;               // how each was decided, e.g. "intercomm: probed; ..." (metadata)
