@@ -328,14 +328,15 @@ static void skew(const Case* c, int me) {
   if (me == c->skew_rank && c->skew_us) usleep((useconds_t)c->skew_us);
 }
 
+static int printed_mismatches;  // of this process in this case: the first 3 are printed
+
 /* Compares call t's receive buffer with the reference; prints the first wrong bytes. */
 static long check(const Case* c, const Sides* s, const Shape* sh, int side, int me, const unsigned char* got,
                   unsigned char* want, int t) {
   expected(c, s, sh, 1 - side, want, t);
-  static int printed = 0;  // the first 3 wrong bytes of each process
   long bytes = sh->recv_elems * sh->rl->extent, wrong = 0;
   for (long i = 0; i < bytes; ++i)
-    if (got[i] != want[i] && wrong++ >= 0 && printed++ < 3)
+    if (got[i] != want[i] && wrong++ >= 0 && printed_mismatches++ < 3)
       printf("intercase: MISMATCH world rank %d (side %d) call %d: byte %ld of the receive buffer is 0x%02x, "
              "want 0x%02x%s\n", me, side, t, i, got[i], want[i], want[i] == SENTINEL ? " (untouched)" : "");
   return wrong;
@@ -344,6 +345,7 @@ static long check(const Case* c, const Sides* s, const Shape* sh, int side, int 
 /* One case on the world: the verdict of world rank 0's line ("intercase: case K ok|MISMATCH|
    ERROR|bad case ..."); returns 0 when every byte matched and every call returned MPI_SUCCESS. */
 static int run_case(const char* line, int index, int me, int n) {
+  printed_mismatches = 0;
   Case c;
   const char* bad = parse_case(line, &c);
   Sides s;

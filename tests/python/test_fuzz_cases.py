@@ -122,3 +122,4 @@ def test_store_resumes_and_drops_a_torn_line(tmp_path):
     assert "| i | blocking | native | 1 | 1 | 1 | 0 |" in summary
     assert "| i | blocking | project | 1 | 1 | 1 | 0 |" in summary
     assert "Stopped early" in summary and "Findings (0)" in summary
+    assert (tmp_path / "failures.csv").read_text().startswith("index,installation,version,target")

@@ -103,7 +103,7 @@ def libraries(args, cache_dir):
     for lib in libs:
         if not lib.pmpi:
             print(f"fuzz: {lib.name}: no PMPI library built in this clone, so only its native calls are tested "
-                  f"(build it: bench/collmpi collbench {lib.name} --pmpi, or ./collrepro test)", file=sys.stderr)
+                  f"(build it: bench/collmpi collbench {lib.name} --pmpi)", file=sys.stderr)
     return libs
 
 
@@ -139,9 +139,10 @@ def known_fault(lib, case, target):
     """The known fault of an MPI library this failure is, or ''."""
     with open(KNOWN_FAULTS, encoding="utf-8") as f:
         faults = json.load(f)["faults"]
+    words = set(cases.to_line(case).split())
     for k in faults:
         if (k["kind"] == lib.inst.kind and lib.inst.version in k["versions"] and k["coll"] == case["coll"]
-                and k["form"] == case["form"] and target in k["targets"]):
+                and case["form"] in k["forms"] and target in k["targets"] and words.issuperset(k.get("case_words", []))):
             return k["what"]
     return ""
 
@@ -153,28 +154,35 @@ def _record(index, case, lib, target, outcome, batch):
             "detail": outcome.detail}
 
 
-def write_finding(store, index, case, lib, target, outcome, native_ok, args):
+def write_finding(store, index, case, lib, target, outcome, native_ok, args, batch=None):
     """Minimise a failure, write its reproducer (and a regression case when the fault is the
-    project's); the finding's dict."""
-    fid = f"{lib.name}-{target}-{case['coll']}-{case['form']}-{outcome.kind}-c{index}"
+    project's); the finding's dict. A failure that passes alone (`batch`: the cases of its
+    launch up to it) is written as drawn with them (batch.txt: intercase -f batch.txt), its
+    fault undetermined."""
+    batch_only = batch is not None
+    fid = f"{lib.name}-{target}-{case['coll']}-{case['form']}-{outcome.kind}-c{index}" + ("-batch" if batch_only else "")
     small, launches = case, 0
-    if not args.no_minimise:
+    if not args.no_minimise and not batch_only:
         def fails(c):
             return run.launch_one(c, lib, target, args.timeout).kind == outcome.kind
         small, launches = minimise.minimise(case, fails)
-    fault = "the MPI library's" if target == run.NATIVE else (
-        "the project's (the MPI library's own call passes it)" if native_ok else "the MPI library's too (native fails)")
+    fault = ("undetermined: it failed after the earlier cases of its launch and passes alone" if batch_only else
+             "the MPI library's" if target == run.NATIVE else
+             "the project's (the MPI library's own call passes it)" if native_ok else
+             "the MPI library's too (native fails)")
     finding = {"id": fid, "index": index, "installation": lib.name, "version": lib.inst.version, "target": target,
                "outcome": outcome.kind, "detail": outcome.detail, "fault": fault, "case": cases.to_line(small),
                "np": small["np"], "coll": small["coll"], "form": small["form"], "case_text": cases.describe(small),
-               "drawn": cases.to_line(case), "minimise_launches": launches,
+               "drawn": cases.to_line(case), "minimise_launches": launches, "batch_only": batch_only,
                "known": known_fault(lib, small, target)}
     where = store.finding_dir(fid)
     with open(run.SOURCE, encoding="utf-8") as f:
         source = f.read()
     safeio.write_text(os.path.join(where, "repro.c"), reproducer.reproducer(source, small, finding))
     safeio.write_text(os.path.join(where, "case.txt"), f"np={small['np']} {cases.to_line(small)}\n")
-    if native_ok and target != run.NATIVE:
+    if batch_only:
+        safeio.write_text(os.path.join(where, "batch.txt"), "".join(cases.to_line(c) + "\n" for c in batch))
+    if native_ok and target != run.NATIVE and not batch_only:
         regression = {"np": small["np"], "case": cases.to_line(small), "target": target, "found_on": lib.name,
                       "found": datetime.date.today().isoformat(), "outcome": outcome.kind, "detail": outcome.detail}
         path = os.path.join(args.regressions, f"{fid}.json")
@@ -184,11 +192,13 @@ def write_finding(store, index, case, lib, target, outcome, native_ok, args):
     return finding
 
 
-def _eta(started, done, total):
-    if not done:
-        return "?"
-    left = (time.monotonic() - started) / done * (total - done)
-    return f"{int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d}"
+def _eta_seconds(started, done, left):
+    """Seconds for `left` more cases at this invocation's rate (`done` cases so far)."""
+    return (time.monotonic() - started) / done * left if done else 0.0
+
+
+def _clock(seconds):
+    return f"{int(seconds // 3600)}:{int(seconds % 3600 // 60):02d}:{int(seconds % 60):02d}"
 
 
 ROUND = 1000  # cases drawn at a time; each (library, target, world size) of a round is one batch
@@ -207,7 +217,7 @@ def run_round(store, libs, algos, only, indices, args, seen, done):
             for target in run.targets(case, lib, algos, only):
                 if (i, lib.name, target) not in done:
                     plan.setdefault((target, case["np"]), []).append(i)
-        for r in store.records:  # what an earlier, interrupted run already knows of native
+        for r in store.case_records():  # what an earlier, interrupted run already knows of native
             if r["installation"] == lib.name and r["target"] == run.NATIVE and r["index"] in drawn:
                 native_ok[r["index"]] = r["outcome"] == run.OK
         for (target, np), batch in sorted(plan.items(), key=lambda kv: (kv[0][0] != run.NATIVE, kv[0])):
@@ -218,8 +228,10 @@ def run_round(store, libs, algos, only, indices, args, seen, done):
                        "served": result.served})
             for i, outcome in zip(batch, result.outcomes):
                 case = drawn[i]
+                batch_only = False
                 if outcome.kind in run.FAILURES and len(batch) > 1:  # confirm alone, in a fresh launch
                     alone = run.launch_one(case, lib, target, args.timeout)
+                    batch_only = alone.kind == run.OK
                     if alone.kind != outcome.kind:
                         outcome = run.Outcome(outcome.kind, outcome.seconds,
                                               f"{outcome.detail} (alone, in a launch of its own: {alone.kind})")
@@ -229,11 +241,13 @@ def run_round(store, libs, algos, only, indices, args, seen, done):
                 if outcome.kind not in run.FAILURES:
                     continue
                 failures += 1
-                key = (lib.name, target, outcome.kind, case["coll"], case["form"])
+                key = (lib.name, target, outcome.kind, case["coll"], case["form"], batch_only)
                 if key in seen:
                     continue
                 seen.add(key)
-                finding = write_finding(store, i, case, lib, target, outcome, native_ok.get(i, False), args)
+                before = [drawn[j] for j in batch[:batch.index(i) + 1]] if batch_only else None
+                finding = write_finding(store, i, case, lib, target, outcome, native_ok.get(i, False), args,
+                                        before)
                 new += 0 if finding["known"] else 1
                 print(f"fuzz: FINDING {finding['id']}: {outcome.kind}, {finding['fault']}"
                       f"{'; known: ' + finding['known'][:80] if finding['known'] else ''}: {finding['case_text']}: "
@@ -249,9 +263,10 @@ def fuzz(args):
     algos, only = targets_asked(args.algorithms, algorithm_list())
     store = Store(out, settings)
     done = store.done()
-    seen = {(f["installation"], f["target"], f["outcome"], f["coll"], f["form"]) for f in store.findings()}
+    seen = {(f["installation"], f["target"], f["outcome"], f["coll"], f["form"], f.get("batch_only", False))
+            for f in store.findings()}
     started, deadline = time.monotonic(), time.monotonic() + args.minutes * 60
-    new = failures = 0
+    new = failures = fresh = 0
     stopped = ""
     print(f"fuzz: seed {args.seed}, {args.cases} cases on {', '.join(lib.name for lib in libs)}; "
           f"{len(done)} case runs already in {out}", file=sys.stderr)
@@ -260,10 +275,13 @@ def fuzz(args):
             stopped = f"--minutes {args.minutes:g} reached after {first} cases"
             break
         indices = range(first, min(first + ROUND, args.cases))
+        resumed = all((i, lib.name, run.NATIVE) in done for i in indices for lib in libs)
         n, f = run_round(store, libs, algos, only, indices, args, seen, done)
         new, failures = new + n, failures + f
-        print(f"fuzz: {indices[-1] + 1}/{args.cases} cases, {failures} failures, {new} new findings "
-              f"({int(time.monotonic() - started)} s, ETA {_eta(started, indices[-1] + 1, args.cases)})", file=sys.stderr)
+        fresh += 0 if resumed else len(indices)
+        left = min(_eta_seconds(started, fresh, args.cases - indices[-1] - 1), max(0.0, deadline - time.monotonic()))
+        print(f"fuzz: {indices[-1] + 1}/{args.cases} cases{' (already run)' if resumed else ''}, {failures} failures, "
+              f"{new} new findings ({int(time.monotonic() - started)} s, ETA {_clock(left)})", file=sys.stderr)
     found = store.summary(settings, stopped)
     unknown = [f for f in found if not f.get("known")]
     print(f"fuzz: {len(store.case_records())} case runs, {len(found)} findings ({len(unknown)} not known faults)"

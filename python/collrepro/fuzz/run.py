@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..installations import collbench, derived
 from ..installations.build import build_env
-from ..mpienv import mpi_environment
+from ..mpienv import OVERSUBSCRIBE_FLAGS, mpi_environment
 from ..safeio import EnvironmentProblem
 from . import cases
 
@@ -118,7 +118,7 @@ def command(np, lib, target, args, report=None):
             variables["COLLREPRO_PMPI_FORCE"] = target
         if report:
             variables["COLLREPRO_PMPI_REPORT"] = report
-    head = [inst.launcher, "-n", str(np)] + (["--oversubscribe"] if inst.kind == "openmpi" else [])
+    head = [inst.launcher, "-n", str(np)] + OVERSUBSCRIBE_FLAGS.get(inst.kind, [])
     return head + _env_flags(inst.kind, variables) + [lib.program, *args], env
 
 

@@ -1,8 +1,11 @@
 """A fuzz run's directory: what it was asked (run.json), every launch as one JSON line
 (runs.jsonl, appended and synced, so an interrupted run loses at most the launch it was in), its
 findings (findings/<id>/: case.txt, repro.c, finding.json) and summary.md. A re-run of the same
-command reads runs.jsonl and starts after the last launch it holds."""
+command reads runs.jsonl and starts after the last launch it holds. failures.csv lists the case
+runs that did not pass (what to keep beside summary.md when runs.jsonl is too large to keep)."""
 
+import csv
+import io
 import json
 import os
 from collections import Counter
@@ -113,6 +116,20 @@ class Store:
         for f in found:
             lines.append(f"- `{f['id']}`: {f['outcome']} on {f['installation']} through {f['target']}"
                          f" ({f['fault']}); {f['case_text']}; minimised in {f['minimise_launches']} launches;"
-                         f" `findings/{f['id']}/repro.c`" + (f"; known: {f['known']}" if f.get("known") else ""))
+                         f" `findings/{f['id']}/repro.c`" + (f"; known: {f['known']}" if f.get("known") else "")
+                         + (f"; it needs the cases before it: `findings/{f['id']}/batch.txt` (intercase -f)"
+                            if f.get("batch_only") else ""))
         safeio.write_text(os.path.join(self.out, "summary.md"), "\n".join(lines) + "\n")
+        self.write_failures(recs)
         return found
+
+    def write_failures(self, recs):
+        """failures.csv: every case run that did not pass, with its case and what it printed (small
+        beside runs.jsonl, which holds every run: the file to keep with summary.md)."""
+        keys = ("index", "installation", "version", "target", "coll", "form", "np", "outcome", "case", "detail")
+        rows = [[str(r.get(k, "")) for k in keys] for r in recs if r["outcome"] != "ok"]
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(keys)
+        writer.writerows(rows)
+        safeio.write_text(os.path.join(self.out, "failures.csv"), buf.getvalue())
