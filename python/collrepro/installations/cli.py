@@ -92,13 +92,14 @@ def _cmd_collbench(args):
     for inst in insts:
         base = derived.base_of(inst)
         entry = builds.setdefault(base.name, [base, False, []])
-        entry[1] = entry[1] or bool(derived.preloaded_library(inst))
+        entry[1] = entry[1] or args.pmpi or bool(derived.preloaded_library(inst))
         entry[2].append(inst.name)
     for base, pmpi, names in builds.values():
         exe = collbench.build(base, builder.build_env(base), jobs=args.jobs, pmpi=pmpi)
         for name in names:
             print(f"{name}: {exe} (libmpi: {collbench.linked_library(exe, builder.build_env(base))})"
-                  + (f", preloads {derived.pmpi_library(base)}" if name != base.name and pmpi else ""))
+                  + (f", preloads {derived.pmpi_library(base)}" if name != base.name and pmpi else "")
+                  + (f", PMPI library {derived.pmpi_library(base)}" if name == base.name and pmpi else ""))
     return 0
 
 
@@ -152,6 +153,9 @@ def parser():
     c.add_argument("names", nargs="*", metavar="NAME")
     c.add_argument("--all", action="store_true", help="for every known installation")
     c.add_argument("--jobs", type=int, default=2)
+    c.add_argument("--pmpi", action="store_true",
+                   help="the PMPI library too (build/<name>/interpose/libcollrepro_pmpi.so: collrepro-py fuzz "
+                        "runs the project's algorithms through it)")
     c.set_defaults(func=_cmd_collbench)
     return p
 

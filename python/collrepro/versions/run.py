@@ -619,8 +619,8 @@ def first_pass(names, np, launches, out, config, clock):
 # ------------------------------------------------------------------ the commands
 
 def _prepare(names, build_missing):
-    """Source builds (when every installation is wanted) and collbench for each; 0 or a code."""
-    steps = ([["build", "--missing"]] if build_missing else []) + [["collbench"] + names]
+    """Source builds (when every installation is wanted) and collbench for `names`; 0 or a code."""
+    steps = ([["build", "--missing"]] if build_missing else []) + ([["collbench"] + names] if names else [])
     for step in steps:
         rc = safeio.run_cli("collmpi", installations_cli.main, step)
         if rc:
@@ -718,6 +718,20 @@ def _unbuilt(names):
     return missing
 
 
+def _say_builds(names, unbuilt, dry_run, build_missing):
+    """One line on what is built before the first launch: nothing, or which collbench builds
+    (each a CMake configure and build into build/<name>/: minutes on this machine)."""
+    verb = "would build" if dry_run else "building"
+    if build_missing:
+        _say(f"{'would build' if dry_run else 'building'} the source releases not built yet first "
+             "(bench/collmpi build --missing; none when all are)")
+    if unbuilt:
+        _say(f"collbench or the PMPI library is not built for {','.join(unbuilt)}: {verb} it into "
+             + ", ".join(f"build/{n}/" for n in unbuilt) + " first (minutes each; log: build/<name>/collmpi-build.log)")
+    else:
+        _say(f"collbench is built for {','.join(names)}: nothing to build")
+
+
 def _check_slowlib(names):
     """The preload slowdown library of the `+preloadN` installations exists (it is built with the
     tests, not by collmpi collbench); EnvironmentProblem (one line, exit 5) naming the command."""
@@ -799,8 +813,10 @@ def main(argv=None):
             registry.resolve(n)
     else:
         names = default_installations()
+    unbuilt = _unbuilt(names)
+    _say_builds(names, unbuilt, a.dry_run, build_missing=not a.installations)
     if not a.dry_run:
-        rc = _prepare(names, build_missing=not a.installations)
+        rc = _prepare(unbuilt, build_missing=not a.installations)
         if rc:
             return rc
     name = os.path.splitext(os.path.basename(config))[0]
