@@ -230,7 +230,8 @@ def _fake_resolve(name):
 def test_the_default_installations_leave_the_derived_ones_out(tmp_path, monkeypatch, capsys):
     kinds = [("openmpi-4.1.4", "debian"), ("mpich-4.0.2", "debian"), ("openmpi-4.1.4+slow10", "derived")]
     monkeypatch.setattr(versions.registry, "all_installations",
-                        lambda: [type("I", (), {"name": n, "origin": o})() for n, o in kinds])
+                        lambda: [type("I", (), {"name": n, "origin": o, "kind": n.split("-")[0], "mpicxx": "",
+                                                "env": {}})() for n, o in kinds])
     config = tmp_path / "c.yaml"
     config.write_text(yaml.safe_dump(SEED000))
     assert versions.main(["--dry-run", "--out", str(tmp_path / "o"), str(config)]) == 0
