@@ -18,6 +18,7 @@ cases or M minutes; the same command resumes it (DIR/runs.jsonl). Exit 0: no new
 """
 
 import datetime
+import functools
 import glob
 import json
 import os
@@ -135,10 +136,15 @@ def targets_asked(text, algos):
     return algos, only or None
 
 
+@functools.lru_cache(maxsize=1)
+def _known_faults():
+    with open(KNOWN_FAULTS, encoding="utf-8") as f:
+        return json.load(f)["faults"]
+
+
 def known_fault(lib, case, target):
     """The known fault of an MPI library this failure is, or ''."""
-    with open(KNOWN_FAULTS, encoding="utf-8") as f:
-        faults = json.load(f)["faults"]
+    faults = _known_faults()
     words = set(cases.to_line(case).split())
     for k in faults:
         if (k["kind"] == lib.inst.kind and lib.inst.version in k["versions"] and k["coll"] == case["coll"]
@@ -201,6 +207,7 @@ def _clock(seconds):
     return f"{int(seconds // 3600)}:{int(seconds % 3600 // 60):02d}:{int(seconds % 60):02d}"
 
 
+PROGRESS_S = 20  # a launch that took longer gets its own progress line
 ROUND = 1000  # cases drawn at a time; each (library, target, world size) of a round is one batch
 
 
@@ -223,6 +230,8 @@ def run_round(store, libs, algos, only, indices, args, seen, done):
         for (target, np), batch in sorted(plan.items(), key=lambda kv: (kv[0][0] != run.NATIVE, kv[0])):
             result = run.launch([drawn[i] for i in batch], lib, target, args.timeout)
             bid = f"{lib.name}/{target}/np{np}/{batch[0]}-{batch[-1]}"
+            if result.seconds > PROGRESS_S:  # a round can take half an hour on a busy-polling MPI
+                print(f"fuzz:   {bid}: {len(batch)} cases in {result.seconds:.0f} s", file=sys.stderr)
             store.add({"type": "batch", "batch": bid, "installation": lib.name, "target": target, "np": np,
                        "cases": len(batch), "launches": result.launches, "seconds": round(result.seconds, 3),
                        "served": result.served})

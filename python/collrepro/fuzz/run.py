@@ -62,6 +62,8 @@ def program_for(inst, cache_dir):
     p = subprocess.run([inst.mpicc, "-O1", "-g", "-o", tmp, SOURCE], capture_output=True, text=True,
                        env=build_env(inst))
     if p.returncode != 0:
+        if os.path.exists(tmp):
+            os.remove(tmp)
         raise EnvironmentProblem(f"{inst.name}: `{inst.mpicc} fuzz/intercase.c` failed: "
                                  f"{(p.stderr.strip().splitlines() or ['no output'])[-1]}")
     os.replace(tmp, exe)
