@@ -31,7 +31,7 @@ alive() { [[ -e /proc/$1/stat && $(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f
 [[ $(id -u) == 0 ]] || { echo "SKIP: needs root"; exit 77; }
 [[ -x $COLLBENCH ]] || fail "no collbench at $COLLBENCH"
 ours() { ip netns list | awk '{print $1}' | grep '^crc-' || true; }
-cleanup() { "${CL[@]}" down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+cleanup() { "${CL[@]}" down --any >/dev/null 2>&1 || true; rm -rf "$WORK"; }
 nothing_left() {  # $1: what just happened
   [[ -z $(ours) ]] || fail "$1: namespaces left: $(ours | tr '\n' ' ')"
   ! ip -o link show | grep -q ': crc-' || fail "$1: an interface of the cluster in the host's namespace"
@@ -141,6 +141,25 @@ tc -n crc-n0 qdisc show dev crc0 | grep -qi "rate $LINK" || fail "crc-n0's uplin
 grep -q '"rate_bit_s": 10000000' "$COLLREPRO_CLUSTER_DIR/cluster.json" || fail "cluster.json lacks the new rate"
 expect 0 "shape --reset" "${CL[@]}" shape --reset
 tc -n crc-n1 qdisc show dev crc0 | grep -qi "rate $LINK" || fail "crc-n1's uplink is not back at $LINK"
+
+step "3c. another clone's cluster: up, shape and down refused with a line naming it; status and run work"
+cp "$COLLREPRO_CLUSTER_DIR/cluster.json" "$WORK/cluster.json"
+/usr/bin/python3 - "$COLLREPRO_CLUSTER_DIR/cluster.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["owner"]["clone"] = "/elsewhere/collrepro"  # as if another clone had made it
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+expect 2 "up from another clone" "${CL[@]}" up --nodes 2 --cores-per-node 2 --link $LINK --collbench "$COLLBENCH"
+grep -q "another clone (/elsewhere/collrepro" "$WORK/err" || fail "up: the refusal does not name the other clone"
+expect 2 "shape from another clone" "${CL[@]}" shape --reset
+expect 2 "down from another clone" "${CL[@]}" down
+grep -q "down --any" "$WORK/err" || fail "down: the refusal does not say how to remove it anyway"
+[[ -n $(ours) ]] || fail "a refused down removed the cluster"
+expect 0 "status of another clone's cluster" "${CL[@]}" status
+grep -q "made by another clone: /elsewhere/collrepro" "$WORK/out" || fail "status does not say whose cluster it is"
+expect 0 "run on another clone's cluster" "${CL[@]}" run -- true
+cp "$WORK/cluster.json" "$COLLREPRO_CLUSTER_DIR/cluster.json"
 
 step "4. down while a process runs in a node"
 "${CL[@]}" run -- sleep 300 &

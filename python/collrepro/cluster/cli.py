@@ -10,6 +10,10 @@
   run -- CMD   CMD on the head node with the cluster's MPI environment; its exit code.
   down  removes every object with the prefix (also leftovers of a crashed `up`) and the state.
 
+One cluster at a time on a machine: its state (STATE_DIR, machine-wide) names the clone that made it
+(`owner`); `up` and `down` from another clone are refused with a line naming that clone (`down
+--any` removes it anyway); `shape` too; `status` and `run` work from any clone.
+
 Exit codes: 2 bad input (nothing made or everything removed), 4 no cluster is up (status, run),
 5 no root or a tool missing (checked first), or the fidelity check refused the link.
 """
@@ -17,6 +21,7 @@ Exit codes: 2 bad input (nothing made or everything removed), 4 no cluster is up
 import json
 import os
 import sys
+import time
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
@@ -63,10 +68,33 @@ def _already_up(a, cluster):
                             "run `./collrepro-py cluster down` to remove every crc- object")
         return False
     state = _need_up(a.state_dir)
+    _refuse_foreign(state, "up")
     if state.get("settings") != cluster.settings():
         raise UserError("a cluster with other settings is up (./collrepro-py cluster status); "
                         "run `./collrepro-py cluster down` first")
     return True
+
+
+def owner():
+    """Who makes a cluster: this clone, user and process (cluster.json's `owner`). The machine has
+    one cluster at a time; another clone sees whose it is and is refused with that line."""
+    return {"clone": REPO, "user": os.environ.get("USER") or str(os.geteuid()), "pid": os.getpid(),
+            "made_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def _foreign(state):
+    """The clone that made the cluster in `state` when it is not this one, else None."""
+    clone = (state or {}).get("owner", {}).get("clone")
+    return clone if clone and os.path.realpath(clone) != os.path.realpath(REPO) else None
+
+
+def _refuse_foreign(state, verb, force_hint=""):
+    other = _foreign(state)
+    if other:
+        o = state["owner"]
+        raise UserError(f"{verb}: the cluster that is up was made by another clone ({other}, user {o.get('user')}, "
+                        f"{o.get('made_at')}); this machine holds one cluster at a time: run `./collrepro-py "
+                        f"cluster down` in that clone when it is done{force_hint}")
 
 
 def _make(a, cluster):
@@ -75,7 +103,7 @@ def _make(a, cluster):
     net.make_switch()
     for node in cluster.nodes:
         net.make_node(a.state_dir, node)
-    doc = dict(cluster.to_json(), settings=cluster.settings(), state_dir=a.state_dir)
+    doc = dict(cluster.to_json(), settings=cluster.settings(), state_dir=a.state_dir, owner=owner())
     mpi.write_files(a.state_dir, doc)
     for node in doc["nodes"]:
         bad = P.routes_out(net.routes(node["name"]))
@@ -155,6 +183,8 @@ def status(a):
               "recorded); it is not usable: run `./collrepro-py cluster down`, then `up` again", file=sys.stderr)
         return safeio.EXIT_INCOMPLETE
     else:
+        if _foreign(state):
+            print(f"made by another clone: {state['owner']['clone']} ({state['owner'].get('made_at')})")
         for n in state["nodes"]:
             print(f"{n['name']:<8} {n['address']:<14} link {P.format_rate(n['rate_bit_s']):<8} "
                   f"cpus {','.join(map(str, n['cpus'])) or 'shared'}")
@@ -191,6 +221,7 @@ def shape(a):
     metadata carries the rates it ran at. The fidelity record stays the one `up` measured."""
     net.check_system()
     state = _need_up(a.state_dir)
+    _refuse_foreign(state, "shape")
     nodes = state["nodes"]
     if not a.node_rate and not a.reset:
         raise UserError("shape: give --node-rate NODE=RATE (repeatable) or --reset")
@@ -207,6 +238,9 @@ def shape(a):
 
 def down(a):
     net.check_system()
+    if not a.any:
+        _refuse_foreign(_load(a.state_dir, CLUSTER_JSON), "down",
+                        ", or `./collrepro-py cluster down --any` here to remove it anyway")
     steps = net.remove(a.state_dir)
     gone = sorted({name for kind, name in steps if kind == "netns"})
     print(f"cluster: down; removed {', '.join(gone) if gone else 'nothing (none was up)'}")
@@ -239,7 +273,8 @@ def parser():
     h.add_argument("--node-rate", action="append", metavar="NODE=RATE",
                    help="one node's link at this rate, both directions (repeatable), e.g. crc-n3=80mbit")
     h.add_argument("--reset", action="store_true", help="every link back at the cluster's --link rate first")
-    sub.add_parser("down", help="remove everything the cluster made (and leftovers with its prefix)")
+    d = sub.add_parser("down", help="remove everything the cluster made (and leftovers with its prefix)")
+    d.add_argument("--any", action="store_true", help="also when another clone made the cluster")
     return ap
 
 
