@@ -94,6 +94,12 @@ add_test(NAME sim.hugepages-shared
 set_tests_properties(sim.hugepages-shared PROPERTIES LABELS "sim" TIMEOUT 1200 COST 20 RESOURCE_LOCK sim-variant
                      SKIP_RETURN_CODE 77)
 
+# sim.rerun: results/sim/validation's quick-np8 simulated again; every median a simulated tie of the
+# committed one (tests/sim/rerun.sh; the tie: python/collrepro/sim/ties.py).
+add_test(NAME sim.rerun
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/rerun.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
+set_tests_properties(sim.rerun PROPERTIES LABELS "sim" TIMEOUT 1200 COST 5 RESOURCE_LOCK sim-variant)
+
 add_test(NAME sim.shared-backbone
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/shared_backbone.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.shared-backbone PROPERTIES LABELS "sim" TIMEOUT 1200 COST 5 RESOURCE_LOCK sim-variant)
@@ -102,7 +108,7 @@ set_tests_properties(sim.shared-backbone PROPERTIES LABELS "sim" TIMEOUT 1200 CO
 # variant with two compile jobs; a simulation is one process.
 collrepro_test_cores(sim.smoke 2)
 foreach(_sim_test cori-effects fast-path allgather-ring exscan ompi-bcast wide node-platform node-memory node-memory-routes
-                  cluster-platform type-cost shared-backbone)
+                  cluster-platform type-cost shared-backbone rerun)
   collrepro_test_cores(sim.${_sim_test} 1)
 endforeach()
 collrepro_test_cores(sim.hugepages-shared 2)  # four simulations at once

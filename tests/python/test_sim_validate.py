@@ -217,6 +217,18 @@ def test_error_and_ranking():
     assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].isna().all()  # nothing to rank
 
 
+def test_microsecond_ties_are_absolute():
+    """A median of a few microseconds moves by a few of SimGrid's 1e-9 s date steps between reruns
+    with another history (2.6e-4 of 4 us): that is a tie, not an order; 20 ns apart is not."""
+    from collrepro.sim import ties
+    us = 1e-6
+    assert ties.tied(4 * us, 4 * us + 1.04e-9) and not ties.faster(4 * us, 4 * us + 1.04e-9)
+    assert ties.faster(4 * us, 4 * us + 20e-9) and not ties.tied(4 * us, 4 * us + 20e-9)
+    assert ties.tied(1.0, 1.00005) and ties.faster(1.0, 1.001)  # long times: the relative floor
+    real, sim_ = _frames([("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.9, 2.1)], [("a", 4 * us), ("b", 4 * us + 1.04e-9)])
+    assert V.compare(real, sim_, "e", "openmpi")["ranking_preserved"].tolist() == [False] * 2
+
+
 def test_misordered_pairs_are_alike_or_reversed():
     # the node orders a < b < c (launch ranges apart); the simulation has b 0.5 % before a (alike)
     # and c 10 % before both (reversed)

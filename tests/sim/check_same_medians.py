@@ -3,9 +3,10 @@
 and the fast path, must hold the same points with the same simulated medians (the simulation is
 deterministic, so equal to rounding), and their metadata must say which path each took. A third
 run, the fast path cut into slices that ran side by side (simrun --jobs 2), must give the same
-points and medians again, to SLICE_TOLERANCE_S: a slice starts without the points before it, and
-SimGrid rounds every event's date to its surf/precision (1e-9 s), so a different history can
-move a median by a few such steps (two fullduplex-allgatherv points here: 5e-10 and 7.5e-10 s).
+points and medians again, within the simulated tie (collrepro.sim.ties): a slice starts without
+the points before it, and SimGrid rounds every event's date to its surf/precision (1e-9 s), so a
+different history can move a median by a few such steps (two fullduplex-allgatherv points here:
+5e-10 and 7.5e-10 s).
 
 sim.hugepages-shared uses the second form: runs of one config, sliced alike, whose buffers were
 folded on huge or on 4 KiB pages, must all give the first run's medians.
@@ -18,8 +19,10 @@ import sys
 
 from summary import read_summary
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from collrepro.sim import ties  # noqa: E402
+
 REL_TOLERANCE = 1e-9
-SLICE_TOLERANCE_S = 1e-8  # ten of SimGrid's surf/precision steps
 KEY = ("point", "collective", "algorithm", "p", "q", "ka", "kb", "msg_bytes")
 
 
@@ -40,28 +43,32 @@ def main(full_dir, fast_dir, sliced_dir=None):
                  f"got {filled(full_dir)} and {filled(fast_dir)}")
     compare(medians(full_dir), medians(fast_dir), "full", "fast")
     if sliced_dir:
-        compare(medians(fast_dir), medians(sliced_dir), "fast", "sliced", abs_tolerance=SLICE_TOLERANCE_S)
+        compare(medians(fast_dir), medians(sliced_dir), "fast", "sliced", same=ties.tied)
 
 
-def compare(one, two, name_a, name_b, abs_tolerance=0.0):
-    """Exit naming every point where the two runs differ by more than REL_TOLERANCE (relative)
-    and abs_tolerance (seconds)."""
+def equal(a, b):
+    return (abs(b - a) / a if a else abs(b)) <= REL_TOLERANCE
+
+
+def compare(one, two, name_a, name_b, same=equal):
+    """Exit naming every point whose medians the two runs do not have the same (`same`: equal to
+    REL_TOLERANCE, or a simulated tie) or whose kept repetitions differ."""
     if set(one) != set(two):
         sys.exit(f"check_same_medians: different points: only {name_a} {sorted(set(one) - set(two))}, "
                  f"only {name_b} {sorted(set(two) - set(one))}")
-    worst, failed = 0.0, []
+    worst, worst_s, failed = 0.0, 0.0, []
     for key in sorted(one):
         (a, na), (b, nb) = one[key], two[key]
-        off = abs(b - a) / a if a else abs(b)
-        worst = max(worst, off)
-        if (off > REL_TOLERANCE and abs(b - a) > abs_tolerance) or na != nb:
+        worst = max(worst, abs(b - a) / a if a else abs(b))
+        worst_s = max(worst_s, abs(b - a))
+        if not same(a, b) or na != nb:
             failed.append(f"{key}: {name_a} {a!r} ({na} kept), {name_b} {b!r} ({nb} kept)")
     for line in failed:
         print(f"check_same_medians: FAIL {line}")
     if failed:
         sys.exit(f"check_same_medians: {name_a} and {name_b}: {len(failed)} of {len(one)} points differ")
     print(f"check_same_medians: {name_a} and {name_b}: {len(one)} points, same medians "
-          f"(largest relative difference {worst:.1e}): passed")
+          f"(largest difference {worst:.1e} relative, {worst_s:.1e} s): passed")
 
 
 def alike(first, *others):

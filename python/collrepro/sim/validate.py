@@ -39,6 +39,7 @@ import pandas as pd
 from collrepro import paths, resultfiles, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import UserError
+from collrepro.sim import ties
 
 REPO = Path(paths.REPO)
 OUT = REPO / "results" / "sim" / "validation"
@@ -343,17 +344,13 @@ def medians(directory):
                          "max_s": g.max()}).reset_index()
 
 
-# Simulated medians closer than this share are a tie: the same point simulated twice can differ in
-# its last digits (1e-6 of the time: floating point in SimGrid's flow solver, whose events
-# shift with what ran before the point), which must not decide an order.
-SIM_TIE = 1e-4
 
 
 def ranking_preserved(group, min_gap=0.0):
     """Whether the simulation orders the algorithms of one (collective, shape, size) as the node
     does: every pair the real runs tell apart (their per-launch medians do not overlap: one
     algorithm's slowest launch beats the other's fastest) has the same order in the simulated
-    medians (a simulated tie, within SIM_TIE, is not that order). None where the real runs tell
+    medians (a simulated tie, ties.tied, is not that order). None where the real runs tell
     no pair apart.
     Pairs whose launches overlap are ties the node itself cannot order, and are not counted;
     with min_gap > 0, neither are pairs whose real medians lie less than that share apart."""
@@ -362,7 +359,7 @@ def ranking_preserved(group, min_gap=0.0):
         if slow.real_median_s < (1 + min_gap) * fast.real_median_s:
             continue
         pairs += 1
-        if not fast.sim_median_s < (1 - SIM_TIE) * slow.sim_median_s:
+        if not ties.faster(fast.sim_median_s, slow.sim_median_s):
             return False
     return True if pairs else None
 
@@ -575,7 +572,7 @@ def misordered_pairs(points):
     keys = ["experiment", "library", "collective", "shape", "msg_bytes"]
     for k, g in points[points["ranking_preserved"] == False].groupby(keys):  # noqa: E712
         for fast, slow in told_apart(g):
-            if fast.sim_median_s < (1 - SIM_TIE) * slow.sim_median_s:
+            if ties.faster(fast.sim_median_s, slow.sim_median_s):
                 continue
             sim_ratio = slow.sim_median_s / fast.sim_median_s
             rows.append(dict(zip(keys, k), faster=fast.algorithm, slower=slow.algorithm,
