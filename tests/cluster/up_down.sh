@@ -77,6 +77,7 @@ for rate in 100mbit 50mbit 20mbit; do
 done
 [[ -n $LINK ]] || fail "the fidelity check refused every rate down to 20mbit"
 cat "$WORK/out"
+grep -q "sizes held within" "$WORK/out" || fail "up does not say which sizes the link holds"
 expect 0 "up again" "${CL[@]}" up --nodes 2 --cores-per-node 2 --link $LINK --collbench "$COLLBENCH"
 grep -q "already up" "$WORK/out" || fail "up again did not say it was already up"
 expect 2 "up with other settings" "${CL[@]}" up --nodes 3 --link $LINK
@@ -86,6 +87,7 @@ import ipaddress, json, subprocess, sys
 state = sys.argv[1]
 fid = json.load(open(f"{state}/fidelity.json"))
 assert fid["within"] and abs(fid["ratio"] - 1) <= 0.10, fid
+assert [s["bytes"] for s in fid["sizes"]] == [4096, 16384, 65536, 1 << 20], fid["sizes"]  # per size, recorded
 block = ipaddress.ip_network("198.18.0.0/15")
 for ns in ["crc-sw"] + [n["name"] for n in json.load(open(f"{state}/cluster.json"))["nodes"]]:
     for family in ("-4", "-6"):
@@ -115,6 +117,7 @@ assert m["config"]["validation"] is True
 assert m["nodes"] == 2, m["nodes"]
 fid = json.load(open(f"{sys.argv[2]}/fidelity.json"))
 assert m["cluster"]["fidelity"]["bandwidth_bit_s"] == fid["bandwidth_bit_s"], m.get("cluster")
+assert m["cluster"]["fidelity"]["sizes"] == fid["sizes"], "the per-size fidelity is not in the launch's metadata"
 assert [n["name"] for n in m["cluster"]["nodes"]] == ["crc-n0", "crc-n1"]
 # Where the ranks landed matches the placement: --map-by node puts ranks 0, 2 on crc-n0 and 1, 3
 # on crc-n1; `nodes` gives each group a node of its own, `block` (ranks 0-1 | 2-3) spans both.

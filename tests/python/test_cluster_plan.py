@@ -118,6 +118,24 @@ def test_fidelity_verdict_is_the_slope_between_64k_and_1m():
         fidelity.verdict(series(rate)[:2], rate)
 
 
+def test_per_size_fidelity_charges_each_size_against_its_link_time():
+    """4 KiB leaves free (the token bucket's credit), 16 KiB at 1.46 of its link time (as measured at
+    100 Mbit/s), 1 MiB at the rate: only 1 MiB is held, and the line says how far the rest are off."""
+    rate, lat = 1e8, 30e-6
+    link = {b: b * 8 / rate for b in (4096, 16384, 1 << 20)}
+    series = [{"bytes": 1, "time_s": lat}, {"bytes": 1024, "time_s": lat},
+              {"bytes": 4096, "time_s": lat}, {"bytes": 16384, "time_s": lat + 1.46 * link[16384]},
+              {"bytes": 1 << 20, "time_s": lat + 1.02 * link[1 << 20]}]
+    sizes = fidelity.per_size(series, rate, lat)
+    assert [s["bytes"] for s in sizes] == [4096, 16384, 1 << 20]          # from 4 KiB, in order
+    assert [round(s["charged"], 2) for s in sizes] == [0.0, 1.46, 1.02]
+    assert [s["held"] for s in sizes] == [False, False, True]
+    line = fidelity.sizes_line(sizes)
+    assert "held within +-10% of the link's time: 1 MiB;" in line
+    assert "4 KiB x0.00, 16 KiB x1.46" in line
+    assert "not held" not in fidelity.sizes_line(sizes[2:])
+
+
 def test_agent_refuses_hosts_outside_the_cluster_and_hostfiles_list_every_node():
     doc = P.plan(3, 1e9, cores_per_node=2, machine_cpus=2).to_json()
     script = mpi.agent_script("/run/c", doc)

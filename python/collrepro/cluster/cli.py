@@ -156,6 +156,7 @@ def up(a):
           f"{' with Slurm (./collrepro-py cluster run -- sinfo)' if cluster.slurm else ''}, "
           f"{'cores shared between nodes' if cluster.cpus_shared else f'{cluster.cores_per_node} own core(s) each'}; "
           f"fidelity: {_fidelity_line(result)}")
+    print(f"cluster: {fidelity.sizes_line(result['sizes'])}")
     return 0
 
 
@@ -190,6 +191,8 @@ def status(a):
                   f"cpus {','.join(map(str, n['cpus'])) or 'shared'}")
         if fid:
             print(f"fidelity: {fid['between'][0]} <-> {fid['between'][1]}: {_fidelity_line(fid)}")
+            if fid.get("sizes"):
+                print(f"fidelity: {fidelity.sizes_line(fid['sizes'])}")
     return 0 if state is not None and fid is not None else safeio.EXIT_INCOMPLETE
 
 
@@ -197,8 +200,8 @@ def launch_metadata(state, fid):
     """What every launch on the cluster records (collbench's metadata key `cluster`)."""
     meta = {k: state[k] for k in ("link_bit_s", "mtu", "cores_per_node", "cpus_shared")}
     meta["nodes"] = [{k: n[k] for k in ("name", "address", "rate_bit_s", "cpus")} for n in state["nodes"]]
-    meta["fidelity"] = {k: fid[k] for k in ("bandwidth_bit_s", "latency_s", "ratio", "link_bit_s", "between",
-                                            "measured_at")} if fid else None
+    meta["fidelity"] = {k: fid.get(k) for k in ("bandwidth_bit_s", "latency_s", "ratio", "link_bit_s", "between",
+                                                "measured_at", "sizes")} if fid else None
     return meta
 
 

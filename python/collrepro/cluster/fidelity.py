@@ -12,6 +12,13 @@ The numbers go to STATE_DIR/fidelity.json and from there into every launch's met
 
 Latency is not configured (netem is not in this kernel): it is what the veth pairs, the bridge
 and the two TCP stacks give, measured here and recorded beside the bandwidth.
+
+Per size from 4 KiB the check also records what share of the link's time the ping-pong was
+charged (`sizes`: (time - the 1-byte time) / (bytes / rate)), and whether that lies within
+TOLERANCE (`held`). Only the large sizes are held: the token bucket lets a burst of frames leave
+an idle link at once, and TCP's acknowledgements and windows meet the shaper's queue, so a 4-64 KiB
+message is charged anywhere from nothing to several times its link time (docs/cluster.md has the
+measurement). The record travels into every launch's metadata beside the bandwidth.
 """
 
 import contextlib
@@ -46,6 +53,35 @@ def verdict(series, rate):
     ratio = bw / rate
     return {"bandwidth_bit_s": bw, "latency_s": t[1], "ratio": ratio,
             "within": abs(ratio - 1) <= TOLERANCE, "tolerance": TOLERANCE}
+
+
+SIZES_FROM = 4096
+
+
+def per_size(series, rate, latency_s):
+    """[{bytes, time_s, link_s, charged, held}] from 4 KiB up: the share of the link's time
+    (bytes x 8 / rate) the ping-pong's one-way time beyond the 1-byte latency was charged; pure."""
+    out = []
+    for s in sorted(series, key=lambda s: int(s["bytes"])):
+        size = int(s["bytes"])
+        if size < SIZES_FROM:
+            continue
+        link_s = size * 8 / rate
+        charged = (float(s["time_s"]) - latency_s) / link_s
+        out.append({"bytes": size, "time_s": float(s["time_s"]), "link_s": link_s, "charged": charged,
+                    "held": abs(charged - 1) <= TOLERANCE})
+    return out
+
+
+def sizes_line(sizes):
+    """`up`'s line about the sizes: which the link holds, and how far the others are off."""
+    def kib(n):
+        return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
+    held = [kib(s["bytes"]) for s in sizes if s["held"]]
+    off = [f"{kib(s['bytes'])} x{s['charged']:.2f}" for s in sizes if not s["held"]]
+    return (f"sizes held within +-{TOLERANCE:.0%} of the link's time: {', '.join(held) or 'none'}"
+            + (f"; not held (charged share of the link's time): {', '.join(off)} (the token bucket's "
+               "burst and TCP: docs/cluster.md)" if off else ""))
 
 
 def decided(verdicts):
@@ -132,6 +168,7 @@ def measure(state_dir, cluster_json, collbench):
         series = measurements([tmp])["pingpong"]  # per size, the median over the launches (the record)
     result = combine([verdict(s, rate) for s in launches], rate)
     result.update({"link_bit_s": rate, "between": [a["name"], b["name"]], "pingpong": series,
+                   "sizes": per_size(series, rate, result["latency_s"]),
                    "method": f"collbench ping-pong (Open MPI, TCP), {LAUNCHES} launches: the median of the launches' "
                              "bandwidths (slope 64 KiB to 1 MiB) and latencies (1 B); pingpong: per size the "
                              "median over the launches of each launch's median of 8 round trips",
