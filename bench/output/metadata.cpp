@@ -101,7 +101,7 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size) {
   nlohmann::json out = nlohmann::json::array();
   // Powers of 4 from 64 B to 64 KiB between 1 B and 1 MiB: where a library changes protocol
   // (MPICH 4.0.2's shared memory took 0.5 us at 1 B and 2.5 us at 1 KiB on a 16-core node), the
-  // simulation's piecewise model (python/collrepro/sim/platform.py) sees the step, not a line.
+  // simulation's piecewise model (python/collrepro/sim/platforms/platform.py) sees the step, not a line.
   for (std::size_t bytes : {std::size_t{1}, std::size_t{64}, std::size_t{256}, std::size_t{1024}, std::size_t{4096},
                             std::size_t{16384}, std::size_t{65536}, std::size_t{1} << 20}) {
     std::vector<char> buf(bytes);

@@ -25,7 +25,7 @@ nlohmann::json pingpong(const Clock& clock, int rank, int size);
 // The time spent inside one call, per size (the ping-pong's), between ranks 0 and 1 (median of 8
 // after 2 warm-ups): MPI_Send and MPI_Isend on rank 0 with the receive already posted, and
 // MPI_Recv on rank 1 once the message has had time to arrive. What SimGrid's SMPI charges a
-// process per message (smpi/os, smpi/ois, smpi/or; python/collrepro/sim/platform.py fits them).
+// process per message (smpi/os, smpi/ois, smpi/or; python/collrepro/sim/platforms/platform.py fits them).
 // Ranks 0 and 1 only. Null with one rank, and where ranks share cores (`oversubscribed`, rank
 // 0's assessment, which it passes to rank 1: the times would be the scheduler's, and
 // busy-polling ranks made the measurement cost seconds a launch).
@@ -37,7 +37,7 @@ nlohmann::json callcosts(const Clock& clock, int rank, int size, bool oversubscr
 // What a library's datatype engine adds to a message: the one-way ping-pong time between ranks 0
 // and 1 (median of 16 samples of 20 round trips after 2 warm-ups; in simulation 1 sample) of 4 blocks of 1, 256 and 4096 bytes as
 // one contiguous message and as one MPI_Type_create_struct message over strided blocks (what the
-// torus algorithms send). python/collrepro/sim/platform.py fits the difference per message side
+// torus algorithms send). python/collrepro/sim/platforms/platform.py fits the difference per message side
 // for the simulation (bench/sim/typecost.cpp). Null as callcosts() is.
 nlohmann::json typecosts(const Clock& clock, int rank, int size, bool oversubscribed, bool simulated);
 // How the node's shared memory holds up when every core moves data at once: the one-way
@@ -45,7 +45,7 @@ nlohmann::json typecosts(const Clock& clock, int rank, int size, bool oversubscr
 // every pair of ranks (2k, 2k+1) at once (size / 2 pairs; median of 5 samples of 4 round trips
 // after a warm-up, in simulation 1 sample): [{bytes, pairs, one_pair_s, all_pairs_s (the pairs'
 // mean), all_pairs_max_s}]. While one pair is timed the others wait in MPI_Barrier (a busy-polling
-// library keeps their cores busy). What python/collrepro/sim/platform.py turns into the simulated node's
+// library keeps their cores busy). What python/collrepro/sim/platforms/platform.py turns into the simulated node's
 // shared backbone, per size. Collective over world; null with fewer than 4 ranks or more than a
 // node's (256; in simulation 64), across nodes (`nodes` > 1, outside simulation) and where ranks
 // share cores (rank 0's `oversubscribed`).

@@ -2,7 +2,7 @@
 // into collbench with GNU ld --wrap=MPI_Comm_split_type, see bench/sim/README.md).
 //
 // SMPI answers MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) by host: ranks on one host share a
-// node. On the node-memory platforms (python/collrepro/sim/node_memory.py, cori-memory)
+// node. On the node-memory platforms (python/collrepro/sim/platforms/node_memory.py, cori-memory)
 // every host is one core, and a node is the <cluster> of its cores: the top zone says so with the
 // property collrepro/hosts-are-cores="yes", and each node's zone is named n<index>. There the
 // split goes by node, so that collbench's topology (the metadata's nodes and processes per node,

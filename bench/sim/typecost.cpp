@@ -13,7 +13,7 @@
 //
 // When simrun passes a cost (`simrun --type-cost A,B,UPTO` sets COLLREPRO_SIM_TYPE_COST: A
 // seconds plus B seconds per byte up to UPTO bytes, for each side of a message; `collrepro-py sim
-// validate` fits them from `typecosts`: python/collrepro/sim/platform.py), every
+// validate` fits them from `typecosts`: python/collrepro/sim/platforms/platform.py), every
 // send and receive of a non-contiguous datatype here first takes that long on its rank's
 // simulated clock (smpi_execute_flops), and a blocking receive after it has completed. Without the
 // variable nothing is charged and the calls go straight through. Not charged: persistent

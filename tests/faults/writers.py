@@ -306,14 +306,14 @@ class TimingStudy(Writer):
 # ------------------------------------------------------------------ simulation (no SimGrid run)
 
 class CoriPlatform(Writer):
-    """The simulation's platform writer (python/collrepro/sim/cori.py): a SimGrid platform
+    """The simulation's platform writer (python/collrepro/sim/platforms/cori.py): a SimGrid platform
     XML of 3 groups (A), then of 7 (B). The simulation runs themselves need SimGrid and are left
     out; their results are collbench's files (the collbench row)."""
 
     name = "sim cori"
     prog = "sim cori"
     units = ("platform.xml",)
-    preload = ["collrepro.safeio", "collrepro.sim.cori"]
+    preload = ["collrepro.safeio", "collrepro.sim.platforms.cori"]
 
     def prepare(self, inputs, setup):
         return {"A": "3", "B": "7"}

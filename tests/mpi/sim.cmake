@@ -95,7 +95,7 @@ set_tests_properties(sim.hugepages-shared PROPERTIES LABELS "sim" TIMEOUT 1200 C
                      SKIP_RETURN_CODE 77)
 
 # sim.rerun: results/sim/validation's quick-np8 simulated again; every median a simulated tie of the
-# committed one (tests/sim/rerun.sh; the tie: python/collrepro/sim/ties.py).
+# committed one (tests/sim/rerun.sh; the tie: python/collrepro/sim/validation/ties.py).
 add_test(NAME sim.rerun
          COMMAND ${PROJECT_SOURCE_DIR}/tests/sim/rerun.sh ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/sim-variant)
 set_tests_properties(sim.rerun PROPERTIES LABELS "sim" TIMEOUT 1200 COST 5 RESOURCE_LOCK sim-variant)

@@ -1,5 +1,5 @@
-"""The Cori model with effects (python/collrepro/sim/cori.py --effects) and the sensitivity
-sweep's argument parsing (python/collrepro/sim/sensitivity.py); no simulation (sim.cori-effects
+"""The Cori model with effects (python/collrepro/sim/platforms/cori.py --effects) and the sensitivity
+sweep's argument parsing (python/collrepro/sim/validation/sensitivity.py); no simulation (sim.cori-effects
 simulates)."""
 
 import os
@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from collrepro.sim import cori as cori_platform
-from collrepro.sim import sensitivity as sim_sensitivity
+from collrepro.sim.platforms import cori as cori_platform
+from collrepro.sim.validation import sensitivity as sim_sensitivity
 from collrepro.safeio import UserError
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
@@ -105,7 +105,7 @@ def test_node_memory_platform_structure():
     """Each node a cluster of its cores (hosts node-0.. numbered node-major), a shared memory
     backbone only when --mem-gbps is set, two routes per node (to the switch over its NIC's up
     direction, back over its down direction), joined by the top zone's Floyd routing."""
-    from collrepro.sim import node_memory as nm
+    from collrepro.sim.platforms import node_memory as nm
     root = parse(nm.platform_xml(3, 4, mem_gbps=34))
     top = root.find("zone")
     assert top.get("routing") == "Floyd"
@@ -144,7 +144,7 @@ def node_to_node(root):
 def test_node_memory_routes_through_the_switch_cross_the_pair_routes_links():
     """The switch platform and the former pair-routed one: the same clusters and links, and
     between every two nodes the same links in the same directions (the switch adds none)."""
-    from collrepro.sim import node_memory as nm
+    from collrepro.sim.platforms import node_memory as nm
     switch, pairs = (parse(nm.platform_xml(6, 2, mem_gbps=16, routes=r)) for r in ("switch", "pairs"))
     assert pairs.find("zone").get("routing") == "Full" and not pairs.findall(".//router")
     for tag in ("cluster", "link"):
@@ -157,7 +157,7 @@ def test_node_memory_platform_grows_linearly_in_nodes():
     """No route per node pair: clusters, links and routes 1, 1 and 2 per node, and the file's size
     grows linearly (doubling the nodes at most doubles what the nodes add; the pair-routed file's
     growth quadruples)."""
-    from collrepro.sim import node_memory as nm
+    from collrepro.sim.platforms import node_memory as nm
 
     def size(nodes, routes):
         return len(nm.platform_xml(nodes, 8, mem_gbps=16, routes=routes))
@@ -176,8 +176,8 @@ def test_node_memory_platform_grows_linearly_in_nodes():
 def test_simrun_places_one_rank_per_core_on_node_memory_platforms(tmp_path):
     """simrun takes the node-memory platform's hosts for cores: one rank per host in block order,
     the description in nodes x cores, and a clear refusal of --ppn > 1 or --order spread."""
-    from collrepro.sim import node_memory as nm
-    from collrepro.sim import run as sim
+    from collrepro.sim.platforms import node_memory as nm
+    from collrepro.sim.running import run as sim
     path = tmp_path / "nm.xml"
     path.write_text(nm.platform_xml(4, 8, mem_gbps=16))
     place = sim.Placement(str(path), 24, 1, "block")
@@ -190,13 +190,13 @@ def test_simrun_places_one_rank_per_core_on_node_memory_platforms(tmp_path):
 
 
 def test_paper_runs_default_to_cori_memory_made_for_their_shape(tmp_path):
-    from collrepro.sim import paper as sim_paper
+    from collrepro.sim.running import paper as sim_paper
     run = sim_paper.load_runs()["seed000-fc-1024x8"]
     argv, out = sim_paper.simrun_argv("seed000-fc-1024x8", run, "cori-memory", str(tmp_path))
     assert argv[argv.index("--platform") + 1] == str(tmp_path / "platforms" / "cori-memory-128x8.xml")
     assert argv[argv.index("--ppn") + 1] == "1" and out.endswith("seed000-fc-1024x8-cori-memory")
     path = sim_paper.write_generated_platform("cori-memory", run, str(tmp_path))
     text = open(path).read()
-    from collrepro.sim import node_memory as node_memory_platform
+    from collrepro.sim.platforms import node_memory as node_memory_platform
     assert 'radical="1016-1023"' in text and f'bb_bw="{node_memory_platform.CORI_MEM_GBPS:g}GBps"' in text
     assert sim_paper.platform_path("flat-crossbar", run, str(tmp_path))[1] == 8

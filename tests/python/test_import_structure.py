@@ -173,6 +173,34 @@ def test_the_analysis_imports_nothing_that_launches():
         f"{m} -> {', '.join(b)}" for m, b in sorted(wrong.items()))
 
 
+# The simulation's stages, in order: a room imports only the rooms before it (and the rest of the
+# package), never one after it.
+SIM_STAGES = ("platforms", "running", "validation")
+
+
+def test_the_simulation_stages_are_layers():
+    modules = module_names()
+    graph = imports(modules)
+    rank = {f"{ROOT}.sim.{stage}": i for i, stage in enumerate(SIM_STAGES)}
+    loose = sorted(m for m in modules if room_of(m, modules) == f"{ROOT}.sim" and m != f"{ROOT}.sim")
+    assert not loose, f"modules of sim/ outside its stages: {loose}"
+    wrong = sorted(f"{m} -> {t}" for m in graph for t in graph[m]
+                   if room_of(m, modules) in rank and room_of(t, modules) in rank
+                   and rank[room_of(t, modules)] > rank[room_of(m, modules)])
+    assert not wrong, "a simulation stage imports a later one: " + "; ".join(wrong)
+
+
+def test_the_cluster_takes_only_platforms_from_the_simulation():
+    """collrepro.cluster reaches, directly or through others, no simulation module outside
+    sim/platforms/ (the package's own sim/__init__ aside)."""
+    modules = module_names()
+    graph = imports(modules)
+    allowed = (f"{ROOT}.sim.platforms", )
+    wrong = sorted(f"{m} -> {t}" for m in graph if m.startswith(f"{ROOT}.cluster") for t in reach(graph, m)
+                   if t.startswith(f"{ROOT}.sim.") and not t.startswith(allowed))
+    assert not wrong, "the emulated cluster reaches beyond the simulation's platforms: " + "; ".join(wrong)
+
+
 def test_the_walk_sees_function_level_imports(tmp_path):
     """The reader counts an import inside a function: a circle hidden that way is found."""
     package = tmp_path / "pkg"

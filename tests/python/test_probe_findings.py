@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from collrepro import resultfiles, safeio
-from collrepro.sim import sensitivity as sim_sensitivity
+from collrepro.sim.validation import sensitivity as sim_sensitivity
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = REPO / "python"

@@ -1,6 +1,6 @@
 """The emulated cluster in simulation: the platform written from the launches' `cluster` records
-(python/collrepro/sim/cluster_platform.py), simrun's reading of it, and the comparison's summary
-(python/collrepro/sim/cluster_validate.py). No SimGrid needed (tests/sim/cluster_platform.sh
+(python/collrepro/sim/platforms/cluster_platform.py), simrun's reading of it, and the comparison's summary
+(python/collrepro/sim/validation/cluster_validate.py). No SimGrid needed (tests/sim/cluster_platform.sh
 simulates on such a platform)."""
 
 import xml.etree.ElementTree as ET
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from collrepro.safeio import UserError
-from collrepro.sim import cluster_platform as CP
-from collrepro.sim import cluster_validate as CV
-from collrepro.sim import run as sim
+from collrepro.sim.platforms import cluster_platform as CP
+from collrepro.sim.validation import cluster_validate as CV
+from collrepro.sim.running import run as sim
 
 
 def _record(rates=(100e6,) * 4, ratio=0.98, latency=8e-6):

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from collrepro.sim import paper as sim_paper
-from collrepro.sim import run as sim
+from collrepro.sim.running import paper as sim_paper
+from collrepro.sim.running import run as sim
 from collrepro.launch.launcher import Forwarder
 from collrepro.safeio import UserError
 

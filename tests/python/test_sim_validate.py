@@ -8,9 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from collrepro.sim import validate as V
-from collrepro.sim import platform as SP
-from collrepro.sim import run as sim
+from collrepro.sim.validation import validate as V
+from collrepro.sim.platforms import platform as SP
+from collrepro.sim.running import make_platform
+from collrepro.sim.running import run as sim
 from collrepro.safeio import UserError
 
 ALPHA, BW = 1.5e-6, 5e9  # a known node: 1.5 us, 5 GB/s
@@ -57,7 +58,7 @@ def test_measurements_take_the_median_per_size_and_the_library(tmp_path):
 def test_platform_file_carries_the_calibration(tmp_path):
     d = _meta_dir(tmp_path, "x/openmpi", _series())
     out = tmp_path / "node.xml"
-    assert SP.main([str(d), "--model", "alpha-beta", "--copy-bw", "40", "--name", "n", "-o", str(out)]) == 0
+    assert make_platform.main([str(d), "--model", "alpha-beta", "--copy-bw", "40", "--name", "n", "-o", str(out)]) == 0
     text = out.read_text()
     assert 'lat="7.5e-07s"' in text and 'bw="5e+09Bps"' in text  # half the latency per link, two links a route
     assert 'bb_bw="2e+10Bps"' in text  # 40 GB/s copied, two copies per message
@@ -65,14 +66,14 @@ def test_platform_file_carries_the_calibration(tmp_path):
     assert hosts == 16
     assert "network/model:CM02" in sim.platform_config(str(out))
     # a copy bandwidth below what one ping-pong moved is raised to one link's: the ping-pong stays
-    SP.main([str(d), "--model", "alpha-beta", "--copy-bw", "4", "-o", str(out)])
+    make_platform.main([str(d), "--model", "alpha-beta", "--copy-bw", "4", "-o", str(out)])
     assert 'bb_bw="5e+09Bps"' in out.read_text() and "raised to one link" in out.read_text()
 
 
 def test_piecewise_platform_config_replaces_simruns_defaults(tmp_path):
     d = _meta_dir(tmp_path, "x/mpich", _series(), mpi="mpich", cores=4)
     out = tmp_path / "node.xml"
-    SP.main([str(d), "--duplex", "split", "-o", str(out)])
+    make_platform.main([str(d), "--duplex", "split", "-o", str(out)])
     cfg = sim.sim_config("ompi", sim.platform_config(str(out)))
     keys = [c.split(":")[0] for c in cfg]
     assert "network/model:SMPI" in cfg and "network/model:CM02" not in cfg and keys.count("network/model") == 1
@@ -102,7 +103,7 @@ def test_overheads_are_fitted_from_the_callcosts_and_keep_the_pingpong(tmp_path)
     meas = SP.measurements([str(d)])
     assert [c["bytes"] for c in SP.overheads(meas)] == [1, 1024]  # 64 KiB: the send waited
     out = tmp_path / "node.xml"
-    assert SP.main([str(d), "-o", str(out)]) == 0
+    assert make_platform.main([str(d), "-o", str(out)]) == 0
     cfg = dict(c.split(":", 1) for c in sim.platform_config(str(out)))
     # per section threshold:offset:factor; the line through 1 B and 1 KiB, then 0 from 64 KiB
     slope = 0.1e-6 / 1023
@@ -116,14 +117,14 @@ def test_overheads_are_fitted_from_the_callcosts_and_keep_the_pingpong(tmp_path)
         assert f"{s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform {s['time_s'] * 1e6:.3f} us" in text
     # the same data give the same platform
     again = tmp_path / "again.xml"
-    SP.main([str(d), "-o", str(again)])
+    make_platform.main([str(d), "-o", str(again)])
     assert again.read_text() == text
 
 
 def test_an_assumed_overhead_keeps_the_pingpong_and_only_eager_sizes(tmp_path):
     d = _meta_dir(tmp_path, "x/openmpi", _series())
     out = tmp_path / "node.xml"
-    assert SP.main([str(d), "--overhead", "0.2", "-o", str(out)]) == 0
+    assert make_platform.main([str(d), "--overhead", "0.2", "-o", str(out)]) == 0
     cfg = dict(c.split(":", 1) for c in sim.platform_config(str(out)))
     # 1 B and 1 KiB (below SMPI's 64 KiB detached-send bound), 0.2 us each, 0 from 64 KiB
     assert cfg["smpi/os"] == cfg["smpi/ois"] == cfg["smpi/or"] == "0:2e-07:0;1023:2e-07:0;65535:0:0"
@@ -134,9 +135,9 @@ def test_an_assumed_overhead_keeps_the_pingpong_and_only_eager_sizes(tmp_path):
         assert f"{s['bytes']} B: measured {s['time_s'] * 1e6:.3f} us, platform {s['time_s'] * 1e6:.3f} us" in text
     _with_callcosts(d, CALLCOSTS)  # measured costs are never replaced by an assumption
     with pytest.raises(UserError, match="hold callcosts"):
-        SP.main([str(d), "--overhead", "0.2", "-o", str(out)])
+        make_platform.main([str(d), "--overhead", "0.2", "-o", str(out)])
     with pytest.raises(UserError, match="--overhead -1"):
-        SP.main([str(d), "--overhead", "-1", "-o", str(out)])
+        make_platform.main([str(d), "--overhead", "-1", "-o", str(out)])
 
 
 def test_an_eager_bound_above_64_kib_raises_the_detached_bound(tmp_path):
@@ -145,7 +146,7 @@ def test_an_eager_bound_above_64_kib_raises_the_detached_bound(tmp_path):
     cheap = [dict(c, send_s=0.2e-6, recv_s=0.3e-6) for c in CALLCOSTS]  # every size eager
     _with_callcosts(d, cheap)
     out = tmp_path / "node.xml"
-    SP.main([str(d), "-o", str(out)])
+    make_platform.main([str(d), "-o", str(out)])
     cfg = dict(c.split(":", 1) for c in sim.platform_config(str(out)))
     assert cfg["smpi/async-small-thresh"] == cfg["smpi/send-is-detached-thresh"] == str((1 << 20) + 1)
 
@@ -172,7 +173,7 @@ def test_overhead_sections_give_every_measured_size_its_value():
 def test_no_overheads_without_callcosts_or_when_the_send_waits(tmp_path):
     d = _meta_dir(tmp_path, "x/openmpi", _series())
     out = tmp_path / "node.xml"
-    SP.main([str(d), "-o", str(out)])
+    make_platform.main([str(d), "-o", str(out)])
     assert "smpi/os" not in out.read_text() and "per-message overheads: none" in out.read_text()
     _with_callcosts(d, [dict(c, send_s=c["send_s"] + 1e-6) for c in CALLCOSTS])  # 1 B: 1.5 of 1.5 us
     assert SP.overheads(SP.measurements([str(d)])) == []
@@ -188,7 +189,7 @@ def test_a_damaged_callcosts_entry_is_one_line(tmp_path):
 def test_no_pingpong_is_one_line(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(UserError, match="no launch metadata with a ping-pong"):
-        SP.main([str(tmp_path / "empty"), "-o", str(tmp_path / "x.xml")])
+        make_platform.main([str(tmp_path / "empty"), "-o", str(tmp_path / "x.xml")])
 
 
 def _frames(real_rows, sim_rows):
@@ -220,7 +221,7 @@ def test_error_and_ranking():
 def test_microsecond_ties_are_absolute():
     """A median of a few microseconds moves by a few of SimGrid's 1e-9 s date steps between reruns
     with another history (2.6e-4 of 4 us): that is a tie, not an order; 20 ns apart is not."""
-    from collrepro.sim import ties
+    from collrepro.sim.validation import ties
     us = 1e-6
     assert ties.tied(4 * us, 4 * us + 1.04e-9) and not ties.faster(4 * us, 4 * us + 1.04e-9)
     assert ties.faster(4 * us, 4 * us + 20e-9) and not ties.tied(4 * us, 4 * us + 20e-9)
@@ -384,7 +385,7 @@ def test_type_cost_never_charges_less_for_more_bytes_and_needs_a_positive_extra(
 
 
 def test_simrun_refuses_a_malformed_type_cost():
-    from collrepro.sim import run as sim
+    from collrepro.sim.running import run as sim
     assert sim.parse_type_cost("3e-7,7e-10,1024") == (3e-7, 7e-10, 1024.0)
     assert sim.parse_type_cost(None) is None
     for bad in ("3e-7,7e-10", "a,b,c", "-1e-7,0,1", "1,0,1", "3e-7,1e-3,1", "nan,0,1"):
@@ -445,7 +446,7 @@ def test_a_concurrent_pingpong_without_a_transfer_is_one_line(tmp_path):
     meta["concurrent_pingpong"] = [{"bytes": 1 << 16, "pairs": 8, "one_pair_s": 1e-9, "all_pairs_s": 2e-9}]
     (d / "meta-L0.json").write_text(json.dumps(meta))
     with pytest.raises(UserError, match="exceeds the platform's latency"):
-        SP.main([str(d), "--shared-size", "65536", "-o", str(tmp_path / "n.xml")])
+        make_platform.main([str(d), "--shared-size", "65536", "-o", str(tmp_path / "n.xml")])
 
 
 def test_the_backbone_never_drops_below_one_link_and_uses_the_most_pairs(tmp_path):
@@ -464,7 +465,7 @@ def test_a_platform_for_one_size_carries_its_backbone(tmp_path):
     d = _meta_dir(tmp_path, "x/openmpi", _series())
     _with_concurrent(d, SLOW)
     out = tmp_path / "node.xml"
-    assert SP.main([str(d), "--shared-size", str(1 << 20), "-o", str(out)]) == 0
+    assert make_platform.main([str(d), "--shared-size", str(1 << 20), "-o", str(out)]) == 0
     text = out.read_text()
     bw = max(p[2] for p in SP.piecewise(_series()))
     assert f'bb_bw="{SP._g(8 * bw / 2.0)}Bps"' in text and "for messages of 1048576 B: 8 pairs" in text
@@ -477,5 +478,5 @@ def test_shared_size_refusals_are_one_line(tmp_path, extra, needs):
     args = [str(d), "-o", str(tmp_path / "n.xml")] + (extra if "--shared-size" in extra else
                                                        ["--shared-size", str(1 << 20)] + extra)
     with pytest.raises(UserError, match=needs):
-        SP.main(args)
+        make_platform.main(args)
     assert not (tmp_path / "n.xml").exists()

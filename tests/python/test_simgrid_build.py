@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 from collrepro.installations import simgrid  # noqa: E402
 from collrepro.safeio import EnvironmentProblem  # noqa: E402
-from collrepro.sim import run as simrun  # noqa: E402
+from collrepro.sim.running import run as simrun  # noqa: E402
 
 # The lines of 3.32's header the edit touches; the rest of the file is made up.
 ACTOR_HPP = """#ifndef X

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from collrepro import safeio
-from collrepro.sim import paper as sim_paper
-from collrepro.sim import run as sim
+from collrepro.sim.running import paper as sim_paper
+from collrepro.sim.running import run as sim
 from collrepro.studies import timing as ts
 from collrepro.installations import cli as collmpi_cli
 from collrepro.installations import registry

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
-from collrepro.sim import platform as sim_platform  # noqa: E402
+from collrepro.sim.running import make_platform  # noqa: E402
 from summary import launch_meta, report  # noqa: E402
 
 RATE, RATIO, LATENCY = 100e6, 0.95, 20e-6
@@ -33,7 +33,7 @@ def main(action, runs, target):
         for launch in (0, 1):
             (runs / f"meta-L{launch}.json").write_text(json.dumps({"mpi_impl": "openmpi", "nprocs": 4, "nodes": 4,
                                                                     "cluster": record()}))
-        return sim_platform.main([str(runs), "--from-cluster", "-o", target])
+        return make_platform.main([str(runs), "--from-cluster", "-o", target])
     bad = []
     m = launch_meta(Path(target) / "sweep")
     t = {s["bytes"]: s["time_s"] for s in m["pingpong"]}

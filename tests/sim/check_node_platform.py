@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
-from collrepro.sim import platform as sim_platform  # noqa: E402
+from collrepro.sim.platforms import platform as sim_platform  # noqa: E402
+from collrepro.sim.running import make_platform  # noqa: E402
 from summary import launch_meta, report  # noqa: E402
 
 SIZES = [1, 1024, 65536, 1 << 20]
@@ -55,8 +56,8 @@ def main(action, measured, target):
             "concurrent_pingpong": [{"bytes": b, "pairs": PAIRS, "one_pair_s": known(b),
                                      "all_pairs_s": latency(b) + k * (known(b) - latency(b))} for b, k in SLOW.items()]}))
         mib = target.replace(".xml", f"{MIB_PLATFORM}.xml")
-        return (sim_platform.main([str(measured), "--name", "test-node", "-o", target])
-                or sim_platform.main([str(measured), "--name", "test-node", "--shared-size", str(1 << 20), "-o", mib]))
+        return (make_platform.main([str(measured), "--name", "test-node", "-o", target])
+                or make_platform.main([str(measured), "--name", "test-node", "--shared-size", str(1 << 20), "-o", mib]))
     bad = []
     pp = launch_meta(Path(target) / "pp")
     # the sizes the platform was made from (collbench measures more, between them: interpolated)

@@ -3,7 +3,7 @@
 and the fast path, must hold the same points with the same simulated medians (the simulation is
 deterministic, so equal to rounding), and their metadata must say which path each took. A third
 run, the fast path cut into slices that ran side by side (simrun --jobs 2), must give the same
-points and medians again, within the simulated tie (collrepro.sim.ties): a slice starts without
+points and medians again, within the simulated tie (collrepro.sim.validation.ties): a slice starts without
 the points before it, and SimGrid rounds every event's date to its surf/precision (1e-9 s), so a
 different history can move a median by a few such steps (two fullduplex-allgatherv points here:
 5e-10 and 7.5e-10 s).
@@ -20,7 +20,7 @@ import sys
 from summary import read_summary
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from collrepro.sim import ties  # noqa: E402
+from collrepro.sim.validation import ties  # noqa: E402
 
 REL_TOLERANCE = 1e-9
 KEY = ("point", "collective", "algorithm", "p", "q", "ka", "kb", "msg_bytes")

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
-from collrepro.sim import platform as SP  # noqa: E402
-from collrepro.sim import validate as V  # noqa: E402
+from collrepro.sim.platforms import platform as SP  # noqa: E402
+from collrepro.sim.running import make_platform  # noqa: E402
+from collrepro.sim.validation import validate as V  # noqa: E402
 
 EXP, MPI = "quick-np8", "openmpi"
 # 8 pairs at once 3 times slower than one from 1 MiB: a backbone of 8/3 links, below the 4 links'
@@ -47,7 +48,7 @@ def main(real, out, build):
         bad.append(f"{runs}: no launch metadata")
     plain = out / "plain.xml"
     out.mkdir(parents=True, exist_ok=True)
-    SP.main([str(runs), "--mpi", MPI, "--duplex", V.DUPLEX[MPI], "-o", str(plain)])
+    make_platform.main([str(runs), "--mpi", MPI, "--duplex", V.DUPLEX[MPI], "-o", str(plain)])
     times = {}
     if V._simulate_one(EXP, MPI, out / "sims" / EXP / MPI, plain, [], times, "plain", build):
         bad.append("the plain simulation failed")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sim.cluster-platform (registered by tests/mpi/sim.cmake, LABELS sim): a platform of an emulated
-# cluster written by `sim platform --from-cluster` (python/collrepro/sim/cluster_platform.py) from
+# cluster written by `sim platform --from-cluster` (python/collrepro/sim/platforms/cluster_platform.py) from
 # known `cluster` records (4 nodes at 100 Mbit/s, crc-n3 at 50 Mbit/s, a measured ratio of 0.95,
 # 20 us) gives back in simulation the ping-pong those numbers predict (bandwidth within 3 %), and a 4-rank
 # sweep of the inter-group algorithms runs on it (its hosts sit in the root zone, which simrun and

@@ -3,7 +3,7 @@
 # (configs/platforms/cori-effects.xml) must differ from the flat crossbar where its shared NIC
 # matters and agree where nothing it adds is crossed. Checks that the committed platforms (it and
 # dragonfly-adaptive, its topology alone) are the generator's output
-# (python/collrepro/sim/cori.py), builds the SimGrid SMPI variant
+# (python/collrepro/sim/platforms/cori.py), builds the SimGrid SMPI variant
 # into BUILD_DIR (shared with sim.smoke), simulates tests/sim/cori_effects.yaml (seed 000 FC, 4 MiB,
 # three p/q) at 32 ranks x 8 per node on both platforms, then tests/sim/check_cori_effects.py.
 #   tests/sim/cori_effects.sh SOURCE_DIR BUILD_DIR

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sim.hugepages-shared (registered by tests/mpi/sim.cmake, LABELS sim; root): simulations that
 # share the machine's huge pages. Each simulation running folds its buffers onto one huge page;
-# simrun claims one per --jobs under a machine-wide lock (python/collrepro/sim/run.py,
+# simrun claims one per --jobs under a machine-wide lock (python/collrepro/sim/running/run.py,
 # HugepageClaim), so two runs side by side never both count the same free page.
 #   1. two `simrun --jobs 2` side by side on huge pages: both pass, and their medians equal;
 #   2. another process holds every free page but three (the race the issue met: SMPI aborted with

@@ -60,7 +60,7 @@ begin_sim_test() {
   build_sim_variant "$build"
 }
 # check_generated NAME PLATFORM [GENERATOR ARGS...]: the committed platform file (configs/platforms/
-# <PLATFORM>.xml) must be what python/collrepro/sim/cori.py writes with those arguments (run
+# <PLATFORM>.xml) must be what python/collrepro/sim/platforms/cori.py writes with those arguments (run
 # after start_sim_test).
 check_generated() {
   local name=$1 platform=$2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sim.node-platform (registered by tests/mpi/sim.cmake, LABELS sim): a platform derived by
-# python/collrepro/sim/platform.py from a known ping-pong (two regimes: 1.5 us + 5 GB/s up to
+# python/collrepro/sim/platforms/platform.py from a known ping-pong (two regimes: 1.5 us + 5 GB/s up to
 # 64 KiB, 6 us + 9 GB/s beyond), known per-call costs and a known concurrent ping-pong (4 ranks:
 # every pair at once against one pair; --shared-size) gives them back in simulation (a 2-rank
 # launch's metadata under the ompi selector, whose broadcast of nothing once divided by zero on 2

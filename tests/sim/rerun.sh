@@ -2,7 +2,7 @@
 # sim.rerun (registered by tests/mpi/sim.cmake, LABELS sim): the committed simulations of
 # results/sim/validation come back when rerun. `sim validate run --only quick-np8` simulates that
 # experiment again for both libraries (8 ranks, 80 points each, a few seconds); every median must
-# be a simulated tie (collrepro.sim.ties) of the committed one, and the largest spread is printed.
+# be a simulated tie (collrepro.sim.validation.ties) of the committed one, and the largest spread is printed.
 # A rerun of the same command can move a median of a few microseconds by one of SimGrid's 1e-9 s
 # date steps (2.6e-4 of 3.9 us, measured on 46 of 800 points): the tie is absolute for that reason.
 #   tests/sim/rerun.sh SOURCE_DIR BUILD_DIR
@@ -14,7 +14,7 @@ cp results/sim/validation/README.md results/sim/validation/*.csv "$out"/
   { cat "$out/run.log"; echo "sim.rerun: sim validate run failed" >&2; exit 1; }
 PYTHONPATH=python /usr/bin/python3 - "$out/sims" results/sim/validation/sims <<'PY'
 import csv, glob, gzip, os, sys
-from collrepro.sim import ties
+from collrepro.sim.validation import ties
 KEY = ("point", "collective", "algorithm", "p", "q", "ka", "kb", "msg_bytes")
 
 def medians(d):

@@ -25,7 +25,7 @@ def launch_meta(directory):
     """Launch 0's metadata in DIRECTORY (meta-L0.json, or its .gz), read as sim platform reads it
     (the check scripts put python/ on the path before importing this)."""
     from pathlib import Path
-    from collrepro.sim import platform as sim_platform
+    from collrepro.sim.platforms import platform as sim_platform
     return sim_platform._load_meta(str(next(Path(directory).glob("meta-L0.json*"))))
 
 

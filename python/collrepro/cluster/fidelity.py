@@ -32,7 +32,7 @@ import time
 from collrepro import mpienv, safeio
 from collrepro.safeio import EnvironmentProblem, UserError
 
-from . import mpi, net
+from . import mpi
 
 TOLERANCE = 0.10
 SMALL, LARGE = 65536, 1 << 20
@@ -149,7 +149,7 @@ def _run(argv, env, a, b):
 
 def measure(state_dir, cluster_json, collbench):
     """Run the ping-pong between the first two nodes; the verdict and the series."""
-    from collrepro.sim.platform import measurements
+    from collrepro.sim.platforms.platform import measurements
     if not os.path.exists(collbench):
         raise EnvironmentProblem(f"{collbench} not found: build collbench (cmake --build --preset openmpi "
                                  "--target collbench) or give --collbench")

@@ -1,8 +1,9 @@
-"""Simulation in SimGrid SMPI, under one roof: run.py (`sim run`, bench/sim/simrun: an
-experiment on a platform), paper.py (`sim paper`: the papers' configurations at full scale),
-the platform writers cori.py (`sim cori`: the dragonfly models), node_memory.py
-(`sim node-memory`) and platform.py (`sim platform`: a node from its measured ping-pongs), and
-the studies of the simulation itself: validate.py (`sim validate`: against real-node runs), cluster_validate.py (`sim
-validate-cluster`: against an emulated cluster, its platform from cluster_platform.py) and
-sensitivity.py (`sim sensitivity`: the Cori model's effects one at a time).
+"""Simulation in SimGrid SMPI, in three rooms that are layers (each imports only those before it;
+tests/python/test_import_structure.py checks it):
+
+  platforms/   platform files from measurements and models: results in, XML out, nothing launched
+  running/     simulations and the measurements of this machine they start from
+  validation/  the simulation judged against real runs, and its sensitivity studies
+
+The emulated cluster (collrepro.cluster) takes only from platforms/.
 """

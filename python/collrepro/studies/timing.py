@@ -35,7 +35,7 @@ import time
 from collrepro import paths, resultfiles, safeio
 from collrepro.launch import collrun, runs
 from collrepro.launch.launcher import exit_code
-from collrepro.sim import run as sim_module
+from collrepro.sim.running import run as sim_module
 from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import UserError
 

@@ -10,7 +10,7 @@ REAL holds real runs as <experiment>/<mpi>/ result directories (one rank per cor
 each launch's ping-pong in its metadata), or is such a tree packed as runs.tar.xz (or a
 directory holding one): by default results/node16/, the 16-core node's runs committed in the
 repository, unpacked into a temporary directory for the command. `platforms` derives one
-platform per MPI library from that library's ping-pongs (python/collrepro/sim/platform.py);
+platform per MPI library from that library's ping-pongs (python/collrepro/sim/platforms/platform.py);
 `run` simulates every experiment of EXPERIMENTS that REAL holds, with the library's platform
 and SimGrid's collective selector for that library (ompi for Open MPI, mpich for MPICH),
 through bench/sim/simrun, into results/sim/validation/sims/<experiment>/<mpi>/; `report`
@@ -39,7 +39,7 @@ import pandas as pd
 from collrepro import paths, resultfiles, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import UserError
-from collrepro.sim import ties
+from collrepro.sim.validation import ties
 
 REPO = Path(paths.REPO)
 OUT = REPO / "results" / "sim" / "validation"
@@ -159,13 +159,13 @@ def _library_runs(dirs, mpi):
 def make_platforms(real, out=OUT):
     """One platform per library from the ping-pongs of its validated experiments' launches, and
     the alternative (the other duplex choice) beside the alternative simulations."""
-    from collrepro.sim import platform as sim_platform
+    from collrepro.sim.running import make_platform
     dirs = real_dirs(real)
     for mpi in sorted({m for _, m in dirs}):
         mine = _library_runs(dirs, mpi)
         for alternative in (False, True):
             duplex = OTHER[DUPLEX[mpi]] if alternative else DUPLEX[mpi]
-            sim_platform.main(mine + ["--mpi", mpi, "--duplex", duplex, "--name", f"node16-{mpi}", "--source",
+            make_platform.main(mine + ["--mpi", mpi, "--duplex", duplex, "--name", f"node16-{mpi}", "--source",
                                       "real-node runs (16-core node, one rank per core)",
                                       "-o", str(platform_of(mpi, alternative, out))])
 
@@ -181,8 +181,8 @@ def _variant_platforms(real, directory, extra):
 def _variant_platform(runs, mpi, extra, path):
     """Library `mpi`'s chosen platform (its duplex) from its real `runs`, with `extra` sim platform
     arguments, written to `path`."""
-    from collrepro.sim import platform as sim_platform
-    sim_platform.main(runs + ["--mpi", mpi, "--duplex", DUPLEX[mpi], *extra, "--name", f"node16-{mpi}",
+    from collrepro.sim.running import make_platform
+    make_platform.main(runs + ["--mpi", mpi, "--duplex", DUPLEX[mpi], *extra, "--name", f"node16-{mpi}",
                               "--source", "real-node runs (16-core node, one rank per core)", "-o", str(path)])
 
 
@@ -206,7 +206,7 @@ def typecost_dir(out):
 def type_costs(source):
     """{library: (A, B, UPTO)} fitted from the typecosts in the metadata of source/<mpi>/ runs
     (collbench measures them at every launch's start); libraries without them are left out."""
-    from collrepro.sim import platform as sim_platform
+    from collrepro.sim.platforms import platform as sim_platform
     fits = {}
     for mpi in SELECTOR:
         d = Path(source) / mpi
@@ -292,7 +292,7 @@ def simulate_shared(real, out, only=None, build_dir=BUILD_DIR):
     also send messages of several blocks; and each whole experiment runs once per size (its sizes
     times the plain simulation's cost). Refused, in one line, where the real runs' metadata hold
     no concurrent_pingpong."""
-    from collrepro.sim import platform as sim_platform
+    from collrepro.sim.platforms import platform as sim_platform
     sims = shared_dir(out)
     every = real_dirs(real)
     dirs = {k: d for k, d in sorted(every.items()) if not only or k[0] in only}
@@ -534,7 +534,7 @@ def _by(points, keys):
 def pingpong_check(real, sims):
     """The ping-pong the platforms were made from against the one each library's simulations
     measured on them (collbench measures it at every launch's start, simulated or not)."""
-    from collrepro.sim import platform as sim_platform
+    from collrepro.sim.platforms import platform as sim_platform
     rows = []
     dirs = real_dirs(real)
     for mpi in sorted({m for _, m in dirs}):
@@ -800,7 +800,7 @@ def _misses(points, alternative, copybw=None, overhead=None):
                 "carrying the rest of the ping-pong, so the ping-pong itself is unchanged): if the missing cost is "
                 "per message, the smallest blocks' error moves towards 0 at one value for every experiment:", "",
                 _md(_overhead_rows(points, overhead)), ""]
-        from collrepro.sim import platform as sim_platform
+        from collrepro.sim.platforms import platform as sim_platform
         most = max(overhead)
         moved = []
         for (e, m), sub in points[points["msg_bytes"] <= SMALL_BYTES].groupby(["experiment", "library"]):
@@ -848,7 +848,7 @@ def readme(points, summary, times, missing, alternative=None, alt_times=None, co
     out = [
         "# results/sim/validation: the simulation against a real node",
         "",
-        "Generated by `collrepro-py sim validate report` (python/collrepro/sim/validate.py) from the",
+        "Generated by `collrepro-py sim validate report` (python/collrepro/sim/validation/validate.py) from the",
         "simulations in `sims/` and the real-node runs committed in `results/node16/runs.tar.xz`",
         "(16-core node, one rank per core, Open MPI 4.1.4 and MPICH 4.0.2, every rank bound to its",
         "own core, 3 launches per point; results/node16/README.md says how they were made). Anyone",

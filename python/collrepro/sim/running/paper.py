@@ -10,7 +10,7 @@ simrun (contiguous placement), then the paper's figures into its figures/ direct
 interrupted run continues where it stopped when started again (collbench skips the points
 already on disk). --platform: cori-memory (default: Cori's nodes, whose processes share the
 node's memory and NIC, on a contention-free network; made for the run's shape by
-python/collrepro/sim/node_memory.py), flat-crossbar (the papers' contention-free model),
+python/collrepro/sim/platforms/node_memory.py), flat-crossbar (the papers' contention-free model),
 cori-effects (Cori's dragonfly with a shared NIC, per-message costs and scaled global links),
 dragonfly-adaptive (that topology without them: indistinguishable from the crossbar at the
 papers' shapes) or cori-dragonfly (SimGrid's minimal routing, the congested case). cori-memory
@@ -29,8 +29,8 @@ import time
 from collrepro import paths, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import UserError
-from collrepro.sim import node_memory
-from collrepro.sim import run as simrun  # the command this one drives
+from collrepro.sim.platforms import node_memory
+from collrepro.sim.running import run as simrun  # the command this one drives
 
 REPO = paths.REPO
 RUNS = os.path.join(REPO, "configs", "paper", "sim-runs.yaml")
@@ -61,7 +61,7 @@ def load_runs(path=RUNS):
 
 def platform_path(platform, run, build_dir):
     """(platform file, ppn to give simrun). cori-memory is made for the run's shape (its hosts are
-    cores: one rank per host) into BUILD_DIR/platforms/ by python/collrepro/sim/node_memory.py;
+    cores: one rank per host) into BUILD_DIR/platforms/ by python/collrepro/sim/platforms/node_memory.py;
     the others are the committed configs/platforms/<name>.xml."""
     if platform != "cori-memory":
         return os.path.join(REPO, "configs", "platforms", platform + ".xml"), run["ppn"]

@@ -62,7 +62,7 @@ platform, the SimGrid version and the network model.
                no spaces or quotes (smpirun passes program arguments unquoted)
 The SimGrid configuration (network model, collective selector, ...) is fixed below and
 recorded in the metadata; a platform file's own <config> settings (calibrated platforms,
-python/collrepro/sim/platform.py) replace the defaults of the same names. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 incomplete,
+python/collrepro/sim/platforms/platform.py) replace the defaults of the same names. Exit code: collbench's (0 ok, 2 config, 3 validation, 4 incomplete,
 5 I/O), or simrun's own: 2 a bad option or platform file (checked before anything else), 5 the
 smpi build or smpirun missing, 130/143 interrupted.
 """
@@ -227,7 +227,7 @@ def _dragonfly_layout(platform, cluster):
 
 def _layout_property(platform, root):
     """(groups, chassis, routers, nodes) from a <prop id="collrepro/layout"> (generated platforms,
-    python/collrepro/sim/cori.py), or None."""
+    python/collrepro/sim/platforms/cori.py), or None."""
     for prop in root.iter("prop"):
         if prop.get("id") == "collrepro/layout":
             text = prop.get("value") or ""
@@ -262,7 +262,7 @@ def cluster_of(platform):
     if ranges[0][0] != 0 or any(b[0] != a[1] + 1 for a, b in zip(ranges, ranges[1:])):
         raise UserError(f"{platform}: the clusters' radicals must number the hosts 0, 1, ... without gaps")
     hosts = ranges[-1][1] + 1
-    if hosts_are_cores(root):  # python/collrepro/sim/node_memory.py: a <cluster> per node
+    if hosts_are_cores(root):  # python/collrepro/sim/platforms/node_memory.py: a <cluster> per node
         if len({hi - lo for lo, hi in ranges}) != 1:
             raise UserError(f"{platform}: a platform whose hosts are cores needs nodes of equal size")
         return hosts, CORES_AS_HOSTS, len(clusters), hosts // len(clusters), None
@@ -279,7 +279,7 @@ def cluster_of(platform):
 
 def _plain_hosts(platform, root):
     """How many hosts node-0 .. node-<N-1> a platform without a <cluster> declares one by one (the
-    emulated cluster's platforms, python/collrepro/sim/cluster_platform.py)."""
+    emulated cluster's platforms, python/collrepro/sim/platforms/cluster_platform.py)."""
     ids = sorted(int(h.get("id")[5:]) for h in root.iter("host")
                  if (h.get("id") or "").startswith("node-") and h.get("id")[5:].isdigit())
     if not ids:

@@ -4,7 +4,7 @@
       [--shapes 256x1,1024x8] [--ratios 1/1,1/3,3/1] [--values nic=16,8,4,2] [-o results/sim/sensitivity]
       [--warmup 0] [--dry-run]
 
-For each effect of python/collrepro/sim/cori.py (--effects) and each value of its parameter,
+For each effect of python/collrepro/sim/platforms/cori.py (--effects) and each value of its parameter,
 with the other effects neutral (the value at which each vanishes: dragonfly-adaptive), simulates
 root-gathering and halfduplex-fc at 4 MiB (configs/paper/seed000-fc-sim.yaml: half-duplex
 inter-group Allgather, group A sends) at each shape and p:q, and writes OUT/sensitivity.csv and
@@ -27,10 +27,10 @@ import sys
 import time
 
 from collrepro import paths, resultfiles, safeio
-from collrepro.sim import node_memory
+from collrepro.sim.platforms import node_memory
 from collrepro.analysis.figures.paper_values import SEED000_FIG4
 from collrepro.cliargs import ArgumentParser
-from collrepro.sim.cori import NEUTRAL, effects_xml
+from collrepro.sim.platforms.cori import NEUTRAL, effects_xml
 from collrepro.safeio import UserError
 
 REPO = paths.REPO
