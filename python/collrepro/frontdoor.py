@@ -64,7 +64,7 @@ VERBS = {
                       ("yaml",)),
     "sim platform": Verb("collrepro.sim.running.make_platform", "main", "sim platform",
                          "a SimGrid platform of this node from collbench's ping-pongs (node16-<mpi>.xml)"),
-    "sim validate": Verb("collrepro.sim.validation.validate", "main", "sim validate",
+    "sim validate": Verb("collrepro.sim.validation.validate_command", "main", "sim validate",
                          "the simulation against real-node runs: platforms, run, report (results/sim/validation)",
                          "", ANALYSIS),
     "sim validate-cluster": Verb("collrepro.sim.validation.cluster_validate", "main", "sim validate-cluster",

@@ -8,6 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from collrepro.sim.validation import report as R
+from collrepro.sim.validation import study_copybw
 from collrepro.sim.validation import validate as V
 from collrepro.sim.platforms import platform as SP
 from collrepro.sim.running import make_platform
@@ -241,7 +243,7 @@ def test_misordered_pairs_are_alike_or_reversed():
                                                                           ("b", "c", False)]
     assert pairs["real_ratio"].tolist() == pytest.approx([2.0, 3.0, 1.5])
     assert pairs["sim_ratio"].tolist() == pytest.approx([0.995, 0.9, 0.9 / 0.995])
-    text = V.readme(pts, V.summarize(pts), {}, [])
+    text = R.readme(pts, V.summarize(pts), {}, [])
     assert "## Why each row that misses misses" in text
     # errors 0, -50.25 and -70 %: all three 1 KiB points in the smallest band
     assert "| e | openmpi | neither | -50.2 (3) | - | - | 3 | 1 | 2 |" in text
@@ -264,7 +266,7 @@ def test_summary_median_p90_and_ranking_share():
 
 def test_readme_reports_the_summary_and_the_goal(tmp_path):
     pts = _points()
-    text = V.readme(pts, V.summarize(pts), {"x/openmpi": {"wall_s": 12.5}}, ["y/mpich"])
+    text = R.readme(pts, V.summarize(pts), {"x/openmpi": {"wall_s": 12.5}}, ["y/mpich"])
     # 15.0 % meets the goal (<= 15 %), 75 % of shapes ranked does not (>= 90 %)
     assert "| x | openmpi | 4 | 15.0 | 27.0 | 4 | 75.0 | error met | 12.5 |" in text
     assert "Not simulated (no `sims/` result): y/mpich." in text and "sim_vs_real.png" in text
@@ -276,7 +278,7 @@ def test_readme_reports_the_summary_and_the_goal(tmp_path):
 def test_readme_compares_a_shared_memory_limit():
     pts = _points()
     limited = pts.assign(error_pct=[40.0, 20.0, 10.0, -5.0])  # the largest size fits, the smallest overshoots
-    text = V.readme(pts, V.summarize(pts), {}, [], copybw={32.0: limited})
+    text = R.readme(pts, V.summarize(pts), {}, [], studies=[(study_copybw.STUDY, {32.0: limited})])
     assert "| x | openmpi | 1 KiB | 10.0 | 40.0 |" in text
     assert "x / openmpi at 32 GB/s: -5.0 % at 8 KiB, +40.0 % at 1 KiB" in text
 
@@ -287,11 +289,11 @@ def test_readme_names_the_phase_that_is_off():
                            "msg_bytes": [1024, 2048, 4096, 1024, 2048, 4096],
                            "phase_index": [2, 2, 2, 0, 0, 0], "phase": ["bcast"] * 3 + ["gather"] * 3,
                            "error_pct": [90.0, 110.0, -58.0, -5.0, 1.0, 3.0]})
-    text = V.readme(_points(), V.summarize(_points()), {}, [], phases=phases)
+    text = R.readme(_points(), V.summarize(_points()), {}, [], phases=phases)
     assert "| x | openmpi | root-gathering | gather | 3 | 1.0 | -5.0 | 3.0 |" in text
     assert "| x | openmpi | root-gathering | bcast | 3 | 90.0 | -58.0 | 110.0 |" in text
     assert text.index("| gather |") < text.index("| bcast |")  # in the algorithm's order
-    assert "## Phases" not in V.readme(_points(), V.summarize(_points()), {}, [])
+    assert "## Phases" not in R.readme(_points(), V.summarize(_points()), {}, [])
 
 
 def test_committed_summary_is_the_points_summary():
@@ -480,3 +482,20 @@ def test_shared_size_refusals_are_one_line(tmp_path, extra, needs):
     with pytest.raises(UserError, match=needs):
         make_platform.main(args)
     assert not (tmp_path / "n.xml").exists()
+
+
+def test_every_study_is_found_and_offered_by_the_command():
+    """Each study_*.py of sim/validation registers itself: discover() finds it, `sim validate run`
+    offers its option, and the values given reach it as a list (a flag's True, each repeated value)."""
+    from collrepro.sim.validation import study, validate_command
+    found = study.discover()
+    names = [s.name for s in found]
+    assert {"alternative", "copybw", "overhead", "typecost", "shared"} <= set(names)
+    assert len(set(names)) == len(names) and [s.order for s in found] == sorted(s.order for s in found)
+    a = validate_command._parser(found).parse_args(["run", "--copy-bw", "32", "--copy-bw", "64", "--alternative"])
+    by = {s.name: s for s in found}
+    assert by["copybw"].values(a) == [32.0, 64.0] and by["alternative"].values(a) == [True]
+    assert by["overhead"].values(a) == [] and by["typecost"].values(a) == [] and by["shared"].values(a) == []
+    assert [s.name for s in found if s.in_all] == ["alternative"]
+    for s in found:
+        assert s.command.startswith("collrepro-py sim validate run ") and s.flag in s.command

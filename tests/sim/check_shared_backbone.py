@@ -13,6 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 from collrepro.sim.platforms import platform as SP  # noqa: E402
 from collrepro.sim.running import make_platform  # noqa: E402
+from collrepro.sim.validation import study_shared as S  # noqa: E402
 from collrepro.sim.validation import validate as V  # noqa: E402
 
 EXP, MPI = "quick-np8", "openmpi"
@@ -52,10 +53,10 @@ def main(real, out, build):
     times = {}
     if V._simulate_one(EXP, MPI, out / "sims" / EXP / MPI, plain, [], times, "plain", build):
         bad.append("the plain simulation failed")
-    if V.simulate_shared(real, out, [EXP], build):
+    if S.simulate_shared(real, out, [EXP], build):
         bad.append("a per-size simulation failed")
     base = V.medians(out / "sims" / EXP / MPI).set_index(["collective", "shape", "msg_bytes", "algorithm"])
-    shared = V.shared_medians(V.shared_dir(out) / EXP / MPI).set_index(["collective", "shape", "msg_bytes", "algorithm"])
+    shared = S.shared_medians(S.folder(out) / EXP / MPI).set_index(["collective", "shape", "msg_bytes", "algorithm"])
     if sorted(shared.index) != sorted(base.index) or shared.index.duplicated().any():
         bad.append(f"{len(shared)} points simulated per size, {len(base)} in one simulation")
     slower = 0
@@ -70,14 +71,14 @@ def main(real, out, build):
     if not slower:
         bad.append("no 1 MiB point is slower with the shared memory")
     # the report: every size compared, and a size without its simulation named, not dropped silently
-    points, missing = V.build(real, V.shared_dir(out), per_size=True)
+    points, missing = S.load(real, out)
     plain, _ = V.build(real, out / "sims")
-    section = "\n".join(V._shared_section(plain, (points, missing)))
+    section = "\n".join(S.section(plain, V.summarize(plain), (points, missing)))
     if missing or len(points) != len(plain) or "| quick-np8 | openmpi | 1 MiB |" not in section:
         bad.append(f"the report: {len(points)} points for {len(plain)}, missing {missing}")
-    for f in (V.shared_dir(out) / EXP / MPI / str(1 << 20)).glob("summary-*"):
+    for f in (S.folder(out) / EXP / MPI / str(1 << 20)).glob("summary-*"):
         f.unlink()
-    _, missing = V.build(real, V.shared_dir(out), per_size=True)
+    _, missing = S.load(real, out)
     if missing != [f"{EXP}/{MPI}/{1 << 20}"]:
         bad.append(f"a size without its simulation: missing {missing}, want {EXP}/{MPI}/{1 << 20}")
     for line in bad:

@@ -30,6 +30,7 @@ import pandas as pd
 from collrepro import paths, resultfiles, safeio
 from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import UserError
+from collrepro.sim.validation import report as R
 from collrepro.sim.validation import validate as V
 
 REPO = Path(paths.REPO)
@@ -278,7 +279,7 @@ def readme(points, summary, runs, out, duplex):
         V._md(V._by(tagged, ["algorithm", "msg_bytes"])),
         "",
     ]
-    return "\n".join(lines + V._ranking_failures(tagged)) + "\n"
+    return "\n".join(lines + R._ranking_failures(tagged)) + "\n"
 
 
 def write_report(runs, out, duplex):
