@@ -1,7 +1,6 @@
-"""results/sim/root_cost.py on a committed set: the root rate it reports as closing a panel,
+"""`collrepro-py sim root-cost` (python/collrepro/sim/validation/root_cost.py) on a committed set: the root rate it reports as closing a panel,
 added back as one pass at both roots, gives the paper's speedup; a shape outside the paper's
 panels gets no paper value."""
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -11,10 +10,8 @@ SET = REPO / "results" / "sim" / "seed000-fc-256x1-flat-crossbar"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("root_cost", REPO / "results" / "sim" / "root_cost.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from collrepro.sim.validation import root_cost
+    return root_cost
 
 
 def _rows(text):

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Speedup table of simulated result sets: at the largest size of each setting,
 simulated T(baseline)/T(proposed) beside the cost model's prediction (the registry's cost
 coefficients from the summary CSVs, evaluated at alpha and beta of the simulated platform) and
@@ -6,7 +5,7 @@ the papers' reported and model numbers (seed 000 Fig. 4 and Tables I-II, seed 00
 seed 004 §4-5; counts in docs/algorithms/torus.md); the papers' reported numbers and Eq. 5 limits
 come from collrepro.analysis.figures.paper_values.
 
-  results/sim/speedup_table.py [--alpha S] [--beta S_PER_BYTE] DIR...   (markdown to stdout)
+  collrepro-py sim speedups [--alpha S] [--beta S_PER_BYTE] DIR...   (markdown to stdout)
 
 alpha and beta: by default per result set, from the ping-pong that collbench records in the
 metadata (alpha = the 1-byte time, beta = the slope between the two largest sizes), i.e. the
@@ -20,16 +19,15 @@ differ by a few per cent). The directories are read with collrepro.analysis.load
 every results contract version works. Seed 000 runs scaled down from the paper's 256 processes are shown
 beside the paper's 256-process panel with the same p:q, marked "(at p/q)".
 """
-import argparse
 import os
-import sys
 from collections import defaultdict
 
 import pandas as pd
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python"))
-from collrepro.analysis.loading import loader  # noqa: E402
-from collrepro.analysis.figures.paper_values import SEED001_EQ5_MODEL, seed000_fig4  # noqa: E402
+from collrepro.analysis.loading import loader
+from collrepro.cliargs import ArgumentParser
+from collrepro.safeio import UserError
+from collrepro.analysis.figures.paper_values import SEED001_EQ5_MODEL, seed000_fig4
 
 PAIRS = [("root-gathering", "halfduplex-fc"), ("ring-allgather", "halfduplex-ring"),
          ("root-gathering", "fullduplex-allgather"), ("root-gathering", "fullduplex-allgatherv"),
@@ -83,12 +81,15 @@ def paper_value(row, setting):
     return None, None
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def main(argv=None):
+    ap = ArgumentParser(prog="sim speedups", description=__doc__.split("\n\n")[0])
     ap.add_argument("--alpha", type=float, help="model alpha, s (default: each set's ping-pong)")
     ap.add_argument("--beta", type=float, help="model beta, s/B (default: each set's ping-pong)")
-    ap.add_argument("dirs", nargs="+")
-    a = ap.parse_args()
+    ap.add_argument("dirs", nargs="+", metavar="DIR")
+    a = ap.parse_args(argv)
+    for d in a.dirs:
+        if not os.path.isdir(d):
+            raise UserError(f"DIR {d}: not a directory (a simulated result set, e.g. results/sim/seed001-256x1-cori-memory)")
     print("| result set | setting / shape | size | baseline / proposed | simulated | model (registry cost) | paper model | paper reported |")
     print("|---|---|---|---|---|---|---|---|")
     for d in a.dirs:
@@ -97,7 +98,7 @@ def main():
         alpha = a.alpha if a.alpha is not None else alpha
         beta = a.beta if a.beta is not None else beta
         if alpha is None or beta is None:
-            raise SystemExit(f"speedup_table: {d}: no ping-pong in the metadata: give --alpha and --beta")
+            raise UserError(f"{d}: no ping-pong in the metadata: give --alpha and --beta")
         by = defaultdict(dict)  # (setting, collective, p, q, ka:kb shape, msg) -> algo -> row
         for r in summ:
             if pd.isna(r["median"]):
@@ -133,6 +134,4 @@ def main():
                 fmt = lambda v: "-" if v is None else v if isinstance(v, str) else f"{v:.2f}"
                 print(f"| {name} | {shape} | {size} | {base} / {prop} | {sim:.2f} | {mod:.2f} | {fmt(pm)} | {fmt(pr)} |")
 
-
-if __name__ == "__main__":
-    main()
+    return 0

@@ -1,10 +1,9 @@
-#!/usr/bin/python3
 """The 256 x 1 gap as a model effect: could work at root gathering's two roots that the
 simulation does not charge (a pass over the aggregate: a copy, the first touch of a freshly
 allocated buffer, registering it with the network) turn the simulated speedup of seed 000's
 fully connected panels (about 3.95) into the paper's 4.4-5.3?
 
-  results/sim/root_cost.py [--measure] [--rate GBPS ...] DIR...   (markdown to stdout)
+  collrepro-py sim root-cost [--measure] [--rate GBPS ...] DIR...   (markdown to stdout)
 
 DIR: seed 000 fully connected result sets at 256 x 1 (e.g. results/sim/seed000-fc-256x1-cori-memory).
 At the largest size of each shape it prints the simulated T(halfduplex-fc) and T(root-gathering),
@@ -18,14 +17,13 @@ every shape. --rate adds one pass at that rate and prints the speedups it gives;
 first measures two candidate rates on this machine (numpy, one process): copying 256 MiB into
 a buffer already touched, and writing a freshly allocated 256 MiB (page faults: what a library
 pays when it allocates its temporary buffer at every call)."""
-import argparse
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "python"))
-from collrepro.analysis.loading import loader  # noqa: E402
-from collrepro.analysis.figures.paper_values import seed000_fig4  # noqa: E402
+from collrepro.analysis.loading import loader
+from collrepro.cliargs import ArgumentParser
+from collrepro.safeio import UserError
+from collrepro.analysis.figures.paper_values import seed000_fig4
 
 MEASURE_BYTES = 256 << 20
 
@@ -83,14 +81,14 @@ def table(directories, rates):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = ArgumentParser(prog="sim root-cost", description=__doc__.split("\n\n")[0])
     ap.add_argument("dirs", nargs="+", metavar="DIR")
     ap.add_argument("--rate", type=float, action="append", default=[], metavar="GBPS")
     ap.add_argument("--measure", action="store_true")
     a = ap.parse_args(argv)
     for d in a.dirs:
         if not os.path.isdir(d):
-            ap.error(f"DIR {d}: not a directory (a seed 000 fully connected result set)")
+            raise UserError(f"DIR {d}: not a directory (a seed 000 fully connected result set)")
     rates = [r * 1e9 for r in a.rate]
     if a.measure:
         measured = measure_rates()
@@ -101,6 +99,3 @@ def main(argv=None):
     print(table(a.dirs, rates))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
