@@ -24,3 +24,14 @@ def time_unit(max_seconds):
         if max_seconds >= scale:
             return name, scale
     return TIME_UNITS[-1]
+
+
+def parse_bytes(text, field="--fold"):
+    """'4MiB' -> 4194304; plain numbers are bytes. A UserError naming `field` on anything else."""
+    from collrepro.safeio import UserError
+    units = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+    t = str(text).strip()
+    for u in ("KiB", "MiB", "GiB", "B", ""):
+        if t.endswith(u) and t[: len(t) - len(u)].strip().isdigit():
+            return int(t[: len(t) - len(u)]) * units[u]
+    raise UserError(f"{field} {text}: use bytes like 4MiB, 65536 or 0")

@@ -77,9 +77,12 @@ def write_generated_platform(platform, run, build_dir):
     return path
 
 
-def simrun_argv(name, run, platform, build_dir, jobs=1, simgrid="auto"):
-    """simrun's command line for one run on one platform, and its result directory."""
-    out = os.path.join(REPO, "results", "sim", f"{name}-{platform}")
+OUT_ROOT = os.path.join(REPO, "results", "sim")
+
+
+def simrun_argv(name, run, platform, build_dir, jobs=1, simgrid="auto", out_root=OUT_ROOT):
+    """simrun's command line for one run on one platform, and its result directory (OUT_ROOT/NAME-PLATFORM)."""
+    out = os.path.join(out_root, f"{name}-{platform}")
     path, ppn = platform_path(platform, run, build_dir)
     argv = ["--platform", path,
             "--np", str(run["np"]), "--ppn", str(ppn), "--fold", run["fold"], "--order", "block",
@@ -107,7 +110,7 @@ def offer_hugepages():
 
 def run_one(name, run, a):
     """Simulate one run (or with --dry-run print its command), then draw its figures."""
-    argv, out = simrun_argv(name, run, a.platform, a.build_dir, a.jobs, a.simgrid)
+    argv, out = simrun_argv(name, run, a.platform, a.build_dir, a.jobs, a.simgrid, a.out_root)
     print(f"paper: {name} on {a.platform}: {run.get('what', '')} -> {simrun.shown_path(out)}", file=sys.stderr)
     if a.dry_run:
         return dry_run(run, a, argv)
@@ -143,6 +146,8 @@ def main(argv=None):
                     help="the SimGrid library (bench/sim/simrun --help)")
     ap.add_argument("--dry-run", action="store_true", help="print the simrun command, run nothing")
     ap.add_argument("--list", action="store_true", help="list the runs")
+    ap.add_argument("--out-root", default=OUT_ROOT, help="where NAME-PLATFORM/ goes (default results/sim; "
+                    "collrepro-py reproduce regenerates into results/reproduce/sim)")
     a = ap.parse_args(argv)
     if a.jobs < 1:
         raise UserError("--jobs must be positive")

@@ -78,6 +78,7 @@ import xml.etree.ElementTree as ET
 import xml.parsers.expat
 
 from collrepro import paths, resultfiles, safeio
+from collrepro.analysis.frames.units import parse_bytes
 from collrepro.cliargs import ArgumentParser
 from collrepro.installations import simgrid as fast_simgrid
 from collrepro.launch.launcher import Forwarder, Launcher
@@ -132,16 +133,6 @@ HUGEPAGE_SETUP = "bench/sim/hugepages (as root)"
 # The settings that make the simulated MPICH's choices, dropped under --coll-selector ompi.
 MPICH_ONLY = ("smpi/bcast", "smpi/allreduce", "smpi/reduce")
 QUIET_LOGS = ["xbt_cfg.thresh:warning", "surf_parse.thresh:warning", "smpi_config.thresh:warning", "smpi_coll.thresh:warning"]
-
-
-def parse_bytes(text):
-    """'4MiB' -> 4194304; plain numbers are bytes. Exits with a message on anything else."""
-    units = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
-    t = text.strip()
-    for u in ("KiB", "MiB", "GiB", "B", ""):
-        if t.endswith(u) and t[: len(t) - len(u)].strip().isdigit():
-            return int(t[: len(t) - len(u)]) * units[u]
-    raise UserError(f"--fold {text}: use bytes like 4MiB, 65536 or 0")
 
 
 PLATFORM_LIMIT = 16 * safeio.MIB  # dragonfly-adaptive.xml at 64 groups (the generator's most) is ~0.6 MiB

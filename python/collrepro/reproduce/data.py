@@ -1,0 +1,77 @@
+"""Result sets read into points for the verdicts: the median over launches of each launch's
+median, per point (collective, algorithm, size, group shape or neighbourhood)."""
+
+from pathlib import Path
+
+KEY = ["collective", "msg_bytes", "p", "q", "ka", "kb", "bytes_a", "bytes_b", "distribution", "dist_seed",
+       "neighborhood"]
+
+
+def points(directory):
+    """A frame of KEY + algorithm + median_s (the median over launches of the per-launch medians)
+    of a result directory; None when it holds no result."""
+    from collrepro import resultfiles
+    from collrepro.analysis.frames import aggregate as A
+    from collrepro.analysis.loading import loader
+    d = Path(directory)
+    if not d.is_dir() or not resultfiles.result_files(d, ["summary"])["summary"]:
+        return None
+    per = A.per_launch(loader.load([d]))
+    per = per[per["median"].notna()]
+    keys = [k for k in KEY if k in per] + ["algorithm"]
+    per = per.assign(**{k: per[k].map(_text) for k in keys if k != "msg_bytes"})
+    return per.groupby(keys, dropna=False)["median"].median().rename("median_s").reset_index()
+
+
+def _text(v):
+    """A key's value as text: whole numbers without '.0', missing as ''."""
+    if v is None or (isinstance(v, float) and v != v):
+        return ""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def medians_by_key(frame):
+    """{(key..., algorithm): median_s} of a points frame, for the archive comparison."""
+    cols = [c for c in frame.columns if c != "median_s"]
+    return {tuple(r[c] for c in cols): float(r["median_s"]) for _, r in frame.iterrows()}
+
+
+def _select(frame, claim):
+    sel = frame
+    at = claim.get("at") or {}
+    if claim.get("collective"):
+        sel = sel[sel["collective"] == claim["collective"]]
+    if "bytes" in at:
+        sel = sel[sel["msg_bytes"].astype(int) == int(at["bytes"])]
+    for k in ("p", "q"):
+        if k in at:
+            sel = sel[sel[k] == str(at[k])]
+    if "neighborhood" in at:
+        sel = sel[sel["neighborhood"] == str(at["neighborhood"])]
+    return sel
+
+
+def ratios(frame, claim):
+    """[T(baseline) / T(proposed)] at every point of the frame the claim selects (one per point
+    and proposed algorithm that both ran)."""
+    sel = _select(frame, claim)
+    keys = [c for c in sel.columns if c not in ("algorithm", "median_s")]
+    out = []
+    for _, g in sel.groupby(keys, dropna=False):
+        t = dict(zip(g["algorithm"], g["median_s"]))
+        base = t.get(claim["baseline"])
+        out += [base / t[p] for p in claim["proposed"] if base and t.get(p)]
+    return out
+
+
+def measured_ratio(frame, claim):
+    """The claim's measured ratio: the largest over its points for max-speedup, else the one
+    point's (None where the data lacks it)."""
+    if frame is None:
+        return None
+    found = ratios(frame, claim)
+    if not found:
+        return None
+    return max(found) if claim["kind"] == "max-speedup" else found[0]
