@@ -155,3 +155,13 @@ def test_the_docs_table_comes_from_the_verdicts_on_disk(tmp_path):
     doc.write_text("no block\n")
     with pytest.raises(UserError):
         cli.write_table(figures, tmp_path, doc)
+
+
+def test_the_containerfile_installs_exactly_what_collrepro_installs():
+    """results/artifact/Containerfile (reproduce --appendix) and ./collrepro's package list agree."""
+    from collrepro.reproduce import appendix
+    text = (REPO / "results" / "artifact" / "Containerfile").read_text()
+    run = text[text.index("--no-install-recommends"):text.index("&& rm -rf")]
+    listed = [w for w in run.replace("\\", " ").split()[1:]]
+    assert listed == appendix.packages(), "regenerate it: ./collrepro-py reproduce --appendix"
+    assert "FROM localhost/" in text and "debootstrap" in text  # no registry: a base made from apt's own sources
