@@ -165,3 +165,13 @@ def test_the_containerfile_installs_exactly_what_collrepro_installs():
     listed = [w for w in run.replace("\\", " ").split()[1:]]
     assert listed == appendix.packages(), "regenerate it: ./collrepro-py reproduce --appendix"
     assert "FROM localhost/" in text and "debootstrap" in text  # no registry: a base made from apt's own sources
+
+
+def test_a_set_too_long_to_rerun_is_not_run_and_says_how(tmp_path):
+    """seed 001 at 2048 x 32 took hours: under the default --max-minutes it is judged, not simulated."""
+    p = _run("seed001-figs4-6-2048", "--out", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    assert "not run" in p.stdout and "over --max-minutes 60; give --max-minutes" in p.stdout
+    assert not (tmp_path / "sim").exists()
+    bad = _run("seed000-fig4-fc-256", "--max-minutes", "0", "--out", str(tmp_path))
+    assert bad.returncode == 2 and "--max-minutes" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
