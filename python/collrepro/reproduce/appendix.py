@@ -23,7 +23,7 @@ from pathlib import Path
 
 from collrepro import paths, safeio
 
-from . import cli
+from . import sets as cli
 
 REPO = Path(paths.REPO)
 OUT = REPO / "results" / "artifact"
@@ -132,7 +132,7 @@ def commands(figures, out):
 
 def readme(tolerance, figures, rest, out):
     when = time.strftime("%Y-%m-%d", time.gmtime())
-    claims = [f"- {fig['paper']} {fig['figure']}, {c['id']}: {cli._claim_text(c)} ({c['source']})"
+    claims = [f"- {fig['paper']} {fig['figure']}, {c['id']}: {cli.claim_text(c)} ({c['source']})"
               for fig in figures.values() for c in fig["claims"]]
     return "\n".join([
         "# Artifact appendix (generated)", "",

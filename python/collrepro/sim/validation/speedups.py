@@ -24,11 +24,14 @@ from collections import defaultdict
 
 import pandas as pd
 
+from collrepro import contract
 from collrepro.analysis.loading import loader
 from collrepro.cliargs import ArgumentParser
 from collrepro.safeio import UserError
 from collrepro.analysis.figures.paper_values import SEED001_EQ5_MODEL, seed000_fig4
 
+# The families whose rows have two process groups, p and q (the contract's shape columns).
+GROUPED = contract.SHAPE_OWNERS["p"] & contract.SHAPE_OWNERS["q"]
 PAIRS = [("root-gathering", "halfduplex-fc"), ("ring-allgather", "halfduplex-ring"),
          ("root-gathering", "fullduplex-allgather"), ("root-gathering", "fullduplex-allgatherv"),
          ("straightforward", "torus"), ("straightforward", "torus-direct")]
@@ -64,7 +67,7 @@ def setting_of(meta, point):
 
 
 def paper_value(row, setting):
-    if row["family"] != "inter-group":
+    if row["family"] not in GROUPED:
         return None, None
     p, q, topo = int(row["p"]), int(row["q"]), row["topology"]
     if row["algorithm"] in ("halfduplex-fc", "halfduplex-ring"):
@@ -104,7 +107,7 @@ def main(argv=None):
             if pd.isna(r["median"]):
                 continue
             st = setting_of(meta, int(r["point"]))
-            p, q = (0, 0) if r["family"] != "inter-group" else (int(r["p"]), int(r["q"]))
+            p, q = (int(r["p"]), int(r["q"])) if r["family"] in GROUPED else (0, 0)
             by[(st, r["collective"], p, q, r["neighborhood"], int(r["msg_bytes"]))][r["algorithm"]] = r
         largest = defaultdict(int)
         for (st, coll, p, q, nb, msg) in by:
