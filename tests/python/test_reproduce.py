@@ -175,3 +175,18 @@ def test_a_set_too_long_to_rerun_is_not_run_and_says_how(tmp_path):
     assert not (tmp_path / "sim").exists()
     bad = _run("seed000-fig4-fc-256", "--max-minutes", "0", "--out", str(tmp_path))
     assert bad.returncode == 2 and "--max-minutes" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_a_stopped_simulation_is_not_judged_and_leaves_the_verdict_alone(tmp_path, monkeypatch, capsys):
+    """A rerun stopped halfway (exit 130) is `not run` with how many points it has, its claims are
+    judged on the archive, the exit code is the simulation's and the verdict on disk is kept."""
+    from collrepro.reproduce import cli
+    monkeypatch.setattr(cli, "simulate_missing", lambda name, out, build_dir: 130)
+    (tmp_path / "seed000-fig4-fc-256").mkdir()
+    kept = tmp_path / "seed000-fig4-fc-256" / "verdict.md"
+    kept.write_text("the earlier verdict\n")
+    assert cli.main(["seed000-fig4-fc-256", "--out", str(tmp_path)]) == 130
+    out = capsys.readouterr().out
+    assert "not run" in out and "the simulation stopped (exit 130) with 0 of 48 points" in out
+    assert "(archive, cori-memory)" in out and "not reproduced" not in out
+    assert kept.read_text() == "the earlier verdict\n"

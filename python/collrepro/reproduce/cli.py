@@ -100,9 +100,16 @@ def judge_sim(fid, fig, tolerance, a):
         regen_dir = regenerated_dir(a.out, name)
         cost = set_minutes(archive_dir(name))
         too_long = cost is not None and cost[1] > a.max_minutes
-        if not a.no_run and not too_long:
-            rc = simulate_missing(name, a.out, a.build_dir) or rc
+        code = simulate_missing(name, a.out, a.build_dir) if not a.no_run and not too_long else 0
+        rc = code or rc
         regen = D.points(regen_dir)
+        if code:  # stopped or failed: a partial set is neither reproduced nor not, nor data for the claims
+            have = 0 if regen is None else len(regen)
+            rows.append({"what": f"archive {name}", "verdict": J.NOT_RUN,
+                         "detail": f"the simulation stopped (exit {code}) with {have} of {len(archived)} points "
+                                   "on disk; run the same command again to resume it"})
+            rows += claim_rows(fig, tolerance, archived, f"{name} (archive, {MODEL})")
+            continue
         verdict, detail, _ = J.archive_verdict(D.medians_by_key(archived),
                                                None if regen is None else D.medians_by_key(regen))
         if regen is None and too_long and not a.no_run:
@@ -145,7 +152,8 @@ def claim_rows(fig, tolerance, frame, on):
 def judge(fid, fig, tolerance, a):
     rows, rc = judge_sim(fid, fig, tolerance, a) if fig["sim"] else judge_node16(fid, fig, tolerance, a)
     model = validity(fig.get("family"))
-    write(fid, fig, rows, model, a.out)
+    if rc == 0:  # a stopped simulation leaves the verdict on disk as it was
+        write(fid, fig, rows, model, a.out)
     print(f"\n{fid}: {fig['paper']} {fig['figure']}")
     for r in rows:
         print(f"  {r['what']:<28} {r['verdict']:<16} {r.get('on', '')}{': ' if r.get('on') else ''}{r['detail']}")
