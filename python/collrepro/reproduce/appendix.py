@@ -13,9 +13,7 @@ Nothing here is typed by hand: every number comes from the claims file, the verd
 the archives' metadata or the package database.
 """
 
-import gzip
 import hashlib
-import json
 import os
 import subprocess
 import time
@@ -83,19 +81,13 @@ def containerfile(pkgs):
         'CMD ["./collrepro", "test"]', ""])
 
 
-def _meta(path):
-    with (gzip.open if str(path).endswith(".gz") else open)(path, "rt") as fh:
-        return json.load(fh)
-
-
 def environment(figures):
     """Lines: the MPI libraries, SimGrid and machines the archives ran with, from their metadata,
     and the platform files with their SHA-256."""
     libs, sims, machines, platforms = set(), set(), set(), {}
     for fig in figures.values():
         for name in fig["sim"]:
-            for f in sorted(cli.archive_dir(name).glob("meta-L*.json*"))[:1]:
-                m = _meta(f)
+            for m in cli.metas(cli.archive_dir(name))[:1]:
                 sims.add(m.get("simulation", {}).get("simulator") or f"SimGrid {m.get('smpi_version')}")
                 machines.add(str(m.get("machine") or "?"))
                 pf = m.get("simulation", {}).get("platform_file")

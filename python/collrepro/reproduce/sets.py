@@ -1,11 +1,10 @@
 """What the verdicts and the appendix share: where the archives and the regenerated sets are, how
 long a set took here, how a claim reads, and the verdict table from the verdicts on disk."""
 
-import json
 import time
 from pathlib import Path
 
-from collrepro import paths, safeio
+from collrepro import paths, resultfiles, safeio
 
 REPO = Path(paths.REPO)
 ARCHIVE = REPO / "results" / "sim"
@@ -26,17 +25,25 @@ def regenerated_dir(out, name):
 def set_minutes(directory):
     """(wall minutes, summed minutes of its simulations) from a set's metadata (start and end of
     each launch or slice); None when it holds none."""
-    import gzip
     spans = []
-    for f in sorted(Path(directory).glob("meta-L*.json*")):
-        with (gzip.open if f.suffix == ".gz" else open)(f, "rt") as fh:
-            m = json.load(fh)
+    for m in metas(directory):
         if m.get("start_utc") and m.get("end_utc"):
             spans.append((_utc(m["start_utc"]), _utc(m["end_utc"])))
     if not spans:
         return None
     wall = max(e for _, e in spans) - min(s for s, _ in spans)
     return wall / 60, sum(e - s for s, e in spans) / 60
+
+
+def metas(directory):
+    """The launch metadata of a result directory (plain or compressed, read bounded and checked,
+    as every reader of results does)."""
+    from collrepro.sim.platforms.platform import META_LIMIT
+    d = Path(directory)
+    if not d.is_dir():
+        return []
+    return [safeio.parse_json(resultfiles.read_text(f, META_LIMIT, "a launch's metadata"), f)
+            for f, _, _ in resultfiles.result_files(d, ["meta"])["meta"]]
 
 
 def _utc(text):
