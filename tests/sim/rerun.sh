@@ -12,26 +12,18 @@ begin_sim_test sim.rerun "$@"
 cp results/sim/validation/README.md results/sim/validation/*.csv "$out"/
 ./collrepro-py sim validate run --only quick-np8 --out "$out" --build-dir "$build" >"$out/run.log" 2>&1 ||
   { cat "$out/run.log"; echo "sim.rerun: sim validate run failed" >&2; exit 1; }
-PYTHONPATH=python /usr/bin/python3 - "$out/sims" results/sim/validation/sims <<'PY'
-import csv, glob, gzip, os, sys
+PYTHONPATH=python:tests/sim /usr/bin/python3 - "$out/sims" results/sim/validation/sims <<'PY'
+import sys
+from check_same_medians import medians
 from collrepro.sim.validation import ties
-KEY = ("point", "collective", "algorithm", "p", "q", "ka", "kb", "msg_bytes")
-
-def medians(d):
-    out = {}
-    for f in glob.glob(os.path.join(d, "summary-L0*.csv*")):
-        with (gzip.open if f.endswith(".gz") else open)(f, "rt") as fh:
-            for r in csv.DictReader(line for line in fh if not line.startswith("#")):
-                out[tuple(r.get(k, "") for k in KEY)] = float(r["median"])
-    return out
 
 new_root, old_root = sys.argv[1:]
 bad, seen, moved, worst_s, worst_rel = [], 0, 0, 0.0, 0.0
 for lib in ("mpich", "openmpi"):
     new, old = medians(f"{new_root}/quick-np8/{lib}"), medians(f"{old_root}/quick-np8/{lib}")
     assert new and set(new) == set(old), f"{lib}: the rerun has other points ({len(new)} against {len(old)})"
-    for k, a in old.items():
-        b = new[k]
+    for k, (a, _) in old.items():
+        b = new[k][0]
         seen += 1
         moved += a != b
         worst_s, worst_rel = max(worst_s, abs(a - b)), max(worst_rel, abs(a - b) / a)

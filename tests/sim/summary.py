@@ -1,20 +1,21 @@
 """The rows of a simulated run's summaries, for the sim.* checks (tests/sim/check_*.py)."""
 import csv
 import glob
+import gzip
 import os
 import sys
 
 
 def read_summary(directory, who):
-    """Every row of DIRECTORY's launch-0 summary: summary-L0.csv, or the summary-L0-S<slice>.csv
+    """Every row of DIRECTORY's launch-0 summary (plain or .gz): summary-L0.csv, or the summary-L0-S<slice>.csv
     of a run cut into slices (simrun --jobs); exits naming `who` when there is none or no row."""
-    paths = sorted(glob.glob(os.path.join(directory, "summary-L0.csv"))
-                   + glob.glob(os.path.join(directory, "summary-L0-S*.csv")))
+    paths = sorted(p for pattern in ("summary-L0.csv", "summary-L0-S*.csv")
+                   for p in glob.glob(os.path.join(directory, pattern)) + glob.glob(os.path.join(directory, pattern + ".gz")))
     if not paths:
         sys.exit(f"{who}: no summary-L0*.csv in {directory} (the simulation did not finish)")
     rows = []
-    for path in paths:
-        with open(path, newline="") as fh:
+    for path in paths:  # a committed run's summaries are compressed (collrepro-py compact)
+        with (gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")) as fh:
             rows += list(csv.DictReader(fh))
     if not rows:
         sys.exit(f"{who}: {', '.join(paths)} hold no points")
