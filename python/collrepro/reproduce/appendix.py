@@ -22,6 +22,7 @@ from pathlib import Path
 from collrepro import paths, safeio
 
 from . import sets as cli
+from . import small
 
 REPO = Path(paths.REPO)
 OUT = REPO / "results" / "artifact"
@@ -115,6 +116,9 @@ def commands(figures, out):
         for name in fig["sim"]:
             m = cli.set_minutes(cli.regenerated_dir(out, name)) or cli.set_minutes(cli.archive_dir(name))
             took.append(f"{name}: {m[1]:.1f} min of simulation" if m else f"{name}: not run here")
+        for name in fig["small"]:
+            m = cli.set_minutes(small.regenerated_dir(out, name)) or cli.set_minutes(small.archive_dir(name))
+            took.append(f"{name}: {m[0]:.1f} min of measurement (2 processes)" if m else f"{name}: not run here")
         if fig.get("node16"):
             took.append("needs a 16-core node (results/node16/experiments.sh); judged on its archive in seconds")
         lines.append(f"| {fig['paper']} {fig['figure']} | `./collrepro-py reproduce {fid}` | "
@@ -134,7 +138,8 @@ def readme(tolerance, figures, rest, out):
         "- `collbench` (bench/): the benchmark driver; the algorithms (algorithms/, one file each, plans apart "
         "from executors); the PMPI library (interpose/); the SimGrid variant (bench/sim/); the analysis and "
         "the verbs (python/collrepro/).",
-        "- The archives: results/sim/<set>-cori-memory/ (simulations on the default model), "
+        "- The archives: results/reproduce/archive/<set>/ (the small real sets, 2 processes on the 2-core "
+        "development VM), results/sim/<set>-cori-memory/ (simulations on the default model), "
         "results/node16/runs.tar.xz (a 16-core node), results/sim/validation/ (the model against the node).",
         "- The claims: configs/paper/claims.yaml; the verdicts: results/reproduce/<figure>/.", "",
         "## Environment", ""] + environment(figures) + [

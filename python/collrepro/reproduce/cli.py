@@ -33,8 +33,14 @@ from collrepro.safeio import UserError
 from collrepro.analysis.figures import claims as C
 from . import data as D
 from . import judge as J
-from .sets import (MODEL, NODE16, OUT, REPO, VALIDATION, archive_dir, claim_text, regenerated_dir, set_minutes,
-                   table_lines)
+from collrepro.analysis.verdicts import comparability
+
+from . import small
+from .sets import (MODEL, NODE16, OUT, REPO, VALIDATION, archive_dir, claim_text, metas, regenerated_dir,
+                   set_minutes, table_lines)
+
+STOPPED = (130, 143)     # Ctrl-C, SIGTERM: the command stops
+
 
 def validity(family):
     """The validation rows of one experiment family: [{family, library, median_abs_error_pct,
@@ -58,7 +64,7 @@ def validity_line(v):
 
 # ---------------------------------------------------------------- --list
 
-def list_figures(tolerance, figures, rest):
+def list_figures(tolerance, figures, rest, small_runs):
     print(f"claims: {os.path.relpath(C.CLAIMS, REPO)} (a claim holds within x{tolerance:g})")
     for fid, fig in figures.items():
         print(f"\n{fid}: {fig['paper']} {fig['figure']}: {fig.get('what', '')}")
@@ -67,6 +73,11 @@ def list_figures(tolerance, figures, rest):
             took = set_minutes(archive_dir(name))
             print(f"  simulated: {name} on {MODEL}" + (f": the archive's simulations took {took[1]:.1f} min here "
                                                        "(their metadata's start and end)" if took else ", never run here"))
+        for name in fig["small"]:
+            run_ = small_runs[name]
+            took = set_minutes(small.archive_dir(name))
+            print(f"  small real set: {name}, {run_['np']} processes here, {run_['launches']} launches"
+                  + (f": its archive took {took[0]:.1f} min here" if took else ", no archive yet"))
         if fig.get("node16"):
             print(f"  16-core node: {fig['node16']} (results/node16/runs.tar.xz; needs a 16-core node to regenerate)")
         for c in fig["claims"]:
@@ -149,8 +160,73 @@ def claim_rows(fig, tolerance, frame, on):
     return out
 
 
+def judge_small(name, a):
+    """(row, exit code) of a small real set: regenerated here (what is missing) and judged against
+    its archive by the equivalence test (equivalence.py). Each set is judged once per command."""
+    if name in a.judged_small:
+        return a.judged_small[name]
+    run_ = a.small_runs[name]
+    regen_dir = small.regenerated_dir(a.out, name)
+    code = 0
+    if not a.no_run and small.complete_launches(regen_dir) < run_["launches"]:
+        print(f"reproduce: running the small set {name} ({run_['np']} processes, {run_['launches']} launches) "
+              f"into {os.path.relpath(regen_dir, REPO)}", flush=True)
+        code = small.run(name, run_, regen_dir, a.mpi_build_dir)
+    have = small.complete_launches(regen_dir)
+    row = {"what": f"archive {name}", "on": f"{run_['np']} processes here"}
+    if code or have < run_["launches"]:
+        how = (f"the run stopped (exit {code})" if code else "no complete regenerated run")
+        row.update(verdict=J.NOT_RUN, detail=f"{how}: {have} of {run_['launches']} launches on disk; "
+                                              f"`collrepro-py reproduce` again resumes it")
+    else:
+        row.update(small_verdict(name, small.archive_dir(name, a.archive_root), regen_dir))
+    a.judged_small[name] = (row, code)
+    return row, code
+
+
+def small_verdict(name, archive, regen_dir):
+    """The archive row's verdict, detail and points of a complete regenerated run."""
+    from . import equivalence as E
+    arch_metas, regen_metas = metas(archive), metas(regen_dir)
+    reasons = comparability.side_reasons(arch_metas, regen_metas, "archive", "regenerated") + \
+        run_reasons(arch_metas, regen_metas)
+    verdict, detail, rows, margins = E.judge(D.launch_medians(archive), D.launch_medians(regen_dir), reasons)
+    name_of = lambda k: k if k == E.LEVEL else D.point_text(k)  # noqa: E731
+    named = [f"{name_of(k)} x{r:.3f} [{lo:.3f}, {hi:.3f}]" for k, r, lo, hi in E.differing(rows)]
+    if named:
+        detail += "; differing (regenerated / archive, 95 % interval): " + ", ".join(named)
+    took = set_minutes(regen_dir)
+    if took:
+        detail += f"; the regenerated run took {took[0]:.1f} min here"
+    points = [dict(point=name_of(k), **r) for k, r in rows.items()]
+    margins = {k: v for k, v in margins.items() if k != "points"}     # the points' own are in their rows
+    return {"verdict": verdict, "detail": detail, "margins": margins, "points": points}
+
+
+def run_reasons(metas_a, metas_b):
+    """What else makes two runs not comparable: the library, the process count, or another
+    experiment (the effective config, overrides included, differs)."""
+    out = []
+    for what, field in (("MPI library", "mpi_library"), ("process count", "nprocs"),
+                        ("experiment (the effective config's fingerprint)", "config_fingerprint")):
+        a = sorted({str(m.get(field)) for m in metas_a})
+        b = sorted({str(m.get(field)) for m in metas_b})
+        if a != b:
+            out.append(f"{what} {' / '.join(a)} (archive) vs {' / '.join(b)} (regenerated)")
+    return out
+
+
 def judge(fid, fig, tolerance, a):
-    rows, rc = judge_sim(fid, fig, tolerance, a) if fig["sim"] else judge_node16(fid, fig, tolerance, a)
+    small_rows, rc = [], 0
+    for name in fig["small"]:            # first: a measurement, best taken before the simulations
+        row, code = judge_small(name, a)
+        small_rows.append(row)
+        rc = code or rc
+        if code in STOPPED:
+            return code                  # interrupted: nothing more, the verdict on disk as it was
+    rows, code = judge_sim(fid, fig, tolerance, a) if fig["sim"] else judge_node16(fid, fig, tolerance, a)
+    rc = code or rc
+    rows[sum(r["what"].startswith("archive") for r in rows):0] = small_rows
     model = validity(fig.get("family"))
     if rc == 0:  # a stopped simulation leaves the verdict on disk as it was
         write(fid, fig, rows, model, a.out)
@@ -172,6 +248,15 @@ def write(fid, fig, rows, model, out):
              "Generated by `collrepro-py reproduce " + fid + "` (python/collrepro/reproduce/). Do not edit.", "",
              "| what | on | verdict | detail |", "|---|---|---|---|"]
     lines += [f"| {r['what']} | {r.get('on', '')} | {r['verdict']} | {r['detail']} |" for r in rows]
+    for r in rows:
+        if r.get("points"):
+            lines += ["", f"{r['what']}, point by point (regenerated / archive: each point relative to its launch's "
+                      "level, and the level; docs/reproduce.md):", "",
+                      "| point | ratio | margin | equivalence interval | 95 % interval | q | status |",
+                      "|---|---|---|---|---|---|---|"]
+            lines += [f"| {p['point']} | {p['ratio']:.3f} | x{1 + p['margin']:.3f} | [{p['eq_low']:.3f}, {p['eq_high']:.3f}] "
+                      f"({100 * p['eq_level']:.1f} %) | [{p['low']:.3f}, {p['high']:.3f}] | {p['q']:.2g} | {p['status']}"
+                      f"{' (' + p['reason'] + ')' if p['reason'] else ''} |" for p in r["points"]]
     lines += ["", "Claims, as the paper states them:", ""]
     lines += [f"- {c['id']}: {claim_text(c)}. Source: {c['source']}" for c in fig["claims"]] or [
         f"- none in numbers: {fig.get('why_no_claims')}"]
@@ -213,12 +298,24 @@ def main(argv=None):
     ap.add_argument("--claims", default=C.CLAIMS, help="the claims file (default configs/paper/claims.yaml)")
     ap.add_argument("--out", default=str(OUT), help="verdicts and regenerated sets (default results/reproduce)")
     ap.add_argument("--build-dir", default=str(REPO / "build" / "smpi"), help="the simulation build (default build/smpi)")
+    ap.add_argument("--archive-root", default=str(small.ARCHIVE_ROOT),
+                    help="where the small real sets' archives are (default results/reproduce/archive)")
+    ap.add_argument("--make-archive", metavar="SET", nargs="+",
+                    help="run small real sets into --archive-root: the reference runs of this kind of machine")
     a = ap.parse_args(argv)
     if not a.max_minutes > 0:
         raise UserError(f"--max-minutes {a.max_minutes:g}: want a positive number of minutes")
     tolerance, figures, rest = C.load(a.claims)
+    a.small_runs, a.judged_small, a.mpi_build_dir = small.load_runs(), {}, None
+    for fid, fig in figures.items():
+        unknown = [n for n in fig["small"] if n not in a.small_runs]
+        if unknown:
+            raise UserError(f"{a.claims}: figures.{fid}.small: {', '.join(unknown)} not in "
+                            f"{os.path.relpath(small.RUNS, REPO)}: name a set it defines")
+    if a.make_archive:
+        return make_archives(a.make_archive, a)
     if a.list:
-        return list_figures(tolerance, figures, rest)
+        return list_figures(tolerance, figures, rest, a.small_runs)
     if a.table:
         return write_table(figures, a.out)
     if a.appendix:
@@ -230,8 +327,37 @@ def main(argv=None):
     unknown = [n for n in names if n not in figures]
     if unknown:
         raise UserError(f"unknown figure(s) {', '.join(unknown)}: `collrepro-py reproduce --list` shows them")
+    for fid in names:
+        for name in figures[fid]["small"]:
+            if small.complete_launches(small.archive_dir(name, a.archive_root)) < 2:
+                raise UserError(f"{fid}: no archive of the small set {name} in {a.archive_root} (want at least 2 "
+                                f"complete launches): give --archive-root, or make one on this kind of machine "
+                                f"with `collrepro-py reproduce --make-archive {name}`")
     rc = 0
     for fid in names:
         rc = judge(fid, figures[fid], tolerance, a) or rc
+        if rc in STOPPED:
+            print(f"reproduce: interrupted during {fid}; what finished is on disk, the same command resumes it")
+            break
     return rc
+
+
+def make_archives(names, a):
+    """Run each small set into the archive root (resuming an interrupted one); the exit code."""
+    unknown = [n for n in names if n not in a.small_runs]
+    if unknown:
+        raise UserError(f"--make-archive: unknown set(s) {', '.join(unknown)}: "
+                        f"{os.path.relpath(small.RUNS, REPO)} defines {', '.join(a.small_runs)}")
+    for name in names:
+        run_, out = a.small_runs[name], small.archive_dir(name, a.archive_root)
+        if small.complete_launches(out) >= run_["launches"]:
+            small.seal(out)              # an archive made before sealing, or interrupted while sealed
+            print(f"reproduce: the archive of {name} is complete ({out}); remove it to make it again")
+            continue
+        print(f"reproduce: making the archive of {name}: {small.command_text(name, run_, out)}", flush=True)
+        code = small.run(name, run_, out, a.mpi_build_dir)
+        if code:
+            return code
+        small.seal(out)
+    return 0
 

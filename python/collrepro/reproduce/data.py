@@ -23,9 +23,48 @@ def points(directory):
     return per.groupby(keys, dropna=False)["median"].median().rename("median_s").reset_index()
 
 
+def launch_medians(directory):
+    """{(plan index, key..., algorithm): {launch: its median}} of a result directory,
+    for the equivalence test of a real set; None when it holds no result. The plan index keeps
+    apart two settings that give the same point (runs of one config share their plan)."""
+    from collrepro import resultfiles
+    from collrepro.analysis.frames import aggregate as A
+    from collrepro.analysis.loading import loader
+    d = Path(directory)
+    if not d.is_dir() or not resultfiles.result_files(d, ["summary"])["summary"]:
+        return None
+    per = A.per_launch(loader.load([d]))
+    # collbench's own per-launch median (its summary), so that an archive kept without its raw
+    # repetitions and a regenerated run with them are read alike
+    per = per.assign(median=per["summary_median"].where(per["summary_median"].notna(), per["median"]))
+    per = per[per["median"].notna()]
+    keys = ["point"] + [k for k in KEY if k in per] + ["algorithm"]
+    per = per.assign(**{k: per[k].map(_text) for k in keys if k not in ("msg_bytes", "point")})
+    return {k: {int(l): float(v) for l, v in zip(g["launch"], g["median"])} for k, g in per.groupby(keys, dropna=False)}
+
+
+def point_text(key):
+    """A point of launch_medians in a few words: '#3 halfduplex-fc allgather 64 KiB p/q 1/1 1:0'."""
+    from collrepro.analysis.frames.units import format_bytes
+    f = dict(zip(["point"] + KEY + ["algorithm"], key))
+    words = [f"#{f['point']}", f.get("algorithm", "?"), f.get("collective", "")]
+    if f.get("msg_bytes") not in (None, ""):
+        words.append(format_bytes(int(float(f["msg_bytes"]))))
+    if f.get("neighborhood"):
+        words.append(f["neighborhood"])
+    elif f.get("p"):
+        words.append(f"p/q {f['p']}/{f.get('q', '?')}")
+        if f.get("ka") and f.get("kb") is not None and f.get("msg_bytes") not in (None, "") and float(f["msg_bytes"]):
+            words.append(f"{int(f['ka']) // int(float(f['msg_bytes']))}:{int(f['kb']) // int(float(f['msg_bytes']))}")
+    if f.get("distribution") not in (None, "", "equal"):
+        words.append(f["distribution"])
+    return " ".join(w for w in words if w)
+
+
 def _text(v):
     """A key's value as text: whole numbers without '.0', missing as ''."""
-    if v is None or (isinstance(v, float) and v != v):
+    import pandas as pd
+    if v is None or (not isinstance(v, (list, tuple)) and pd.isna(v)):
         return ""
     if isinstance(v, float) and v.is_integer():
         return str(int(v))

@@ -71,7 +71,8 @@ def table_lines(figures, out):
             lines.append(f"| {fig['paper']} {fig['figure']} (`{fid}`) | not judged yet | - | - |")
             continue
         doc = safeio.load_json_file(path, safeio.MIB, "a figure's verdict")
-        archive = "; ".join(f"{r['verdict']}" for r in doc["rows"] if r["what"].startswith("archive"))
+        archive = "; ".join(f"{r['what'][len('archive '):]}: {r['verdict']}" for r in doc["rows"]
+                            if r["what"].startswith("archive"))
         claims = "; ".join(f"{r['what'][6:]} {r['verdict']} ({_short(r)})" for r in doc["rows"]
                            if r["what"].startswith("claim")) or "no claim in numbers"
         model = "; ".join(f"{v['family']} / {v['library']}: {v['median_abs_error_pct']:.1f} %, ranking "

@@ -10,7 +10,8 @@ CLAIMS = os.path.join(paths.REPO, "configs", "paper", "claims.yaml")
 LIMIT = safeio.MIB
 KINDS = {"speedup", "max-speedup", "slower"}
 SCALES = {"here", "node16", "cluster", "simulation"}
-FIGURE_FIELDS = {"paper", "figure", "what", "paper_scale", "sim", "node16", "family", "scales", "claims", "why_no_claims"}
+FIGURE_FIELDS = {"paper", "figure", "what", "paper_scale", "sim", "node16", "small", "family", "scales", "claims",
+                 "why_no_claims"}
 CLAIM_FIELDS = {"id", "kind", "baseline", "proposed", "collective", "at", "value", "source"}
 
 
@@ -44,7 +45,9 @@ def _figure(path, fid, fig):
         raise UserError(f"{where}.scales: {sorted(set(fig['scales']) - SCALES)}: want some of {sorted(SCALES)}")
     if not isinstance(fig["claims"], list) or (not fig["claims"] and not fig.get("why_no_claims")):
         raise UserError(f"{where}.claims: want a list of claims, or [] with why_no_claims")
-    fig = dict(fig, sim=list(fig.get("sim") or []))
+    if not isinstance(fig.get("small", []), list):
+        raise UserError(f"{where}.small: want a list of small-runs.yaml set names")
+    fig = dict(fig, sim=list(fig.get("sim") or []), small=[str(n) for n in fig.get("small") or []])
     fig["claims"] = [_claim(f"{where}.claims[{i}]", c) for i, c in enumerate(fig["claims"])]
     return fig
 

@@ -85,10 +85,10 @@ def _trimmed(x, trim=TRIM):
     return float(np.mean(kept)), max(var, SD_FLOOR ** 2), len(kept)
 
 
-def trimmed_t(a_logs, b_logs, trim=TRIM):
-    """(p, standard error, degrees of freedom) of Yuen's trimmed t (Welch's t on 20 % trimmed means
-    with winsorized variances) on two samples of log medians; p is NaN when a side has fewer than 2
-    launches. With trim = 0 it is Welch's t."""
+def trimmed_shift(a_logs, b_logs, trim=TRIM):
+    """(shift, standard error, degrees of freedom) of Yuen's trimmed t on two samples of log medians:
+    the difference of the 20 % trimmed means (B - A) with its winsorized standard error and Welch's
+    degrees of freedom; NaNs when a side has fewer than 2 launches."""
     a, b = np.asarray(a_logs, float), np.asarray(b_logs, float)
     if len(a) < 2 or len(b) < 2:
         return math.nan, math.nan, math.nan
@@ -97,8 +97,17 @@ def trimmed_t(a_logs, b_logs, trim=TRIM):
     db = (len(b) - 1) * vb / (hb * (hb - 1)) if hb > 1 else vb
     se = math.sqrt(da + db)
     df = (da + db) ** 2 / (da ** 2 / max(ha - 1, 1) + db ** 2 / max(hb - 1, 1))
-    t = (mb - ma) / se
-    return float(2.0 * special.stdtr(df, -abs(t))), se, df
+    return mb - ma, se, df
+
+
+def trimmed_t(a_logs, b_logs, trim=TRIM):
+    """(p, standard error, degrees of freedom) of Yuen's trimmed t (Welch's t on 20 % trimmed means
+    with winsorized variances) on two samples of log medians; p is NaN when a side has fewer than 2
+    launches. With trim = 0 it is Welch's t."""
+    shift, se, df = trimmed_shift(a_logs, b_logs, trim)
+    if not np.isfinite(se):
+        return math.nan, se, df
+    return float(2.0 * special.stdtr(df, -abs(shift / se))), se, df
 
 
 @functools.lru_cache(maxsize=32)
