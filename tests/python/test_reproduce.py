@@ -353,5 +353,14 @@ def test_ctrl_c_in_a_small_set_stops_the_command_and_keeps_the_verdict(tmp_path,
     assert not (tmp_path / "seed000-fig4-ring-256").exists()
 
 
+def test_a_missing_simulated_archive_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    from collrepro.reproduce import cli
+    monkeypatch.setattr(cli, "archive_dir", lambda name: tmp_path / "gone" / name)
+    with pytest.raises(UserError) as err:
+        cli.main(["seed000-fig4-fc-256", "--out", str(tmp_path / "out")])
+    assert "no archive of the simulated set seed000-fc-256x1" in str(err.value) and "\n" not in str(err.value)
+    assert not (tmp_path / "out").exists()
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))

@@ -328,6 +328,11 @@ def main(argv=None):
     if unknown:
         raise UserError(f"unknown figure(s) {', '.join(unknown)}: `collrepro-py reproduce --list` shows them")
     for fid in names:
+        for name in figures[fid]["sim"]:
+            if not D.has_results(archive_dir(name)):
+                raise UserError(f"{fid}: no archive of the simulated set {name} at "
+                                f"{os.path.relpath(archive_dir(name), REPO)}: restore it (git checkout -- "
+                                f"{os.path.relpath(archive_dir(name), REPO)}) or make one with bench/sim/paper {name}")
         for name in figures[fid]["small"]:
             if small.complete_launches(small.archive_dir(name, a.archive_root)) < 2:
                 raise UserError(f"{fid}: no archive of the small set {name} in {a.archive_root} (want at least 2 "

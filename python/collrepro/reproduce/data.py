@@ -7,14 +7,20 @@ KEY = ["collective", "msg_bytes", "p", "q", "ka", "kb", "bytes_a", "bytes_b", "d
        "neighborhood"]
 
 
+def has_results(directory):
+    """Whether a directory holds result summaries (without reading them)."""
+    from collrepro import resultfiles
+    d = Path(directory)
+    return d.is_dir() and bool(resultfiles.result_files(d, ["summary"])["summary"])
+
+
 def points(directory):
     """A frame of KEY + algorithm + median_s (the median over launches of the per-launch medians)
     of a result directory; None when it holds no result."""
-    from collrepro import resultfiles
     from collrepro.analysis.frames import aggregate as A
     from collrepro.analysis.loading import loader
     d = Path(directory)
-    if not d.is_dir() or not resultfiles.result_files(d, ["summary"])["summary"]:
+    if not has_results(d):
         return None
     per = A.per_launch(loader.load([d]))
     per = per[per["median"].notna()]
@@ -27,11 +33,10 @@ def launch_medians(directory):
     """{(plan index, key..., algorithm): {launch: its median}} of a result directory,
     for the equivalence test of a real set; None when it holds no result. The plan index keeps
     apart two settings that give the same point (runs of one config share their plan)."""
-    from collrepro import resultfiles
     from collrepro.analysis.frames import aggregate as A
     from collrepro.analysis.loading import loader
     d = Path(directory)
-    if not d.is_dir() or not resultfiles.result_files(d, ["summary"])["summary"]:
+    if not has_results(d):
         return None
     per = A.per_launch(loader.load([d]))
     # collbench's own per-launch median (its summary), so that an archive kept without its raw
