@@ -362,5 +362,21 @@ def test_a_missing_simulated_archive_is_one_line_and_exit_2(tmp_path, monkeypatc
     assert not (tmp_path / "out").exists()
 
 
+def test_a_partial_regenerated_simulation_is_not_run_not_judged(tmp_path, monkeypatch, capsys):
+    """A set whose simulation was stopped (collbench's .tmp files beside the finished slices) is
+    `not run`, with how many points are done, even when only judged (--no-run)."""
+    import shutil
+    from collrepro.reproduce import cli
+    monkeypatch.setattr(cli, "judge_small", lambda name, a: ({"what": f"archive {name}", "verdict": "not run",
+                                                              "detail": "not run in this test"}, 0))
+    regen = tmp_path / "sim" / "seed000-fc-256x1-cori-memory"
+    shutil.copytree(REPO / "results" / "sim" / "seed000-fc-256x1-cori-memory", regen)
+    (regen / "summary-L1.csv.tmp").write_text("")
+    assert cli.main(["seed000-fig4-fc-256", "--no-run", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "the regenerated set is partial" in out and "48 of 48 points complete" in out
+    assert "not reproduced" not in out
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))

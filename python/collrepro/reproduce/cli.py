@@ -102,23 +102,21 @@ def judge_sim(fid, fig, tolerance, a):
     """Rows for a simulated figure: one archive row per set, one row per claim."""
     rows, rc = [], 0
     for name in fig["sim"]:
-        archived = D.points(archive_dir(name))
-        if archived is None:
-            rows.append({"what": f"archive {name}", "verdict": J.NOT_COMPARABLE,
-                         "detail": f"no archive at {os.path.relpath(archive_dir(name), REPO)}: run "
-                                   f"bench/sim/paper {name} to make one"})
-            continue
+        archived = D.points(archive_dir(name))         # there: main() checked before anything ran
         regen_dir = regenerated_dir(a.out, name)
         cost = set_minutes(archive_dir(name))
         too_long = cost is not None and cost[1] > a.max_minutes
         code = simulate_missing(name, a.out, a.build_dir) if not a.no_run and not too_long else 0
         rc = code or rc
         regen = D.points(regen_dir)
-        if code:  # stopped or failed: a partial set is neither reproduced nor not, nor data for the claims
+        partial = D.in_progress(regen_dir)
+        if code or partial:  # a partial set is neither reproduced nor not, nor data for the claims
             have = 0 if regen is None else len(regen)
+            how = f"the simulation stopped (exit {code})" if code else "the regenerated set is partial (a simulation " \
+                "was stopped, or runs now)"
             rows.append({"what": f"archive {name}", "verdict": J.NOT_RUN,
-                         "detail": f"the simulation stopped (exit {code}) with {have} of {len(archived)} points "
-                                   "on disk; run the same command again to resume it"})
+                         "detail": f"{how} with {have} of {len(archived)} points complete on disk; "
+                                   f"`collrepro-py reproduce {fid}` resumes it"})
             rows += claim_rows(fig, tolerance, archived, f"{name} (archive, {MODEL})")
             continue
         verdict, detail, _ = J.archive_verdict(D.medians_by_key(archived),

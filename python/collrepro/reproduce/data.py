@@ -14,6 +14,14 @@ def has_results(directory):
     return d.is_dir() and bool(resultfiles.result_files(d, ["summary"])["summary"])
 
 
+def in_progress(directory):
+    """Whether a result directory holds a launch or slice still being written (collbench's .tmp
+    files: a run stopped halfway, or running now)."""
+    from collrepro import contract
+    d = Path(directory)
+    return d.is_dir() and any(d.glob("*" + contract.TMP_SUFFIX))
+
+
 def points(directory):
     """A frame of KEY + algorithm + median_s (the median over launches of the per-launch medians)
     of a result directory; None when it holds no result."""
