@@ -121,7 +121,7 @@ def judge_sim(fid, fig, tolerance, a):
             continue
         verdict, detail, _ = J.archive_verdict(D.medians_by_key(archived),
                                                None if regen is None else D.medians_by_key(regen))
-        if regen is None and too_long and not a.no_run:
+        if regen is None and too_long:
             detail += (f": its archive took {cost[1]:.0f} min of simulation here, over --max-minutes "
                        f"{a.max_minutes:g}; give --max-minutes {cost[1] + 1:.0f} to rerun it")
         took = set_minutes(regen_dir) if regen is not None else None
