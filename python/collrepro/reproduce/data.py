@@ -22,38 +22,41 @@ def in_progress(directory):
     return d.is_dir() and any(d.glob("*" + contract.TMP_SUFFIX))
 
 
-def points(directory):
-    """A frame of KEY + algorithm + median_s (the median over launches of the per-launch medians)
-    of a result directory; None when it holds no result."""
+def _per_launch(directory, keys, summary_medians=False):
+    """(per-launch frame with the keys as text, key columns) of a result directory, None when it
+    holds no result. summary_medians: collbench's own per-launch medians (its summary) where
+    present, so that a sealed archive (no raw repetitions) and a run with them are read alike."""
     from collrepro.analysis.frames import aggregate as A
     from collrepro.analysis.loading import loader
     d = Path(directory)
     if not has_results(d):
-        return None
+        return None, None
     per = A.per_launch(loader.load([d]))
+    if summary_medians:
+        per = per.assign(median=per["summary_median"].where(per["summary_median"].notna(), per["median"]))
     per = per[per["median"].notna()]
-    keys = [k for k in KEY if k in per] + ["algorithm"]
-    per = per.assign(**{k: per[k].map(_text) for k in keys if k != "msg_bytes"})
-    return per.groupby(keys, dropna=False)["median"].median().rename("median_s").reset_index()
+    cols = [k for k in keys if k in per] + ["algorithm"]
+    per = per.assign(**{k: per[k].map(_text) for k in cols if k not in ("msg_bytes", "point")})
+    return per, cols
+
+
+def points(directory):
+    """A frame of KEY + algorithm + median_s (the median over launches of the per-launch medians)
+    of a result directory; None when it holds no result."""
+    per, cols = _per_launch(directory, KEY)
+    if per is None:
+        return None
+    return per.groupby(cols, dropna=False)["median"].median().rename("median_s").reset_index()
 
 
 def launch_medians(directory):
     """{(plan index, key..., algorithm): {launch: its median}} of a result directory,
     for the equivalence test of a real set; None when it holds no result. The plan index keeps
     apart two settings that give the same point (runs of one config share their plan)."""
-    from collrepro.analysis.frames import aggregate as A
-    from collrepro.analysis.loading import loader
-    d = Path(directory)
-    if not has_results(d):
+    per, cols = _per_launch(directory, ["point"] + KEY, summary_medians=True)
+    if per is None:
         return None
-    per = A.per_launch(loader.load([d]))
-    # collbench's own per-launch median (its summary), so that an archive kept without its raw
-    # repetitions and a regenerated run with them are read alike
-    per = per.assign(median=per["summary_median"].where(per["summary_median"].notna(), per["median"]))
-    per = per[per["median"].notna()]
-    keys = ["point"] + [k for k in KEY if k in per] + ["algorithm"]
-    per = per.assign(**{k: per[k].map(_text) for k in keys if k not in ("msg_bytes", "point")})
-    return {k: {int(l): float(v) for l, v in zip(g["launch"], g["median"])} for k, g in per.groupby(keys, dropna=False)}
+    return {k: {int(l): float(v) for l, v in zip(g["launch"], g["median"])} for k, g in per.groupby(cols, dropna=False)}
 
 
 def point_text(key):

@@ -25,6 +25,7 @@ forecast against the shipped decision code).
 Exit codes: 0 done, 2 bad input (FROM not a run's reports, a bad --target, --rounds or --power).
 """
 
+import io
 import math
 import os
 from pathlib import Path
@@ -120,8 +121,7 @@ def pilot(path):
     if not csv.is_file():
         raise UserError(f"{path}: not a versions run's reports (want <out>-reports/ with trend/regressions.csv, "
                         "or that CSV): run `collrepro versions` once, or give an earlier run of the experiment")
-    safeio.read_bounded(csv, LIMIT, "a trend table")
-    rows = pd.read_csv(csv)
+    rows = pd.read_csv(io.StringIO(safeio.read_bounded(csv, LIMIT, "a trend table")))
     need = {"before", "after", "noise_floor", "design"}
     if not need <= set(rows.columns):
         raise UserError(f"{csv}: lacks {sorted(need - set(rows.columns))}: not a trend table of this version")
