@@ -269,7 +269,12 @@ ONE_PER_CORE = {"oversubscription": {"ranks_per_core": 1.0, "oversubscribed": Fa
                                      "ranks": 8, "cores": 8, "method": "synthetic"}}
 
 
-def write_installations(root, installations, points, experiment="synth", launches=5, reps=6, config=None):
+INSTALLATION_LAUNCHES = 8   # unpaired sides: 8 + 8 launches reach an exact interval at 99.98 %,
+                            # the Benjamini-Hochberg level of a family of up to 250 rows
+
+
+def write_installations(root, installations, points, experiment="synth", launches=INSTALLATION_LAUNCHES,
+                        reps=6, config=None):
     """A results tree root/<experiment>/<impl>-<version>/ per (impl, version, factors, extra_meta)
     in `installations` (extra_meta None: a run with one rank per core); config: the experiment's
     configuration in the metadata (e.g. its named settings); returns the directories in the given

@@ -112,7 +112,7 @@ def test_run_page_marks_regressions_violations_and_oversubscription(site):
     assert "openmpi-5.0.7" in violations.split("</table>")[0]
     assert violations.split("</table>")[0].count('data-verdict="regression"') == 2
     assert "mpich: some installations ran oversubscribed and others not" in page
-    assert page.count("full metadata</summary>") == 5 * len(INSTALLATIONS)   # every launch's provenance
+    assert page.count("full metadata</summary>") == S.INSTALLATION_LAUNCHES * len(INSTALLATIONS)   # every launch's provenance
     # 3 settings; per library and setting a history and a ratio plot; per library its verdicts' ratios
     assert page.count('class="plot"') == 3 + 2 * 2 * 3 + 2
     assert len(re.findall(r'<div class="plot" id="[^"]*-ratios-[0-9]+"', page)) == 2

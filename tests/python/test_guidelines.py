@@ -33,7 +33,7 @@ def test_a_planted_violation_is_found_by_installation(tmp_path):
     hit = bad.iloc[0]
     assert (hit["installation"], hit["collective"], hit["msg_bytes"], hit["mockup"]) == \
         ("mpich-4.0.2", "intra-allgather", 65536, "gather-bcast")
-    assert abs(hit["ratio"] - 3.0) < 0.1 and (hit["n_native"], hit["n_mockup"]) == (5, 5)
+    assert abs(hit["ratio"] - 3.0) < 0.1 and (hit["n_native"], hit["n_mockup"]) == (S.INSTALLATION_LAUNCHES,) * 2
     assert hit["verdict"] == "regression" and hit["q_value"] < 0.05 and hit["ci_low"] > 1.05
     # Every guideline was checked at every size on both installations.
     assert len(table) == 2 * len(S.GUIDELINE_SIZES) * 3

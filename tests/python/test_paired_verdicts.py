@@ -209,11 +209,24 @@ def test_trend_pairs_installations_that_ran_in_the_same_rounds(tmp_path, same_ru
     assert cli.main(["trend", str(tmp_path / "r"), "-o", str(out)]) in (0, 1)
     table = pd.read_csv(out / "regressions.csv", keep_default_na=False)
     assert set(table["design"]) == {"paired" if same_run else "unpaired"}
-    assert set(table["n_pairs"]) == {5 if same_run else 0}
+    n = S.INSTALLATION_LAUNCHES
+    assert set(table["n_pairs"]) == {n if same_run else 0}
     report = (out / "trend.md").read_text()
-    assert ("5 paired rounds" in report) == same_run
+    assert (f"{n} paired rounds" in report) == same_run
     for label, count in table["verdict"].value_counts().items():    # every CSV row is listed
         assert report.count(f"| {label} |") == count
+
+
+def test_unpaired_launches_too_few_for_the_familys_level_get_no_verdict(tmp_path, capsys):
+    """5 + 5 unpaired launches reach an exact interval of at most 99.2 %; a family of 14 rows with no
+    rejection needs 99.6 %: no row is decided, each says how many launches reach it, exit 4."""
+    S.write_installations(tmp_path / "r", [("openmpi", "4.1.4", {}, None), ("openmpi", "5.0.7", {}, None)],
+                          S.guideline_points(), launches=5)
+    assert cli.main(["trend", str(tmp_path / "r"), "-o", str(tmp_path / "trend")]) == 4
+    table = pd.read_csv(tmp_path / "trend" / "regressions.csv", keep_default_na=False)
+    assert len(table) == 14 and set(table["verdict"]) == {V.INCONCLUSIVE}
+    assert all(r.startswith(f"{stats.REFUSED} for a 99.6% interval (6 + 6 reach it)") for r in table["reason"])
+    assert "14 of 14 points have too few launches for an interval at their family's level" in capsys.readouterr().err
 
 
 def _sequential(rng, looks, alphas, change, launch_sd):

@@ -85,9 +85,12 @@ def test_the_two_gates():
     slow = stats.measure([1.0, 1.01, 0.99, 1.0, 1.005], [1.5, 1.52, 1.49, 1.5, 1.51], 4)
     assert slow["ci_low"] > 1.4 and slow["p_value"] < 1e-6
     assert stats.decide(slow, 0.001, True)["verdict"] == V.REGRESSION
-    # The same data after FDR over a large family: not significant, so no change.
-    late = stats.decide(slow, 0.2, True)
-    assert late["verdict"] == V.INCONCLUSIVE and late["reason"].startswith("not significant after FDR")
+    # One rule in both designs: a clear interval is a change whatever the trimmed t's q says...
+    assert stats.decide(slow, 0.2, True)["verdict"] == V.REGRESSION
+    # ... at the family's level: in a family of 20 with one rejection (99.75 %), 5 + 5 launches
+    # have no interval (they reach 99.2 %), so no change, and the reason says why.
+    late = stats.decide(slow, 0.2, True, level=stats.family_level([0.001] + [0.5] * 19))
+    assert late["verdict"] == V.INCONCLUSIVE and late["reason"].startswith(f"{stats.REFUSED} for a 99.8% interval")
     assert late["tripped"]
     other = stats.decide(slow, 0.001, False, "device ch3:nemesis vs ch4:ucx")
     assert other["verdict"] == V.NOT_COMPARABLE and "ch4:ucx" in other["reason"]
@@ -164,3 +167,21 @@ def test_same_needs_a_margin_small_enough_to_mean_something():
     assert row["threshold"] > stats.SAME_LIMIT
     decided = stats.decide(row, q=0.9, comparable=True)
     assert decided["verdict"] == V.INCONCLUSIVE and "too noisy" in decided["reason"]
+
+
+def test_unpaired_intervals_take_the_familys_level_and_decide_alone():
+    """One rule for both designs: every unpaired row's Hodges-Lehmann interval is at the family's
+    BH level, and an interval wholly beyond the threshold is a change (the trimmed t's q no
+    longer vetoes it)."""
+    rng = np.random.default_rng(3)
+    rows = [stats.measure(np.exp(rng.normal(0, 0.01, 10)),
+                          np.exp(rng.normal(math.log(1.5) if i == 0 else 0.0, 0.01, 10)), 4)
+            for i in range(10)]
+    out = stats.decide_family(rows, [(True, "")] * 10)
+    level = stats.family_level([o["q_value"] for o in out])
+    assert level == pytest.approx(0.995)
+    assert all(o["ci_level"] >= level for o in out)
+    assert out[0]["verdict"] == V.REGRESSION
+    assert all(o["verdict"] != V.REGRESSION for o in out[1:])
+    # A clear interval with a q above alpha is a change (the row is decided alone at 95 %).
+    assert stats.decide(rows[0], 0.5, True)["verdict"] == V.REGRESSION

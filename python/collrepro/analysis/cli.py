@@ -127,15 +127,24 @@ def _need(args):
     return stats.min_launches(args.alpha) if args.min_launches is None else args.min_launches
 
 
-def _refused_line(verdicts, need, what="points"):
-    """One line when verdicts were refused for too few launches (`inconclusive` with the reason
+def _refused_line(table, need, what="points"):
+    """One line per kind of verdict refused for too few launches (`inconclusive` with the reason
     `too few launches` in the written files, stats.gate_labels calls them 'insufficient'; never
-    findings)."""
-    refused = int((verdicts == "insufficient").sum())
-    if refused:
-        print(f"analyze: warning: {refused} of {len(verdicts)} {what} have fewer than {need} launches "
+    findings): fewer than `need` a side, or too few for an interval at the family's level."""
+    from collrepro.analysis.verdicts import stats
+    refused = stats.gate_labels(table) == "insufficient"
+    reasons = table["reason"].astype(str)
+    short = int((refused & reasons.str.startswith(f"{stats.REFUSED}:")).sum())
+    level = int(refused.sum()) - short
+    if short:
+        print(f"analyze: warning: {short} of {len(table)} {what} have fewer than {need} launches "
               f"on a side: no verdict ('inconclusive: too few launches'; exit {EXIT_INCOMPLETE} unless there is a "
               f"finding); re-run them with --launches {need} or more", file=sys.stderr)
+    if level:
+        print(f"analyze: warning: {level} of {len(table)} {what} have too few launches for an interval at "
+              f"their family's level (unpaired, exact Hodges-Lehmann; the reason says how many reach it): "
+              f"no verdict (exit {EXIT_INCOMPLETE} unless there is a finding); re-run them with that many "
+              f"launches, or run the sides in the same rounds (paired)", file=sys.stderr)
 
 
 def _counts_line(verdicts):
@@ -220,7 +229,7 @@ def cmd_compare(args):
         _, paths, _, table = compare.run(rs_a, rs_b, staging, args.alpha, args.threshold, args.min_launches)
         paths = _moved(paths, staging, args.outdir)
     _counts_line(table["verdict"])
-    _refused_line(stats.gate_labels(table), _need(args))
+    _refused_line(table, _need(args))
     _print_paths(paths)
     return gate(stats.gate_labels(table), [verdicts.REGRESSION])
 
@@ -237,7 +246,7 @@ def cmd_trend(args):
                                     args.min_launches)
         paths = _moved(paths, staging, args.outdir)
     _counts_line(table["verdict"])
-    _refused_line(stats.gate_labels(table), _need(args))
+    _refused_line(table, _need(args))
     _print_paths(paths)
     return gate(stats.gate_labels(table), [verdicts.REGRESSION])
 
@@ -253,7 +262,7 @@ def cmd_guidelines(args):
         paths, table = guidelines.run(entries, staging, args.alpha, args.threshold, args.min_launches)
         paths = _moved(paths, staging, args.outdir)
     _counts_line(table["status"])
-    _refused_line(stats.gate_labels(table), _need(args), "checks")
+    _refused_line(table, _need(args), "checks")
     _print_paths(paths)
     return gate(stats.gate_labels(table), [verdicts.REGRESSION])
 

@@ -10,12 +10,14 @@ sides, A (before, or the mock-up) and B (after, or the native call).
   threshold (H0: |change| <= threshold) and inverted into the interval. Within a family the
   interval is taken at the Benjamini-Hochberg level 1 - alpha R / m (R of m rejected), so an
   interval wholly beyond the threshold is exactly a BH rejection.
-- Unpaired design (the sides did not share rounds): Yuen's trimmed t on the log per-launch
-  medians gates (continuous p-value; assumes the log medians of a side are roughly normal and
-  independent across launches); the Hodges-Lehmann ratio B/A with its exact distribution-free
-  interval (order statistics of the sorted pairwise log-ratios picked by the exact Mann-Whitney
-  null) and its true coverage `ci_level` for these launch counts; with ties the closed interval
-  covers at least that much. The exact permutation p-value is kept beside either test (`perm_p`).
+- Unpaired design (the sides did not share rounds): the Hodges-Lehmann ratio B/A with its exact
+  distribution-free interval (order statistics of the sorted pairwise log-ratios picked by the
+  exact Mann-Whitney null) and its true coverage `ci_level` for these launch counts (with ties
+  the closed interval covers at least that much), taken at the family's BH level as in the
+  paired design: the same rule decides in both, an interval wholly beyond the threshold is a
+  change. Yuen's trimmed t on the log per-launch medians gives the p-values whose BH rejections
+  set that level, and the `tripped` screen (continuous p-value; assumes the log medians of a
+  side are roughly normal and independent across launches). The exact permutation p-value is kept beside either test (`perm_p`).
 - Benjamini-Hochberg q-values over a comparison family (one pair of installations, or one
   guideline, within one experiment and one run).
 - The verdict (verdicts.LABELS: comparability gates every label), the noise floor (an unbiased
@@ -166,6 +168,22 @@ def hl_order(m, n, level=LEVEL):
         return 0, 1.0
     k = int(below[-1]) + 1
     return k, float(1.0 - 2.0 * cdf[k - 1])
+
+
+def hl_most(m, n):
+    """The highest coverage an exact Hodges-Lehmann interval of m + n launches reaches (its
+    outermost pair, k = 1): 1 - 2 / C(m + n, m); 99.2 % at 5 + 5."""
+    return 1.0 - 2.0 / math.comb(m + n, m)
+
+
+@functools.lru_cache(maxsize=64)
+def launches_for_level(level, most=1000):
+    """The fewest launches a side (equal sides) whose exact Hodges-Lehmann interval reaches
+    `level`: 4 at 95 %, 6 at 99.5 %."""
+    n = 2
+    while hl_order(n, n, level)[0] == 0 and n < most:
+        n += 1
+    return n
 
 
 def hl_interval(a_logs, b_logs, level=LEVEL):
@@ -362,7 +380,7 @@ def measure(before, after, need, level=LEVEL, minimum=MIN_THRESHOLD, rounds=None
     return dict(ratio=ratio, ci_low=low, ci_high=high, ci_level=coverage, p_value=p,
                 perm_p=permutation_p(a, b), noise_floor=floor, threshold=thr,
                 mde=mde(se, df, thr), n_before=len(a), n_after=len(b), design=UNPAIRED, n_pairs=0,
-                refused=min(len(a), len(b)) < need, need=need)
+                refused=min(len(a), len(b)) < need, need=need, logs=(a, b))
 
 
 def _measure_paired(a, b, d, need, minimum):
@@ -386,14 +404,14 @@ def family_level(q_values, alpha=ALPHA):
     return 1.0 - alpha * max(rejected, 1) / max(m, 1)
 
 
-def _label(row, lo, hi, thr, ratio, q, comparable, comparability, alpha):
-    """(verdict, reason) of one measured row whose interval is [lo, hi]."""
-    paired = row.get("design") == PAIRED
+def _label(row, lo, hi, thr, ratio, comparable, comparability, wanted):
+    """(verdict, reason) of one measured row whose interval, wanted at level `wanted`, is
+    [lo, hi]. One rule in both designs: an interval wholly beyond the threshold is a change."""
     interval_beyond = lo > 1.0 + thr or hi < 1.0 / (1.0 + thr)
     inside = within(lo, hi, thr)
     if row["refused"]:
         return V.INCONCLUSIVE, f"{REFUSED}: {row['n_before']}+{row['n_after']}, need {row['need']} a side"
-    if interval_beyond and (paired or (np.isfinite(q) and q < alpha)):
+    if interval_beyond:
         if not comparable:
             return V.NOT_COMPARABLE, f"{'slower' if ratio > 1 else 'faster'}; {comparability}"
         return (V.REGRESSION if ratio > 1 else V.IMPROVEMENT), ""
@@ -404,28 +422,34 @@ def _label(row, lo, hi, thr, ratio, q, comparable, comparability, alpha):
     if inside:
         return V.INCONCLUSIVE, f"too noisy to call the same (noise floor {thr:.1%} > {SAME_LIMIT:.0%})"
     if not np.isfinite(hi):
-        return V.INCONCLUSIVE, f"{REFUSED} for a {LEVEL:.0%} interval"
-    if interval_beyond:
-        return V.INCONCLUSIVE, f"not significant after FDR (q={q:.2g})"
+        least = launches_for_level(wanted)
+        return V.INCONCLUSIVE, f"{REFUSED} for a {wanted:.1%} interval ({least} + {least} reach it)"
     return V.INCONCLUSIVE, f"interval straddles ±{thr:.1%}"
 
 
 def decide(row, q, comparable, comparability="", alpha=ALPHA, level=None):
     """The verdict of one measured comparison (`measure`'s dict) given its q-value and the
-    comparability of its sides; returns the ROW_COLUMNS fields. level: a paired row's interval
-    level (family_level; default 1 - alpha, a family of one). Comparability gates every label:
-    between sides that are not comparable a change is `changed-not-comparable` and nothing is
-    `same`."""
+    comparability of its sides; returns the ROW_COLUMNS fields. level: the family's interval
+    level (family_level; default 1 - alpha, a family of one for a paired row, and the row's own
+    LEVEL interval for an unpaired one). In both designs the interval is taken at that level and a
+    change is an interval wholly beyond the threshold: in the paired design that is exactly a BH
+    rejection, in the unpaired one the exact Hodges-Lehmann interval decides and the trimmed t's
+    q only counts the family's rejections. Comparability gates every label: between sides that
+    are not comparable a change is `changed-not-comparable` and nothing is `same`."""
     thr, ratio, p = row["threshold"], row["ratio"], row["p_value"]
     lo, hi, ci_level = row["ci_low"], row["ci_high"], row["ci_level"]
+    wanted = LEVEL
     if row.get("design") == PAIRED:
-        ci_level = 1 - alpha if level is None else level
+        ci_level = wanted = 1 - alpha if level is None else level
         lo, hi = paired_interval(*row["paired"], ci_level)
+    elif level is not None and "logs" in row:
+        wanted = level
+        _, lo, hi, ci_level = hl_interval(*row["logs"], level)
     out = {k: row[k] for k in ("ratio", "p_value", "threshold", "mde", "n_before", "n_after")}
     out.update(ci_low=lo, ci_high=hi, ci_level=ci_level, q_value=q, comparable=bool(comparable),
                comparability=comparability, design=row.get("design", UNPAIRED),
                n_pairs=int(row.get("n_pairs", 0)))
-    verdict, reason = _label(row, lo, hi, thr, ratio, q, comparable, comparability, alpha)
+    verdict, reason = _label(row, lo, hi, thr, ratio, comparable, comparability, wanted)
     if verdict == V.INCONCLUSIVE and not comparable and not row["refused"]:
         reason += f"; {comparability}"
     bound = math.nan
@@ -441,8 +465,8 @@ def decide(row, q, comparable, comparability="", alpha=ALPHA, level=None):
 
 def decide_family(rows, comparables, alpha=ALPHA):
     """BH over one family of measured rows; comparables: (comparable, text) per row. Returns the
-    ROW_COLUMNS dicts (plus perm_p and noise_floor) in the same order. The paired rows' intervals
-    are at the family's BH level (family_level)."""
+    ROW_COLUMNS dicts (plus perm_p and noise_floor) in the same order. Every row's interval, paired
+    or unpaired, is at the family's BH level (family_level)."""
     q = bh_qvalues([math.nan if r["refused"] else r["p_value"] for r in rows])
     level = family_level(q, alpha)
     return [dict(decide(r, qi, c, text, alpha, level), perm_p=r["perm_p"], noise_floor=r["noise_floor"])
@@ -521,11 +545,13 @@ def method_text(alpha=ALPHA, need=None, minimum=MIN_THRESHOLD):
             f"ratio; one robust paired t (20 % trimmed mean of the log ratios) tests H0: |change| <= "
             f"threshold and, inverted, gives the interval, taken at the family's Benjamini-Hochberg "
             f"level 1 - {alpha} R/m (R of m rows rejected), so a change is exactly an interval wholly "
-            f"beyond the threshold. Unpaired (sides that shared no rounds): Yuen's trimmed t on the log "
-            f"per-launch medians gates (Benjamini-Hochberg q < {alpha} per family: one pair of "
-            f"installations, or one guideline, within one experiment and run) AND the exact "
-            f"Hodges-Lehmann interval (coverage at or above {LEVEL:.0%}, `ci_level`; e.g. 5+5 "
-            f"launches: {hl_order(5, 5)[1]:.1%}) must lie wholly beyond the threshold. The threshold "
+            f"beyond the threshold. Unpaired (sides that shared no rounds): the exact Hodges-Lehmann "
+            f"interval of the ratio at the same family level (its true coverage in `ci_level`; 5+5 "
+            f"launches reach at most {hl_most(5, 5):.1%}), "
+            f"the family's rejections R counted by Yuen's trimmed t on the log per-launch medians "
+            f"(Benjamini-Hochberg q < {alpha} per family: one pair of installations, or one "
+            f"guideline, within one experiment and run); one rule in both designs: an interval "
+            f"wholly beyond the threshold is a change. The threshold "
             f"is max({minimum:.0%}, the point's noise floor: an unbiased robust launch spread). "
             f"Comparability (machine, oversubscription, scheduler ticks, device) gates every label: "
             f"a change between sides that are not comparable is `changed-not-comparable`, and such "
