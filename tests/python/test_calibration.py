@@ -230,3 +230,53 @@ def test_first_launches_takes_the_block():
     per = pd.DataFrame({"installation": ["a"] * 6 + ["b"] * 6, "launch": list(range(6)) * 2})
     assert list(calibration.first_launches(per, 2, block=1)["launch"]) == [2, 3, 2, 3]
     assert len(calibration.first_launches(per, None)) == 12
+
+
+def test_the_forecast_check_takes_its_pilot_from_another_block_and_counts_the_family():
+    """forecast_check: each injected point's forecast comes from its A/A floor in the next block of
+    the same design (the pilot an earlier run would be), in a family of m / k points; `found` is
+    the share found slower. Two blocks of 16 rounds, a family of 8 points of which 2 injected."""
+    from collrepro.analysis.verdicts import stats
+    rows = []
+    for block, aa_floor in ((0, 0.01), (1, 0.04)):
+        for i in range(8):
+            key = dict(experiment="e", library="openmpi", config_setting="s", shape="1:1",
+                       algorithm="native", msg_bytes=1024 * (i + 1), launches=16, block=block)
+            rows.append(dict(key, setting="aa", mechanism="none", injected_pct=0, injected=False,
+                             verdict="same", ratio=1.0, noise_floor=aa_floor))
+            found = block == 0 and i == 0
+            rows.append(dict(key, setting="slow10", mechanism="pmpi-delay", injected_pct=10, injected=i < 2,
+                             verdict="regression" if found else "inconclusive", ratio=1.1,
+                             noise_floor=0.02))
+    check = calibration.forecast_check(pd.DataFrame(rows))
+    assert len(check) == 1
+    r = check.iloc[0]
+    assert (r["mechanism"], r["injected_pct"], r["launches"], r["points"]) == ("pmpi-delay", 10, 16, 4)
+    assert r["found"] == pytest.approx(0.25)
+    # block 0 takes block 1's A/A floor (4 %), block 1 takes block 0's (1 %); m / k = 8 / 2
+    expected = [stats.paired_detect_rate(0.10, round(stats.sd_of_floor(f), 4), 16, 4) for f in (0.04, 0.04, 0.01, 0.01)]
+    assert r["forecast"] == pytest.approx(sum(expected) / 4)
+    assert r["gap"] == pytest.approx(100 * (0.25 - r["forecast"]))
+    assert "## Forecast against outcome" in "\n".join(calibration.forecast_section(check))
+
+
+def test_the_shipped_procedure_is_emulated_first_pass_then_pooled_looks(tmp_path):
+    """shipped_table: a first pass of F rounds, then the tripped and undecided points judged again on
+    rounds 1..F + R_k at each look's spent alpha (versions' own look_rounds and look_levels). With 4
+    rounds and looks of 4 + 4 (12 launches a side) a +50 % injection is found and kept; A/A flags
+    nothing; runs too short for the design give None."""
+    from collrepro.analysis.loading import inventory
+    from collrepro.versions import run
+    write_calibration(tmp_path / "runs", [("aa", 0, 1.0), ("slow50", 50, 1.5)], launches=12)
+    entries = {e.installation.name: e for e in inventory.load_tree([str(tmp_path / "runs")])}
+    base = entries["openmpi-4.1.4"]
+    final, first = calibration.shipped_table(base, entries["openmpi-4.1.4+slow50"], first=4, looks=2)
+    assert len(final) == len(first) == len(POINTS)
+    assert set(final["look"]) <= {0, 1, 2} and (final["look"] > 0).any()
+    assert set(final.loc[final["look"] > 0, "n_before"]) <= {8, 12}         # pooled: the first pass's 4 included
+    slow = final[(final["algorithm"] == "native") & (final["msg_bytes"] >= 65536)]
+    assert set(slow["verdict"]) == {"regression"}
+    aa, _ = calibration.shipped_table(base, entries["openmpi-4.1.4+aa"], first=4, looks=2)
+    assert not aa["verdict"].isin(["regression", "improvement", "changed-not-comparable"]).any()
+    assert calibration.shipped_table(base, entries["openmpi-4.1.4+aa"], first=8, looks=2) == (None, None)
+    assert sum(run.look_levels(4, run.look_rounds(8, 2))) == pytest.approx(0.05)

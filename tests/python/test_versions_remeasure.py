@@ -96,9 +96,11 @@ class FakeRunner:
         return 0
 
     def analyze(self, argv):
-        step, src, _, dest = argv[:4]
-        options = dict(zip(argv[4::2], argv[5::2]))
-        self.calls.append(dict(step=step, src=src, dest=dest, **options))
+        step, dest = argv[0], argv[argv.index("-o") + 1]
+        srcs = argv[1:argv.index("--pool")] if "--pool" in argv else argv[1:argv.index("-o")]
+        rest = argv[argv.index("-o") + 2:]
+        options = dict(zip(rest[0::2], rest[1::2]))
+        self.calls.append(dict(step=step, srcs=srcs, pool="--pool" in argv, dest=dest, **options))
         looks = self.fresh if isinstance(self.fresh, list) else [self.fresh]
         done = sum(1 for c in self.calls if "step" in c) - 1
         safeio.write_csv(f"{dest}/regressions.csv", looks[min(done, len(looks) - 1)], index=False)
@@ -130,7 +132,8 @@ def test_remeasure_runs_the_subset_and_reports_the_counts(tmp_path, monkeypatch,
     assert run["launches"] == 5 and run["out"] == out + "-remeasure"    # the first of two looks
     subset = yaml.safe_load(open(run["config"]))
     assert subset["sizes"] == [65536] and subset["experiment"] == "versions-seed000"
-    assert fake.calls[1]["src"] == out + "-remeasure"
+    # each look judges the first pass and the re-measure so far together (one design)
+    assert fake.calls[1]["srcs"] == [out, out + "-remeasure"] and fake.calls[1]["pool"]
     assert float(fake.calls[1]["--alpha"]) == pytest.approx(stats.spending_levels([0.5, 1])[0])
     assert len(fake.calls) == 2                       # both points settled at the first look
     table = pd.read_csv(reports / "verdicts.csv")
@@ -158,6 +161,21 @@ def test_a_point_unsettled_at_the_first_look_gets_the_second(tmp_path, monkeypat
     assert table["stopped"].iat[0] == "settled at look 1 (5 rounds)"
     assert table["stopped"].iat[2] == "round budget spent (10 rounds in 2 looks)"
     assert list(table["rounds_used"].iloc[[0, 2]]) == [5, 10]
+
+
+def test_the_looks_spend_alpha_over_the_first_pass_and_the_remeasure_rounds(tmp_path, monkeypatch):
+    """16 first-pass rounds and two looks of 8: the looks sit at 24 and 32 of 32 rounds, and their
+    alphas (O'Brien-Fleming-like spending at 0.75 and 1) sum to alpha."""
+    looks = [pd.DataFrame([row("native", 65536, "inconclusive", True, 0, ratio=1.1),
+                           row("halfduplex-fc", 65536, "inconclusive", True, 1, p=1, q=3)])] * 2
+    config, reports, fake = _setup(tmp_path, monkeypatch, looks)
+    assert versions.remeasure(str(config), ["openmpi-4.1.4"], 2, 16, str(tmp_path / "out"), str(reports),
+                              first_rounds=16) == 0
+    alphas = [float(c["--alpha"]) for c in fake.calls if "--alpha" in c]
+    assert alphas == pytest.approx(stats.spending_levels([0.75, 1.0])) and sum(alphas) == pytest.approx(stats.ALPHA)
+    assert alphas[0] > stats.spending_levels([0.5, 1.0])[0]      # the first pass's rounds count as information
+    table = pd.read_csv(reports / "verdicts.csv")
+    assert table["looks"].iat[0] == "look 1: x1.1 inconclusive (+); look 2: x1.1 inconclusive (+)"
 
 
 def test_look_rounds_keep_each_look_large_enough_for_a_verdict():

@@ -243,7 +243,7 @@ def cmd_trend(args):
     entries = inventory.load_tree(args.dirs)
     with output_dir(args.outdir, "analyze trend") as staging:
         paths, _, table = trend.run(entries, staging, args.order, args.alpha, args.threshold,
-                                    args.min_launches)
+                                    args.min_launches, args.pool)
         paths = _moved(paths, staging, args.outdir)
     _counts_line(table["verdict"])
     _refused_line(table, _need(args))
@@ -318,6 +318,7 @@ def _tree_command(sub, name, func, help_text, description, order=True):
     _outdir(p)
     _test_options(p)
     p.set_defaults(func=func)
+    return p
 
 def build_parser():
     parser = Parser(
@@ -376,10 +377,15 @@ def build_parser():
     _test_options(p)
     p.set_defaults(func=cmd_compare)
 
-    _tree_command(sub, "trend", cmd_trend, "installations over versions or dates; verdict per consecutive pair",
-                  "Order installations by library and version (or start date) and compare every "
-                  "point between consecutive installations (docs/verdicts.md). Exit 1 if any point "
-                  "is a comparable regression, 4 if a verdict was refused for too few launches.")
+    trend_parser = _tree_command(
+        sub, "trend", cmd_trend, "installations over versions or dates; verdict per consecutive pair",
+        "Order installations by library and version (or start date) and compare every "
+        "point between consecutive installations (docs/verdicts.md). Exit 1 if any point "
+        "is a comparable regression, 4 if a verdict was refused for too few launches.")
+    trend_parser.add_argument("--pool", action="store_true",
+                              help="the directories of one installation are one sample: their launches "
+                                   "pooled, points matched by their parameters and numbered as in the first "
+                                   "directory given (a first pass and its re-measure)")
     _tree_command(sub, "guidelines", cmd_guidelines,
                   "native collectives against their mock-ups, per installation",
                   "Self-consistent performance guidelines: each native collective against the mock-ups "

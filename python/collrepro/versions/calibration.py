@@ -277,7 +277,7 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
     by_experiment = {}
     for e in entries:
         by_experiment.setdefault(e.experiment, []).append(e)
-    summary, points = [], []
+    summary, points, shipped = [], [], []
     for experiment, group in sorted(by_experiment.items()):
         bases = [e for e in group if setting_of(e.installation.name) is None]
         if len(bases) != 1:
@@ -297,6 +297,9 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
                 raise safeio.UserError(f"{experiment}: {other.installation.name} has no {mechanism} rule "
                                        f"({variable}) in its metadata or the registry")
             slows = predicate or default_predicate(mechanism)
+            row = _shipped(experiment, base, other, tag, pct, rule, slows, alpha, threshold, None)
+            if row is not None:
+                shipped.append(row)
             for design in launch_counts:
                 if design[0] and design[0] > min(_launch_counts(base), _launch_counts(other)):
                     continue  # more rounds than were measured: the `all` design says it
@@ -309,7 +312,110 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
                                "<base>+slowN beside it; run ./collrepro-py versions --calibrate)")
     frame = pd.DataFrame(summary)
     point_rows = pd.concat(points, ignore_index=True) if points else pd.DataFrame()
+    frame.attrs["shipped"] = shipped
     return frame, point_rows
+
+
+def shipped_table(base, other, alpha=0.05, threshold=0.05, per=None, first=None, looks=None):
+    """The final verdicts of the procedure `collrepro versions` ships, emulated on one setting's
+    calibration rounds: the first pass on rounds 1..F (F = the default design's rounds), then
+    its tripped and undecided points (versions' remeasure_rows) judged again at each look on
+    rounds 1..F + R_k (every round so far: versions' look_rounds and look_levels, R = 2F by
+    default) at that look's alpha, each keeping the verdict of the look that settled it. Every
+    point of the family is judged at each look (the shipped looks judge the re-measured points on
+    their pooled rounds and the others on the first pass's). Returns (table, first-pass table)
+    with `look` (0: the first pass) per point, or (None, None) when the runs are too short."""
+    from collrepro.analysis.verdicts import trend
+    from collrepro.versions import run
+    first = first or run.DEFAULT_ROUNDS
+    rounds = run.look_rounds(run.DEFAULT_REMEASURE if first == run.DEFAULT_ROUNDS else 2 * first,
+                             looks or run.DEFAULT_LOOKS)
+    if first + rounds[-1] > min(_launch_counts(base), _launch_counts(other)):
+        return None, None
+    per = trend.per_installation([base, other]) if per is None else per
+
+    def judge(n, level):
+        return verdict_table(base, other, level, threshold, n, 0, per)[0]
+    return sequential_verdicts(judge, first, rounds, run.look_levels(first, rounds), alpha)
+
+
+def sequential_verdicts(judge, first, rounds, levels, alpha=0.05):
+    """The composition `collrepro versions` ships, given `judge(n, alpha)`: the verdict table of a
+    family on its first n rounds at that alpha (one row per point, with library and point). The
+    first pass at `alpha`; its re-measure rows (versions' remeasure_rows) judged again at look k
+    on first + rounds[k] rounds at levels[k], each keeping the verdict of the look that settled
+    it. Returns (final table with `look`, first-pass table)."""
+    from collrepro.analysis.verdicts import stats
+    from collrepro.versions import run
+    table0 = judge(first, alpha)
+    final = table0.assign(look=0).reset_index(drop=True)
+    open_ = set(run.remeasure_rows(final).index)
+    for k, (n, level) in enumerate(zip(rounds, levels), 1):
+        if not open_:
+            break
+        by_point = {(r["library"], r["point"]): r for r in judge(first + n, level).to_dict("records")}
+        for i in sorted(open_):
+            r = by_point.get((final.at[i, "library"], final.at[i, "point"]))
+            if r is None:
+                continue
+            for c in ("verdict", "reason", "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold",
+                      "noise_floor", "n_before", "n_after"):
+                if c in final.columns and c in r:
+                    final.at[i, c] = r[c]
+            final.at[i, "look"] = k
+            if stats.settled(r["verdict"]):
+                open_.discard(i)
+    return final, table0
+
+
+def _shipped(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, per):
+    """One summary row of the shipped procedure's final verdicts (shipped_table) for a setting, or
+    None: detection, false changes, and how many first-pass detections the final verdicts kept."""
+    final, table0 = shipped_table(base, other, alpha, threshold, per)
+    if final is None:
+        return None
+    counts = assess(final, rule, predicate, pct)
+    flags = counts.pop("injected_flags")
+    first_found = [bool(f) and _is_slower(r) for f, r in zip(flags, table0.to_dict("records"))]
+    kept = sum(ff and _is_slower(r) for ff, r in zip(first_found, final.to_dict("records")))
+    return dict(experiment=experiment, setting=tag, mechanism=mechanism_of(tag), injected_pct=pct,
+                title=setting_title(tag, pct), **counts, first_detected=sum(first_found), first_kept=kept,
+                remeasured=int((final["look"] > 0).sum()))
+
+
+def shipped_section(rows):
+    """The README's table of the shipped procedure's final verdicts (one row per setting, summed
+    over the experiments)."""
+    import pandas as pd
+    from collrepro.analysis.frames.tables import markdown_table
+    from collrepro.versions import run
+    if rows is None or len(rows) == 0:
+        return []
+    frame = pd.DataFrame(rows)
+    out = []
+    for (tag, pct), sub in frame.groupby(["setting", "injected_pct"], sort=False):
+        t = sub.sum(numeric_only=True)
+        out.append({"setting": setting_title(tag, pct), "points": int(t["points"]),
+                    "re-measured": int(t["remeasured"]),
+                    "false changes": f"{int(t['false_changes'])}/{int(t['outside'])}",
+                    "detected": f"{int(t['detected'])}/{int(t['injected'])}" if pct else "–",
+                    "detected (quiet)": f"{int(t['detected_quiet'])}/{int(t['injected_quiet'])}" if pct else "–",
+                    "first-pass detections kept": (f"{int(t['first_kept'])}/{int(t['first_detected'])}"
+                                                   if pct else "–"),
+                    "FDR": _pct(fdr(t["false_changes"], t["flagged"])) if pct else "–"})
+    rounds = run.look_rounds(run.DEFAULT_REMEASURE, run.DEFAULT_LOOKS)
+    levels = run.look_levels(run.DEFAULT_ROUNDS, rounds)
+    return ["## The shipped procedure, end to end", "",
+            f"The final verdicts of `collrepro versions`' default design, emulated on the calibration's "
+            f"rounds (`shipped_table`): the first pass on rounds 1-{run.DEFAULT_ROUNDS}; its tripped and "
+            f"undecided points judged again at {len(rounds)} looks on rounds 1-"
+            + ", 1-".join(str(run.DEFAULT_ROUNDS + n) for n in rounds)
+            + f" (every round so far, pooled) at alpha {', '.join(f'{a:.3g}' for a in levels)} (spent "
+            "over the rounds); each point keeps the verdict of the look that settled it. One block per "
+            "setting (the runs' first 48 rounds), so each count below rests on one run of the procedure "
+            "per experiment: its spread is wide. `first-pass detections kept`: injected points the first "
+            "pass found slower that the final verdict still finds slower.", "",
+            markdown_table(pd.DataFrame(out), list(out[0])), ""]
 
 
 def _setting_order(entry):
@@ -433,7 +539,7 @@ def _total_cells(sub, pct):
             "no verdict": int(sub["refused"].sum())}
 
 
-def readme(summary, metas, source, alpha, threshold, variance=None):
+def readme(summary, metas, source, alpha, threshold, variance=None, check=None):
     from collrepro.analysis.frames.tables import markdown_table
     lines = ["# Calibration of the version verdicts", "",
              "How often the version comparison flags a change that is not there, and how small an injected "
@@ -448,10 +554,11 @@ def readme(summary, metas, source, alpha, threshold, variance=None):
               "injected subset of a setting is the set of points its rule slows, decided by its mechanism's "
               "predicate (the PMPI delay mode's or the preload slowdown library's), not by the data. "
               "A/A: the base against a separately launched, interleaved "
-              "copy of itself; every point is outside the injected subset. These are the verdicts of the launches "
-              "below, before any re-measure on trip (`collrepro versions` measures the tripped points again "
-              "and keeps a change only when the fresh launches confirm it: fewer false changes, and a "
-              "detection that can only fall).", ""]
+              "copy of itself; every point is outside the injected subset. These are the first pass's verdicts "
+              "alone: `collrepro versions` then measures the tripped and undecided points again, in looks "
+              "that judge every round so far under alpha spending, which can add detections and false "
+              "changes as well as remove them. The shipped procedure's own rates are not in these tables "
+              "yet.", ""]
     for (tag, pct), sub in summary.groupby(["setting", "injected_pct"], sort=False):
         title = setting_title(tag, pct)
         lines += [f"## {title}", ""]
@@ -465,7 +572,8 @@ def readme(summary, metas, source, alpha, threshold, variance=None):
         import pandas as pd
         table = pd.DataFrame(rows)
         lines += [markdown_table(table, list(table.columns)), ""]
-    lines += power_table(summary) + side_by_side(summary) + fdr_section(summary) + variance_section(variance)
+    lines += (shipped_section(summary.attrs.get("shipped")) + power_table(summary) + side_by_side(summary)
+              + fdr_section(summary) + forecast_section(check) + variance_section(variance))
     lines += ["## Files", "",
               "- `summary.csv`: the tables above, one row per experiment, setting and launch count (the "
               "first N launches of each installation, so that one run also gives a shorter run's rates), "
@@ -530,6 +638,89 @@ def _blocks_cell(sub):
         return 1
     values = sorted({int(b) for b in sub["blocks"] if b == b})
     return "/".join(map(str, values)) if values else 1
+
+
+POINT_KEY = ("experiment", "library", "config_setting", "shape", "algorithm", "msg_bytes")
+
+
+def forecast_check(points, rate=None):
+    """Forecast against outcome, per injected setting and design (rows of `points`, the point
+    table of analyse): each injected point's probability of being found by its first pass, as
+    `collrepro-py versions forecast` would state it before measuring (stats.paired_detect_rate:
+    the injected change, the point's launch spread taken from its A/A row in another block of
+    the same design, i.e. an earlier run on this machine, or the same block when the design has
+    one, the family's size), against the share of those points the verdicts found slower.
+    Returns a frame: mechanism, injected_pct, launches, points, forecast, found, gap (points)."""
+    import pandas as pd
+    from collrepro.analysis.verdicts import stats
+    rate = rate or _cached_rate
+    if points is None or len(points) == 0 or "noise_floor" not in points.columns:
+        return pd.DataFrame()
+    keys = [k for k in POINT_KEY if k in points.columns]
+    aa = points[points["setting"] == AA]
+    floors = {tuple(r[k] for k in keys) + (r["launches"], r["block"]): r["noise_floor"]
+              for r in aa.to_dict("records")}
+    blocks = aa.groupby("launches")["block"].max().to_dict()
+    by_family = ["experiment", "setting", "launches", "block"]
+    family = points.groupby(by_family).size().to_dict()
+    hit = points[(points["injected_pct"] > 0) & points["injected"].astype(bool)]
+    changed = hit.groupby(by_family).size().to_dict()
+    rows = []
+    for r in hit.to_dict("records"):
+        n, b = int(r["launches"]), int(r["block"])
+        pilot_block = (b + 1) % (int(blocks.get(r["launches"], 0)) + 1)
+        floor = floors.get(tuple(r[k] for k in keys) + (r["launches"], pilot_block))
+        if floor is None or not math.isfinite(float(floor)) or n < 3:
+            continue
+        fam = (r["experiment"], r["setting"], r["launches"], r["block"])
+        m = max(1, round(family[fam] / changed[fam]))     # k changes of m: BH tests near alpha k / m
+        sd = stats.sd_of_floor(float(floor))
+        rows.append(dict(mechanism=r["mechanism"], injected_pct=r["injected_pct"], launches=n,
+                         forecast=rate(r["injected_pct"] / 100.0, round(sd, 4), n, m),
+                         found=_is_slower(r)))
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(rows)
+    out = frame.groupby(["mechanism", "injected_pct", "launches"], sort=True).agg(
+        points=("found", "size"), forecast=("forecast", "mean"), found=("found", "mean")).reset_index()
+    return out.assign(gap=100 * (out["found"] - out["forecast"]))
+
+
+def _cached_rate(change, sd, n, m):
+    """stats.paired_detect_rate, once per (change, sd to 4 decimals, rounds, family size)."""
+    from collrepro.analysis.verdicts import stats
+    key = (change, sd, n, m)
+    if key not in _RATES:
+        _RATES[key] = stats.paired_detect_rate(change, sd, n, m)
+    return _RATES[key]
+
+
+_RATES = {}
+
+
+def forecast_section(check):
+    from collrepro.analysis.frames.tables import markdown_table
+    import pandas as pd
+    if check is None or len(check) == 0:
+        return []
+    rows = [{"mechanism": r["mechanism"], "injected": f"+{int(r['injected_pct'])} %",
+             "rounds": int(r["launches"]), "points": int(r["points"]),
+             "forecast": _pct(r["forecast"]), "found": _pct(r["found"]),
+             "gap (points)": f"{r['gap']:+.1f}"} for _, r in check.iterrows()]
+    within = int((check["gap"].abs() <= 10).sum())
+    return ["## Forecast against outcome (the first pass)", "",
+            "What `collrepro-py versions forecast` would have said before each block was measured, "
+            "against what its verdicts found. Per injected point: the probability that a first pass of "
+            "that many paired rounds finds the injected change (`stats.paired_detect_rate`), from the "
+            "point's launch spread in its A/A comparison of another block of the same design (an "
+            "earlier run on this machine; the same launches where the design has one block, `all`), "
+            "in a family of m / k points (k of its m points injected: Benjamini-Hochberg then tests "
+            "near alpha k / m; the forecast command's default, k = 1, is the lone change), averaged "
+            "over the injected points; beside it, the share those verdicts found slower. The "
+            "forecast models the first pass only (so do these verdicts) with normal launches; a "
+            "negative gap is an optimistic forecast. "
+            f"{within} of {len(check)} rows are within 10 points.", "",
+            markdown_table(pd.DataFrame(rows), list(rows[0])), ""]
 
 
 def variance_rows(entries):
@@ -650,7 +841,8 @@ def write(outdir, summary, points, metas, source, alpha, threshold, variance=(No
                            gzip.compress(points.to_csv(index=False).encode(), mtime=0))
         if per_point is not None and len(per_point):
             safeio.write_csv(Path(staging) / "variance.csv", per_point, index=False)
-        safeio.write_text(Path(staging) / "README.md", readme(summary, metas, source, alpha, threshold, rows))
+        safeio.write_text(Path(staging) / "README.md",
+                          readme(summary, metas, source, alpha, threshold, rows, forecast_check(points)))
         figure(summary, Path(staging) / FIGURE)
     return Path(outdir) / "README.md"
 

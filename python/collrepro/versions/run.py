@@ -6,12 +6,15 @@ installation (collrepro mpi collbench), launch 1..L of CONFIG on every installat
 (collrepro run --installations ...), then analyze trend into <out>-reports/trend/. The points
 whose trend row tripped the screen are measured again (re-measure on trip): a subset of CONFIG
 holding those points, --remeasure-launches interleaved launches per installation into
-<out>-remeasure/, and their verdict is taken from these fresh launches (<out>-reports/remeasure.md,
-verdicts.csv). The re-measure is group-sequential: its rounds come in --remeasure-looks looks
-(e.g. 5 + 5), each look's verdicts under its share of alpha (stats.spending_levels: O'Brien-
-Fleming-like alpha spending, so looking twice does not raise the false-change rate); a point
-settled at a look (a change, or `same`) keeps that look's verdict, and the next look runs only
-while some point is unsettled. Then analyze guidelines and dashboard. A re-run resumes: finished
+<out>-remeasure/ (<out>-reports/remeasure.md, verdicts.csv). The first pass and the re-measure
+are one group-sequential design: the re-measure's rounds come in --remeasure-looks looks (e.g.
+16 + 16), and each look judges every round the point has so far, the first pass's included
+(analyze trend --pool), under its share of alpha (look_levels: O'Brien-Fleming-like alpha
+spending over the information fractions, so looking twice does not raise the false-change rate,
+and a first-pass detection is not thrown away because later launches were noisier). A
+first-pass change is never final: it is tripped and confirmed by a look. A point settled at a
+look (a change, or `same`) keeps that look's verdict, and the next look runs only while some
+point is unsettled. Then analyze guidelines and dashboard. A re-run resumes: finished
 launches and points are kept.
 
 --calibrate runs the calibration of the method instead (calibration.py): every
@@ -332,16 +335,30 @@ def sequential_fresh(first, looks):
     import pandas as pd
     from collrepro.analysis.verdicts import stats
     cols = _key_columns(first, *[t for _, _, t in looks])
-    chosen = {}
+    chosen, evidence = {}, {}
     for k, (rounds, level, table) in enumerate(looks, 1):
         for r in table.to_dict("records"):
             key = point_key(r, cols)
             if key in chosen and stats.settled(chosen[key].get("verdict")):
                 continue
+            evidence.setdefault(key, []).append(_look_text(k, r))
             stopped = (f"settled at look {k} ({rounds} rounds)" if stats.settled(r.get("verdict")) else
                        f"round budget spent ({rounds} rounds in {k} looks)")
-            chosen[key] = dict(r, look=k, rounds_used=rounds, look_alpha=level, stopped=stopped)
+            chosen[key] = dict(r, look=k, rounds_used=rounds, look_alpha=level, stopped=stopped,
+                               looks="; ".join(evidence[key]))
     return pd.DataFrame(list(chosen.values()))
+
+
+def _look_text(k, row):
+    """'look 2: x0.93 [0.91, 0.95] improvement (32+32)': one look's evidence for one point."""
+    def number(key):
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            value = float(row[key])
+            return f"{value:.3g}" if math.isfinite(value) else ""
+        return ""
+    low, high = number("ci_low"), number("ci_high")
+    text = f"x{number('ratio') or '?'}" + (f" [{low}, {high}]" if low and high else "")
+    return f"look {k}: {text} {row.get('verdict', '')} ({_text(row.get('n_before'))}+{_text(row.get('n_after'))})"
 
 
 def _unsettled(first, table):
@@ -364,14 +381,14 @@ def remeasure_summary(counts, launches):
     return (f"re-measure: {counts['tripped']} of {counts['points']} points tripped"
             + (f" and {undecided} undecided" if undecided else "") + ", "
             f"{counts['remeasured']} re-measured with {launches} fresh interleaved launches per installation, "
-            f"{counts['held']} held (still changed on the fresh launches)")
+            f"{counts['held']} held (still changed with the fresh launches added)")
 
 
 def _write_remeasure_report(reports, first, table, counts, launches, subset_path):
     cols = [c for c in ("library", "before", "after", "setting", "shape", "algorithm", "msg_bytes",
                         "first_verdict", "verdict",
                         "reason", "ratio", "ci_low", "ci_high", "q_value", "n_before", "n_after", "held",
-                        "rounds_used", "look_alpha", "stopped")
+                        "rounds_used", "look_alpha", "stopped", "looks")
             if c in table.columns]
     trip = table.loc[remeasure_rows(first).index].copy()
     if "reason" in trip.columns:
@@ -381,11 +398,14 @@ def _write_remeasure_report(reports, first, table, counts, launches, subset_path
     lines = ["# Re-measure", "", remeasure_summary(counts, launches) + ".", "",
              "The points whose row tripped the screen, and those left undecided (`inconclusive` between "
              "comparable sides), were measured again with fresh interleaved launches "
-             f"(the subset config {os.path.basename(subset_path)}); their verdict comes from the fresh "
-             "launches only, so selecting them on the first launches does not bias it. The fresh launches "
-             "come in looks, each judged under its share of alpha (alpha spending, docs/verdicts.md); a point "
-             "keeps the verdict of the look that settled it (`stopped`, `rounds_used`, `look_alpha`). "
-             "`verdicts.csv` is the trend table with these verdicts in place (first_verdict, remeasured, held).",
+             f"(the subset config {os.path.basename(subset_path)}). The fresh launches come in looks; each "
+             "look judges all the rounds the point has so far, the first pass's included (one "
+             "group-sequential design), under its share of alpha (alpha spending over the rounds, "
+             "docs/verdicts.md), so the false-change rate holds however many looks run and a detection "
+             "is not lost because later launches were noisier. A point keeps the verdict of the look that "
+             "settled it (`stopped`, `rounds_used`: the re-measure's rounds, `look_alpha`); `looks` gives "
+             "its evidence at every look. `verdicts.csv` is the trend table with these verdicts in place "
+             "(first_verdict, remeasured, held).",
              ""]
     if len(trip):
         from collrepro.analysis.frames.tables import markdown_table
@@ -394,9 +414,20 @@ def _write_remeasure_report(reports, first, table, counts, launches, subset_path
     safeio.write_csv(os.path.join(reports, "verdicts.csv"), table, index=False)
 
 
-def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DEFAULT_LOOKS):
-    """Re-measure the tripped points of <reports>/trend/regressions.csv in `looks` sequential
-    looks (look_rounds, stats.spending_levels); 0 or the failing step's exit code."""
+def look_levels(first_rounds, rounds):
+    """The alpha of each look of one group-sequential design over all the rounds a point has: look
+    k judges the first pass's `first_rounds` and the re-measure's first rounds[k] together, at the
+    information fraction (first + rounds[k]) / (first + rounds[-1]) (stats.spending_levels)."""
+    from collrepro.analysis.verdicts import stats
+    total = first_rounds + rounds[-1]
+    return stats.spending_levels([(first_rounds + n) / total for n in rounds])
+
+
+def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DEFAULT_LOOKS, first_rounds=0):
+    """Re-measure the tripped and undecided points of <reports>/trend/regressions.csv in `looks`
+    sequential looks (look_rounds, look_levels), each judging the first pass's `first_rounds`
+    rounds and the re-measure's so far together (analyze trend --pool); 0 or the failing step's
+    exit code."""
     from collrepro.analysis.verdicts import stats
     first = _read_table(os.path.join(reports, "trend", "regressions.csv"))
     trip = remeasure_rows(first)
@@ -422,10 +453,11 @@ def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DE
     text = ("# The points that tripped in " + os.path.basename(out.rstrip(os.sep)) + ", measured again "
             "(written by collrepro versions)\n" + yaml.safe_dump(subset_config(original, trip), sort_keys=False))
     rounds = look_rounds(launches, looks)
-    levels = stats.spending_levels([n / rounds[-1] for n in rounds])
+    levels = look_levels(first_rounds, rounds)
     _say(f"re-measure: {_taken_text(first, trip)}; measuring them again with "
          f"{launches} interleaved launches on {','.join(again)} into {where}, in {len(rounds)} look(s) "
-         f"at {', '.join(map(str, rounds))} rounds (alpha {', '.join(f'{a:.3g}' for a in levels)})")
+         f"at {', '.join(map(str, rounds))} rounds, each judged with the first pass's {first_rounds} "
+         f"(alpha {', '.join(f'{a:.3g}' for a in levels)})")
     if dry_run:
         return interleaved(again, np, launches, where, subset_path, dry_run=True)
     os.makedirs(where, exist_ok=True)
@@ -436,7 +468,7 @@ def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DE
         if rc:
             return rc
         fresh_dir = os.path.join(reports, "trend-remeasure" + (f"-look{k}" if len(rounds) > 1 else ""))
-        rc = _analyze(["trend", where, "-o", fresh_dir, "--alpha", repr(level),
+        rc = _analyze(["trend", out, where, "--pool", "-o", fresh_dir, "--alpha", repr(level),
                        "--min-launches", str(stats.min_launches(stats.ALPHA))])
         if not _findings("trend", rc, fresh_dir):
             _say(f"analyze trend of the re-measure failed (exit {rc}, docs/exit-codes.md)")
@@ -788,6 +820,32 @@ def _calibrate(a):
     return 0
 
 
+def _forecast_before(reports, rounds):
+    """The forecast of this run from the earlier run's reports in `reports` (read before this run
+    replaces them), said in one line; (pilot rows, their source) or None."""
+    from collrepro.versions import forecast
+    earlier = forecast.earlier_pilot(reports)
+    if earlier is None:
+        _say("forecast: no earlier run of this experiment here to forecast from (the next run will have this one)")
+        return None
+    _say(forecast.summary_line(earlier, rounds))
+    return earlier, os.path.relpath(reports)
+
+
+def _forecast_after(reports, earlier, rounds):
+    """<reports>/forecast.md: the forecast against this run's first-pass outcome."""
+    if earlier is None:
+        return
+    from collrepro.versions import forecast
+    table = _read_table(os.path.join(reports, "trend", "regressions.csv"))
+    rows = forecast.outcome(earlier[0], table, rounds)
+    path = os.path.join(reports, forecast.OUTCOME_FILE)
+    safeio.write_text(path, forecast.outcome_text(rows, rounds, 0.9, earlier[1]))
+    expected = [r for r in rows if r["expected"]]
+    _say(f"forecast against outcome: {sum(r['found'] for r in expected)} of {len(expected)} points changed by at "
+         f"least their forecast change were found; see {path}")
+
+
 def main(argv=None):
     """The exit code of `collrepro versions ARGV`: the first failing step's code, else 0 (a
     trend or guideline finding is reported, not returned)."""
@@ -833,16 +891,18 @@ def main(argv=None):
              f"undecided points (up to {again} rounds, in up to {looks} looks, within what is left of the "
              f"budget) into {out.rstrip(os.sep)}-remeasure, guidelines and dashboard")
         return rc
+    reports = out.rstrip(os.sep) + "-reports"
+    earlier = _forecast_before(reports, launches or DEFAULT_ROUNDS)
     rc, launches = first_pass(names, np, launches, out, config, clock)
     if rc:
         return rc
-    reports = out.rstrip(os.sep) + "-reports"
     rc = _analyze(["trend", out, "-o", os.path.join(reports, "trend")])
     if not _findings("trend", rc, os.path.join(reports, "trend")):
         _say(f"analyze trend failed (exit {rc}, docs/exit-codes.md)")
         return rc
+    _forecast_after(reports, earlier, launches)
     again = clock.remeasure_rounds(again, out)
-    rc = remeasure(config, names, np, again, out, reports, looks=looks)
+    rc = remeasure(config, names, np, again, out, reports, looks=looks, first_rounds=launches)
     if rc:
         return rc
     rc = _analyze(["guidelines", out, "-o", os.path.join(reports, "guidelines")])

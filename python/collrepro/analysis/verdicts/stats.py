@@ -363,6 +363,67 @@ def settled(verdict):
     return str(verdict) in V.CHANGED or str(verdict) == V.SAME
 
 
+# ----------------------------------------------------------------------------- power, by simulation
+POWER_DRAWS = 4000        # simulated first passes behind one detection rate
+POWER_SEED = 20261207
+MDE_DRAWS = 1000          # for a row's `mde` (its detection rate within about 1.3 points)
+
+
+def sd_of_floor(floor):
+    """The round log-ratio sd behind a paired noise floor (paired_floor inverted)."""
+    return math.sqrt(2.0) * math.log1p(max(float(floor), 0.0))
+
+
+def _power_draws(n, draws=POWER_DRAWS):
+    return np.random.default_rng(POWER_SEED + n).standard_normal((draws, n))
+
+
+def paired_detect_rate(change, sd, n, m, alpha=ALPHA, z=None):
+    """The share of simulated paired comparisons of n rounds (log-ratio sd `sd`, normal) that call
+    a change of size `change` (a fraction) a change as the lone one in a family of m: this
+    module's own procedure, vectorised (trimmed mean and winsorized se of the log ratios, the
+    threshold max(5 %, the floor measured in those rounds), the paired p against it below
+    alpha / m). tests/python/test_versions_forecast.py holds it to `measure` and `decide_family`."""
+    z = _power_draws(n) if z is None else z
+    d = math.log1p(change) + sd * z                      # draws x n
+    g = int(math.floor(TRIM * n))
+    s = np.sort(d, axis=1)
+    kept = s[:, g:n - g]
+    h = kept.shape[1]
+    mean = kept.mean(axis=1)
+    wins = np.concatenate([np.repeat(kept[:, :1], g, axis=1), kept, np.repeat(kept[:, -1:], g, axis=1)], axis=1)
+    var = np.maximum(wins.var(axis=1, ddof=1), SD_FLOOR ** 2)
+    se = np.sqrt((n - 1) * var / (h * (h - 1)))
+    resid = np.abs(d - np.median(d, axis=1, keepdims=True))
+    floor = np.expm1(np.median(resid, axis=1) / mad_consistency((n,)) / math.sqrt(2.0))
+    thr = np.log1p(np.maximum(MIN_THRESHOLD, floor))
+    up = special.stdtr(h - 1, -(mean - thr) / se)
+    down = special.stdtr(h - 1, (mean + thr) / se)
+    p = np.minimum(1.0, 2.0 * np.minimum(up, down))
+    return float(np.mean(p < alpha / max(m, 1)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _smallest(sd, n, m, power, alpha, steps, draws):
+    z = _power_draws(n, draws)
+    lo, hi = 0.0, 8.0
+    if paired_detect_rate(math.expm1(hi), sd, n, m, alpha, z) < power:
+        return math.inf
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if paired_detect_rate(math.expm1(mid), sd, n, m, alpha, z) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return math.expm1(hi)
+
+
+def paired_smallest_change(sd, n, m, power=0.9, alpha=ALPHA, steps=40, draws=POWER_DRAWS):
+    """The smallest change (fraction) a paired comparison of n rounds finds with probability
+    `power` as the lone change in a family of m (bisection on log(1 + c); inf beyond x2980)."""
+    return _smallest(float(sd), int(n), int(m), float(power), float(alpha), steps, draws)
+
+
 # ----------------------------------------------------------------------------- one comparison
 def measure(before, after, need, level=LEVEL, minimum=MIN_THRESHOLD, rounds=None):
     """Everything about one comparison but its q-value and verdict: a dict of ROW_COLUMNS fields
@@ -380,7 +441,7 @@ def measure(before, after, need, level=LEVEL, minimum=MIN_THRESHOLD, rounds=None
     return dict(ratio=ratio, ci_low=low, ci_high=high, ci_level=coverage, p_value=p,
                 perm_p=permutation_p(a, b), noise_floor=floor, threshold=thr,
                 mde=mde(se, df, thr), n_before=len(a), n_after=len(b), design=UNPAIRED, n_pairs=0,
-                refused=min(len(a), len(b)) < need, need=need, logs=(a, b))
+                refused=min(len(a), len(b)) < need, need=need, logs=(a, b), spread=(se, df))
 
 
 def _measure_paired(a, b, d, need, minimum):
@@ -392,7 +453,7 @@ def _measure_paired(a, b, d, need, minimum):
                 p_value=paired_p(mean, se, df, math.log1p(thr)), perm_p=signflip_p(d),
                 noise_floor=floor, threshold=thr, mde=mde(se, df, thr), n_before=len(a),
                 n_after=len(b), design=PAIRED, n_pairs=len(d), refused=False, need=need,
-                paired=(mean, se, df))
+                paired=(mean, se, df), spread=(se, df))
 
 
 def family_level(q_values, alpha=ALPHA):
@@ -463,13 +524,37 @@ def decide(row, q, comparable, comparability="", alpha=ALPHA, level=None):
     return out
 
 
+def family_mde(row, m, alpha=ALPHA, power=POWER):
+    """The minimum detectable effect of one measured row as the lone change in a family of m
+    tested rows: Benjamini-Hochberg tests a lone change at alpha / m, so the gate's interval is at
+    1 - alpha / m. Paired: by simulation of the gate itself (paired_smallest_change) at the row's
+    own launch spread (its noise floor, quantised to 1 % so that a table's rows share the work).
+    Unpaired: the closed formula (mde) at alpha / m, or inf where the launch counts cannot reach
+    the level."""
+    if row["refused"] or "spread" not in row:
+        return row["mde"]
+    level = 1.0 - alpha / max(m, 1)
+    if row.get("design") == PAIRED:
+        floor = row["noise_floor"]
+        if not np.isfinite(floor) or row["n_pairs"] < 3:
+            return row["mde"]
+        sd = math.exp(round(math.log(max(sd_of_floor(floor), 1e-4)), 2))
+        return paired_smallest_change(sd, row["n_pairs"], m, power, alpha, steps=12, draws=MDE_DRAWS)
+    if launches_for_level(level) > min(row["n_before"], row["n_after"]):
+        return math.inf
+    return mde(*row["spread"], row["threshold"], alpha / max(m, 1), power)
+
+
 def decide_family(rows, comparables, alpha=ALPHA):
     """BH over one family of measured rows; comparables: (comparable, text) per row. Returns the
     ROW_COLUMNS dicts (plus perm_p and noise_floor) in the same order. Every row's interval, paired
-    or unpaired, is at the family's BH level (family_level)."""
+    or unpaired, is at the family's BH level (family_level); its `mde` is that of a lone change
+    in a family of this size (family_mde)."""
     q = bh_qvalues([math.nan if r["refused"] else r["p_value"] for r in rows])
     level = family_level(q, alpha)
-    return [dict(decide(r, qi, c, text, alpha, level), perm_p=r["perm_p"], noise_floor=r["noise_floor"])
+    m = int(np.sum(np.isfinite(q)))
+    return [dict(decide(dict(r, mde=family_mde(r, m, alpha)), qi, c, text, alpha, level),
+                 perm_p=r["perm_p"], noise_floor=r["noise_floor"])
             for r, qi, (c, text) in zip(rows, q, comparables)]
 
 
@@ -557,8 +642,9 @@ def method_text(alpha=ALPHA, need=None, minimum=MIN_THRESHOLD):
             f"a change between sides that are not comparable is `changed-not-comparable`, and such "
             f"sides are never `same`. `same`: the whole interval within ±threshold; else "
             f"`inconclusive` with its reason and the largest regression the interval rules out "
-            f"(`max_regression`). `mde`: smallest change the gate finds with {POWER:.0%} power at "
-            f"per-point alpha {alpha}, the threshold included. `tripped`: the re-measurement screen "
+            f"(`max_regression`). `mde`: smallest change the gate finds with {POWER:.0%} power as the "
+            f"lone change of its family (its interval at 1 - {alpha} / m, m the family's tested rows), "
+            f"the threshold included. `tripped`: the re-measurement screen "
             f"(a change, or the estimate beyond the threshold with p < {alpha} or an interval that "
             f"straddles it).")
     if need is not None:

@@ -37,16 +37,18 @@ def order_entries(entries, order):
     return sorted(entries, key=lambda e: (e.installation.impl, _start(e), e.installation.name))
 
 
-def per_installation(entries):
-    """Per-launch medians of every entry, with columns library, installation and position (the
-    installation's place in its library's order)."""
+def per_installation(entries, given=None):
+    """Per-launch medians of every entry, with columns library, installation, position (the
+    installation's place in its library's order) and entry (given[i], else i: the entry's place
+    in the order the directories were given)."""
     frames, position = [], {}
-    for e in entries:
+    for i, e in enumerate(entries):
         pos = position.setdefault(e.installation.impl, {}).setdefault(
             e.installation.name, len(position.get(e.installation.impl, {})))
         frames.append(launch_medians(e.rs).assign(library=e.installation.impl,
                                                   installation=e.installation.name, position=pos,
-                                                  base=getattr(e.installation, "base", "")))
+                                                  base=getattr(e.installation, "base", ""),
+                                                  entry=i if given is None else given[i]))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -239,21 +241,36 @@ def write_report(outdir, table, entries, alpha, threshold, need, figures):
     return path
 
 
-def analyse(entries, order="version", alpha=0.05, threshold=0.05, need=None):
-    """(ordered entries, per-point verdicts, per-installation series); no files written."""
+def pooled(per):
+    """The launches of one installation in several directories as one sample (trend --pool): the
+    points matched by their parameters, not their index (a re-measure's subset config numbers its
+    points anew), each numbered as in the first directory given that has it (`entry`)."""
+    params = [c for c in MATCH_KEY if c != "point"]
+    key = pd.Series(list(zip(*(per[c].astype(str) for c in params))), index=per.index)
+    first = (per.assign(_key=key).sort_values("entry", kind="stable")
+             .drop_duplicates("_key").set_index("_key")["point"])
+    return per.assign(point=key.map(first).to_numpy())
+
+
+def analyse(entries, order="version", alpha=0.05, threshold=0.05, need=None, pool=False):
+    """(ordered entries, per-point verdicts, per-installation series); no files written. pool:
+    the directories of one installation are one sample (pooled)."""
     need = stats.min_launches(alpha) if need is None else need
+    given = {id(e): i for i, e in enumerate(entries)}
     entries = order_entries(entries, order)
-    per = per_installation(entries)
+    per = per_installation(entries, [given[id(e)] for e in entries])
+    if pool:
+        per = pooled(per)
     metas = [m for e in entries for m in e.rs.metas]
     return entries, verdicts(per, alpha, threshold, need, metas, metas_by_side(entries)), series(per)
 
 
-def run(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=None):
+def run(entries, outdir, order="version", alpha=0.05, threshold=0.05, need=None, pool=False):
     """Write trend.csv, regressions.csv, trend.md and one figure per (library, setting)."""
     need = stats.min_launches(alpha) if need is None else need
     if len(entries) < 2:
         raise InputError("trend needs at least two result directories (installations)")
-    entries, table, long = analyse(entries, order, alpha, threshold, need)
+    entries, table, long = analyse(entries, order, alpha, threshold, need, pool)
     if table.empty:
         raise InputError("no point was measured on two installations of one library; give result "
                          "directories of one experiment on several versions")

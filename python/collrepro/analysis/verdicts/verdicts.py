@@ -37,7 +37,8 @@ ROW_COLUMNS = [
     "ci_low", "ci_high", "ci_level",  # the interval and its exact coverage for these launch counts
     "p_value", "q_value",             # the test's p and its Benjamini-Hochberg q within the family
     "threshold",      # max(5 %, the point's noise floor), as a fraction (0.05 = 5 %)
-    "mde",            # minimum detectable effect of the gate applied, at 80 % power, as a fraction
+    "mde",            # minimum detectable effect of the gate applied, at 80 % power, as the lone change
+                      # of its family (interval at 1 - alpha / m), as a fraction; inf: unreachable
     "max_regression", # inconclusive (comparable) rows: no regression larger than this (from ci_high)
     "n_before", "n_after",            # launches on each side
     "design",         # paired (round-matched log ratios) or unpaired (two independent samples)
