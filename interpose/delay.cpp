@@ -80,13 +80,14 @@ bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// "+N%" (a fraction of the call's own duration) or "+Nus" / "+Nms" (a fixed time).
+// "+N%" (a fraction of the call's own duration; +0%: a placebo) or "+Nus" / "+Nms" (a fixed time).
 void parse_amount(const std::string& rule, const std::string& text, DelayRule& r) {
   if (text.empty() || text.front() != '+')
     fail(rule, "'" + excerpt(text) + "' is not a slowdown (write +N%, e.g. +10%, or a fixed time +Nus or +Nms)");
   if (ends_with(text, "%")) {
     const double n = parse_amount_number(rule, text, 1);
-    if (n <= 0 || n > 1000) fail(rule, "'" + excerpt(text) + "' is not a slowdown above 0% and at most +1000%");
+    // +0% is the placebo: the call is timed and matched as any other, and nothing is added.
+    if (n < 0 || n > 1000) fail(rule, "'" + excerpt(text) + "' is not a slowdown from +0% (a placebo) to +1000%");
     r.fraction = n / 100.0;
     return;
   }

@@ -34,15 +34,16 @@ def record(name, rule=""):
     return rec
 
 
-def write_calibration(root, settings, experiment="calib", launches=6, noise=0.0):
+def write_calibration(root, settings, experiment="calib", launches=6, noise=0.0, interposition=1.0):
     """root/<experiment>/<name>/ for the base and each (tag, pct, factor on the injected points[,
-    points outside them slowed alike: (algorithm, msg_bytes) pairs])."""
-    def time_fn(factor, offset, spilled=()):
+    points outside them slowed alike: (algorithm, msg_bytes) pairs]); interposition: what loading
+    a mechanism costs every point of its settings (placebo and injected alike)."""
+    def time_fn(factor, offset, spilled=(), overall=1.0):
         def fn(pt, launch, rep):
             injected = pt["algorithm"] == "native" and pt["msg_bytes"] >= 65536
             injected = injected or (pt["algorithm"], pt["msg_bytes"]) in spilled
             wobble = 1 + 0.004 * ((launch + offset) % 5) + noise * (((launch * 7 + offset) % 3) - 1)
-            return S.default_time(pt, launch, rep) * (factor if injected else 1.0) * wobble
+            return S.default_time(pt, launch, rep) * (factor if injected else 1.0) * wobble * overall
         return fn
 
     def rule(tag, pct):
@@ -51,7 +52,8 @@ def write_calibration(root, settings, experiment="calib", launches=6, noise=0.0)
                                                for s in settings]
     for n, (name, rule, factor, spilled) in enumerate(runs):
         S.write_result_set(root / experiment / name, POINTS, launches=launches, reps=6,
-                           time_fn=time_fn(factor, n, spilled), experiment=experiment, nprocs=2, ppn=2,
+                           time_fn=time_fn(factor, n, spilled, interposition if "+" in name and "+aa" not in name
+                                           else 1.0), experiment=experiment, nprocs=2, ppn=2,
                            start_utc=f"2026-11-26T13:0{n}:00Z",
                            extra_meta={"mpi_installation": record(name, rule), **S.ONE_PER_CORE})
 
@@ -66,10 +68,11 @@ def test_names_and_settings():
     assert [calibration.mechanism_of(t) for t in ("aa", "slow5", "preload5")] == ["none", "pmpi-delay", "slowlib"]
     assert calibration.SLOWDOWNS == (5, 10, 15, 25, 50)        # the power curve's injected percents
     assert calibration.installation_names("openmpi-4.1.4+x")[1:] == (
-        ["openmpi-4.1.4+x+aa"] + [f"openmpi-4.1.4+x+slow{p}" for p in calibration.SLOWDOWNS]
-        + [f"openmpi-4.1.4+x+preload{p}" for p in calibration.SLOWDOWNS])
+        ["openmpi-4.1.4+x+aa"] + [f"openmpi-4.1.4+x+slow{p}" for p in (0,) + calibration.SLOWDOWNS]
+        + [f"openmpi-4.1.4+x+preload{p}" for p in (0,) + calibration.SLOWDOWNS])
     assert calibration.installation_names("openmpi-4.1.4", ("slowlib",))[2:] == [
-        f"openmpi-4.1.4+preload{p}" for p in calibration.SLOWDOWNS]
+        f"openmpi-4.1.4+preload{p}" for p in (0,) + calibration.SLOWDOWNS]
+    assert calibration.is_placebo("slow0", 0) and not calibration.is_placebo("aa", 0)
     assert calibration.mechanisms_option("slowlib, pmpi-delay") == ("slowlib", "pmpi-delay")
     with pytest.raises(safeio.UserError, match="--mechanisms 'ld-preload': want one or more of pmpi-delay, slowlib"):
         calibration.mechanisms_option("ld-preload")
@@ -337,3 +340,23 @@ def test_the_forecast_matches_the_simulated_first_pass_with_round_effects():
             floors.append(float(np.median(table["noise_floor"])))
         forecast = stats.paired_detect_rate(change, stats.sd_of_floor(float(np.median(floors))), 16, 12)
         assert abs(found / 80 - forecast) <= 0.10, (change, found / 80, forecast)
+
+
+def test_injected_settings_are_judged_against_their_mechanisms_placebo(tmp_path):
+    """A placebo per mechanism (`+slow0`: the delay mode loaded, +0 %): when loading the mechanism
+    itself costs every point 8 %, an injected setting judged against the base would flag every
+    point outside its injected subset; against the placebo it flags none, and the placebo's own row
+    (against the base) shows the interposition's effect."""
+    write_calibration(tmp_path / "runs", [("aa", 0, 1.0), ("slow0", 0, 1.0), ("slow50", 50, 1.5)],
+                      launches=8, interposition=1.08)
+    out = tmp_path / "calibration"
+    assert calibration.main([str(tmp_path / "runs"), "-o", str(out), "--launches", "all"],
+                            predicate=rule_slows) == 0
+    summary = pd.read_csv(out / "summary.csv").set_index("setting")
+    assert summary.loc["slow50", "base"] == "openmpi-4.1.4+slow0"         # the reference is the placebo
+    assert (summary.loc["slow50", "false_changes"], summary.loc["slow50", "detected"]) == (0, 2)
+    assert summary.loc["slow0", "base"] == "openmpi-4.1.4"
+    assert summary.loc["slow0", "false_changes"] == summary.loc["slow0", "points"] == 8   # the interposition
+    assert summary.loc["aa", "false_changes"] == 0
+    assert "## placebo (pmpi-delay, +0 %)" in (out / "README.md").read_text()
+    assert calibration.installation_names("openmpi-4.1.4", ("pmpi-delay",))[2] == "openmpi-4.1.4+slow0"

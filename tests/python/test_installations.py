@@ -295,9 +295,9 @@ def test_a_damaged_declaration_is_named(dirs):
     (dirs / "config").mkdir()
     (dirs / "config" / "installations.json").write_text(json.dumps(
         {"version": 1, "installations": [], "derived": [{"name": "openmpi-4.1.4+s", "base": "openmpi-4.1.4",
-                                                         "delay": "allgather:*:+0%"}]}))
+                                                         "delay": "allgather:*:+1001%"}]}))
     r = collmpi("list")
-    assert r.returncode == 2 and "derived entry 0" in r.stderr and "+0%" in r.stderr, r.stderr
+    assert r.returncode == 2 and "derived entry 0" in r.stderr and "+1001%" in r.stderr, r.stderr
 
 
 def test_a_missing_library_stops_a_synthetic_release_before_any_launch(dirs, tmp_path):

@@ -223,7 +223,9 @@ def test_calibrate_dry_run_declares_and_launches_nothing(tmp_path, monkeypatch, 
     rounds = [safeio.load_yaml_file(f"{paths.REPO}/configs/versions/calibration-{e}.yaml", 1 << 20, "c")["launches"]
               for e in ("quick", "seed000")]
     names = calibration.installation_names("openmpi-4.1.4")
-    assert len(names) == 2 + 2 * len(calibration.SLOWDOWNS)
+    assert len(names) == 2 + 2 * (1 + len(calibration.SLOWDOWNS))     # a placebo per mechanism
+    assert ("would declare openmpi-4.1.4+slow0: openmpi-4.1.4 with COLLREPRO_PMPI_DELAY=allgather:>=16KiB:+0%"
+            in err)
     assert (f"{sum(rounds) * len(names)} launches in all ({len(names)} installations; calibration-quick: "
             f"{rounds[0]} each, calibration-seed000: {rounds[1]} each)") in err
     assert err.count(f"would run: collrun --installations {','.join(names)} --np 2 --launches ") == 2
@@ -232,7 +234,7 @@ def test_calibrate_dry_run_declares_and_launches_nothing(tmp_path, monkeypatch, 
     assert versions.main(["--calibrate", "--dry-run", "--base", "openmpi-4.1.4", "--mechanisms", "pmpi-delay",
                           "--out", str(tmp_path / "c")]) == 0
     err = capsys.readouterr().err
-    one = 2 + len(calibration.SLOWDOWNS)
+    one = 2 + 1 + len(calibration.SLOWDOWNS)
     assert (f"{sum(rounds) * one} launches in all ({one} installations; calibration-quick: {rounds[0]} each, "
             f"calibration-seed000: {rounds[1]} each)") in err
     assert "preload" not in err

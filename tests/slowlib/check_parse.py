@@ -15,11 +15,12 @@ import subprocess
 import sys
 
 GOOD = ["none", "MPI_Allgather,inter,131072,+100ms", "MPI_Allgatherv,any,0,+1000%",
-        "MPI_Allgather,intra,16384,+5%;MPI_Allgatherv,inter,1,+1ms", "MPI_Allgather,inter,0123,+050%"]
+        "MPI_Allgather,intra,16384,+5%;MPI_Allgatherv,inter,1,+1ms", "MPI_Allgather,inter,0123,+050%",
+        "MPI_Allgather,inter,0,+0%"]
 BAD = ["", "yes", "MPI_Allgather,inter,131072", "MPI_Allgather,inter,131072,+100ms,x",
        "MPI_Bcast,inter,0,+5%", "mpi_allgather,inter,0,+5%", "MPI_Allgather,both,0,+5%",
        "MPI_Allgather,inter,-1,+5%", "MPI_Allgather,inter,64KiB,+5%", "MPI_Allgather,inter,1099511627777,+5%",
-       "MPI_Allgather,inter,0,5%", "MPI_Allgather,inter,0,+0%", "MPI_Allgather,inter,0,+1001ms",
+       "MPI_Allgather,inter,0,5%", "MPI_Allgather,inter,0,+0ms", "MPI_Allgather,inter,0,+1001ms",
        "MPI_Allgather,inter,0,+2.5%", "MPI_Allgather,inter,0,+100us", "MPI_Allgather,inter,0,+ms",
        "MPI_Allgather, inter,0,+5%", "MPI_Allgather,inter,0,+5%;", ";MPI_Allgather,inter,0,+5%",
        "MPI_Allgather,inter,0,+5%;;MPI_Allgather,inter,0,+5%", "MPI_Allgather,,inter,0,+5%",

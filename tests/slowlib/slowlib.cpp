@@ -87,14 +87,17 @@ Rule parse_rule(const char* whole) {
   const char* amount = field[3];
   const std::size_t len = std::strlen(amount);
   char digits[16] = {0};
+  bool ok = false;
   if (amount[0] == '+' && len > 3 && len < 16 && std::strcmp(amount + len - 2, "ms") == 0) {
     std::memcpy(digits, amount + 1, len - 3);
     r.ms = number(digits, 1, 1000);
+    ok = r.ms > 0;
   } else if (amount[0] == '+' && len > 2 && len < 16 && amount[len - 1] == '%') {
     std::memcpy(digits, amount + 1, len - 2);
-    r.percent = number(digits, 1, 1000);
+    r.percent = number(digits, 0, 1000);   // +0%: the placebo (the call is timed, nothing is added)
+    ok = r.percent >= 0;
   }
-  if (r.ms <= 0 && r.percent <= 0) fail(whole, "AMOUNT is not +Nms or +N% with N a whole number in 1..1000");
+  if (!ok) fail(whole, "AMOUNT is not +Nms (N a whole number in 1..1000) or +N% (N in 0..1000; +0% is a placebo)");
   return r;
 }
 

@@ -110,8 +110,8 @@ def _amount(rule, text):
     if n is None:
         _fail(rule, f"'{_excerpt(text)}' is not a slowdown (write +N%, e.g. +10%, or a fixed time +Nus or +Nms)")
     if m.group(2) == "%":
-        if not 0 < n <= 1000:
-            _fail(rule, f"'{_excerpt(text)}' is not a slowdown above 0% and at most +1000% (write +N%)")
+        if not 0 <= n <= 1000:   # +0%: the placebo (the call is timed, nothing is added)
+            _fail(rule, f"'{_excerpt(text)}' is not a slowdown from +0% (a placebo) to +1000% (write +N%)")
         return n / 100.0, 0.0
     seconds = n * (1e-6 if m.group(2) == "us" else 1e-3)
     if not 0 < seconds <= MAX_SECONDS:

@@ -5,7 +5,8 @@ mechanism), and the ordinary added installation that preloads it.
 A rule list is `none` (a placebo) or `CALL,COMM,MINBYTES,AMOUNT` rules separated by `;`:
 CALL MPI_Allgather or MPI_Allgatherv; COMM inter, intra or any; MINBYTES a whole number of
 bytes (the call's largest block, sent or received, at least this); AMOUNT `+Nms` (a fixed time)
-or `+N%` (that share of the call's own duration), N a whole number in 1..1000. The library
+or `+N%` (that share of the call's own duration), N a whole number in 1..1000 (`+N%`: 0..1000,
+`+0%` being the placebo: the call timed and nothing added). The library
 accepts exactly what parse() accepts (tests/slowlib/check_parse.py runs both on one table).
 
 This is the second injection mechanism of the calibration: it shares no code with the PMPI
@@ -68,9 +69,9 @@ def _rule(text):
     if min_bytes is None:
         _fail(text, "MINBYTES is not a whole number of bytes (e.g. 131072)")
     m = re.fullmatch(r"\+([0-9]+)(ms|%)", amount)
-    n = _number(m.group(1), 1, 1000) if m else None
+    n = _number(m.group(1), 0 if m.group(2) == "%" else 1, 1000) if m else None   # +0%: the placebo
     if n is None:
-        _fail(text, "AMOUNT is not +Nms or +N% with N a whole number in 1..1000")
+        _fail(text, "AMOUNT is not +Nms (N a whole number in 1..1000) or +N% (N in 0..1000; +0% is a placebo)")
     return Rule(call, comm, min_bytes, ms=n if m.group(2) == "ms" else 0, percent=n if m.group(2) == "%" else 0)
 
 

@@ -8,6 +8,10 @@ made by two independent mechanisms (`mechanism` in summary.csv):
   calls by N % of their own duration (a derived installation, installations/derived.py);
 - slowlib, `<base>+preloadN`: the same library with the preload slowdown library of tests/slowlib
   doing the same after the call returns (an ordinary added installation, installations/slowlib.py).
+Each mechanism has a placebo, N = 0 (`+slow0`, `+preload0`): its interposition loaded, its calls
+timed, nothing added. Where a placebo ran, the mechanism's injected settings are judged against it
+(the interposition's own effect cancels), and the placebo's own row, against the base, is that
+effect, per point in points.csv.gz.
 Every setting is compared with the base exactly as a release is (the trend verdicts of two
 installations), and per setting and experiment OUT/README.md gives:
 
@@ -63,11 +67,16 @@ POINTS_FILE = "points.csv.gz"
 
 
 def installation_names(base="openmpi", mechanisms=tuple(MECHANISMS)):
-    """The calibration's installations: the base, its A/A copy and its injected slowdowns, by
-    each of `mechanisms`."""
+    """The calibration's installations: the base, its A/A copy, and per mechanism its placebo
+    (`+slow0`, `+preload0`: the same interposition injecting nothing) and injected slowdowns."""
     from collrepro.installations import registry
     name = registry.resolve(base).name if "+" not in base else base
-    return [name, f"{name}+{AA}"] + [f"{name}+{MECHANISMS[m]}{p}" for m in mechanisms for p in SLOWDOWNS]
+    return [name, f"{name}+{AA}"] + [f"{name}+{MECHANISMS[m]}{p}" for m in mechanisms for p in (0,) + SLOWDOWNS]
+
+
+def is_placebo(tag, pct):
+    """A mechanism's placebo: its interposition loaded, 0 % injected (`slow0`, `preload0`)."""
+    return tag != AA and pct == 0
 
 
 def mechanisms_option(text):
@@ -107,7 +116,9 @@ def mechanism_of(tag):
 
 
 def setting_title(tag, pct):
-    return "A/A (no change)" if tag == AA else f"+{pct} % injected ({mechanism_of(tag)})"
+    if tag == AA:
+        return "A/A (no change)"
+    return f"placebo ({mechanism_of(tag)}, +0 %)" if is_placebo(tag, pct) else f"+{pct} % injected ({mechanism_of(tag)})"
 
 
 # ------------------------------------------------------------------ the injected subset
@@ -285,25 +296,31 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
             raise safeio.UserError(f"{experiment}: want one base installation beside its +aa / +slowN copies, "
                                    f"found {names or 'none'}")
         base = bases[0]
+        placebos = {mechanism_of(setting_of(e.installation.name)[0]): e for e in group
+                    if e is not base and is_placebo(*setting_of(e.installation.name))}
         for other in sorted((e for e in group if e is not base), key=_setting_order):
             tag, pct = setting_of(other.installation.name)
             if base_of(other.installation.name) != base.installation.name:
                 raise safeio.UserError(f"{experiment}: {other.installation.name} does not derive from "
                                        f"{base.installation.name}")
             mechanism = mechanism_of(tag)
+            # an injected setting is judged against its mechanism's placebo where one ran (the same
+            # interposition, nothing injected), so the interposition's own effect is not counted
+            reference = placebos.get(mechanism) if pct else None
+            reference = reference or base
             rule = injection_rule(mechanism, other.installation.name, other.rs.metas) if pct else ""
             if pct and not rule:
                 variable = "COLLREPRO_SLOWLIB" if mechanism == "slowlib" else DELAY_VARIABLE
                 raise safeio.UserError(f"{experiment}: {other.installation.name} has no {mechanism} rule "
                                        f"({variable}) in its metadata or the registry")
             slows = predicate or default_predicate(mechanism)
-            row = _shipped(experiment, base, other, tag, pct, rule, slows, alpha, threshold, None)
+            row = _shipped(experiment, reference, other, tag, pct, rule, slows, alpha, threshold, None)
             if row is not None:
                 shipped.append(row)
             for design in launch_counts:
-                if design[0] and design[0] > min(_launch_counts(base), _launch_counts(other)):
+                if design[0] and design[0] > min(_launch_counts(reference), _launch_counts(other)):
                     continue  # more rounds than were measured: the `all` design says it
-                summary_row, rows = _setting(experiment, base, other, tag, pct, rule, slows,
+                summary_row, rows = _setting(experiment, reference, other, tag, pct, rule, slows,
                                              alpha, threshold, design)
                 summary.append(summary_row)
                 points.append(rows)
@@ -554,7 +571,9 @@ def readme(summary, metas, source, alpha, threshold, variance=None, check=None):
               "injected subset of a setting is the set of points its rule slows, decided by its mechanism's "
               "predicate (the PMPI delay mode's or the preload slowdown library's), not by the data. "
               "A/A: the base against a separately launched, interleaved "
-              "copy of itself; every point is outside the injected subset. These are the first pass's verdicts "
+              "copy of itself; every point is outside the injected subset. Where a mechanism's placebo ran "
+              "(its interposition loaded, +0 %), its injected settings are judged against the placebo, and "
+              "the placebo's own section (against the base) is what loading the mechanism does. These are the first pass's verdicts "
               "alone: `collrepro versions` then measures the tripped and undecided points again, in looks "
               "that judge every round so far under alpha spending, which can add detections and false "
               "changes as well as remove them. The shipped procedure's own rates are not in these tables "

@@ -706,7 +706,8 @@ def _declare(names, dry_run):
         if calibration.mechanism_of(setting[0]) == "slowlib":
             _declare_preload(name, dry_run)
             continue
-        rule = calibration.delay_rule_for(setting[1]) if setting[1] else ""
+        placebo = calibration.is_placebo(*setting)      # +slow0: the delay mode loaded, +0 %
+        rule = calibration.delay_rule_for(setting[1]) if setting[1] or placebo else ""
         try:
             inst = registry.resolve(name)
         except registry.RegistryError:
