@@ -281,7 +281,8 @@ def _launch_counts(entry, launches=None):
 
 
 def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=((None, 1),)):
-    """(summary rows, point rows) of every (experiment, setting) in `entries` (inventory entries).
+    """(summary rows, point rows, shipped rows) of every (experiment, setting) in `entries`
+    (inventory entries); shipped: the shipped procedure's final verdicts per setting (_shipped).
     `predicate(rule, row)` decides the injected subset of every mechanism (None: each
     mechanism's own, default_predicate)."""
     import pandas as pd
@@ -329,8 +330,7 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
                                "<base>+slowN beside it; run ./collrepro-py versions --calibrate)")
     frame = pd.DataFrame(summary)
     point_rows = pd.concat(points, ignore_index=True) if points else pd.DataFrame()
-    frame.attrs["shipped"] = shipped
-    return frame, point_rows
+    return frame, point_rows, shipped
 
 
 def shipped_table(base, other, alpha=0.05, threshold=0.05, per=None, first=None, looks=None):
@@ -556,7 +556,7 @@ def _total_cells(sub, pct):
             "no verdict": int(sub["refused"].sum())}
 
 
-def readme(summary, metas, source, alpha, threshold, variance=None, check=None):
+def readme(summary, metas, source, alpha, threshold, variance=None, check=None, shipped=None):
     from collrepro.analysis.frames.tables import markdown_table
     lines = ["# Calibration of the version verdicts", "",
              "How often the version comparison flags a change that is not there, and how small an injected "
@@ -591,7 +591,7 @@ def readme(summary, metas, source, alpha, threshold, variance=None, check=None):
         import pandas as pd
         table = pd.DataFrame(rows)
         lines += [markdown_table(table, list(table.columns)), ""]
-    lines += (shipped_section(summary.attrs.get("shipped")) + power_table(summary) + side_by_side(summary)
+    lines += (shipped_section(shipped) + power_table(summary) + side_by_side(summary)
               + fdr_section(summary) + forecast_section(check) + variance_section(variance))
     lines += ["## Files", "",
               "- `summary.csv`: the tables above, one row per experiment, setting and launch count (the "
@@ -851,7 +851,7 @@ def figure(summary, path):
     plt.close(fig)
 
 
-def write(outdir, summary, points, metas, source, alpha, threshold, variance=(None, None)):
+def write(outdir, summary, points, metas, source, alpha, threshold, variance=(None, None), shipped=None):
     rows, per_point = variance
     with safeio.atomic_dir(outdir, "collrepro calibration") as staging:
         safeio.write_csv(Path(staging) / "summary.csv", summary, index=False)
@@ -861,7 +861,7 @@ def write(outdir, summary, points, metas, source, alpha, threshold, variance=(No
         if per_point is not None and len(per_point):
             safeio.write_csv(Path(staging) / "variance.csv", per_point, index=False)
         safeio.write_text(Path(staging) / "README.md",
-                          readme(summary, metas, source, alpha, threshold, rows, forecast_check(points)))
+                          readme(summary, metas, source, alpha, threshold, rows, forecast_check(points), shipped))
         figure(summary, Path(staging) / FIGURE)
     return Path(outdir) / "README.md"
 
@@ -906,9 +906,9 @@ def main(argv=None, predicate=None):
     if not os.path.isdir(a.dir):
         raise safeio.UserError(f"{a.dir}: not a directory (run ./collrepro-py versions --calibrate first)")
     entries = inventory.load_tree([a.dir])
-    summary, points = analyse(entries, predicate, a.alpha, a.threshold, launch_counts(a.launches))
+    summary, points, shipped = analyse(entries, predicate, a.alpha, a.threshold, launch_counts(a.launches))
     metas = [m for e in entries for m in e.rs.metas]
-    path = write(a.out, summary, points, metas, a.dir, a.alpha, a.threshold, variance_rows(entries))
+    path = write(a.out, summary, points, metas, a.dir, a.alpha, a.threshold, variance_rows(entries), shipped)
     for _, r in summary.iterrows():
         print(f"{r['experiment']} {r['title']} ({r['launches_base']} + {r['launches_other']} launches): false changes {r['false_changes']}/{r['outside']}, "
               f"detected {r['detected']}/{r['injected']}" + (f", FDR {r['false_changes']}/{r['flagged']}"
