@@ -7,6 +7,7 @@ import pytest
 import synthetic as S
 from collrepro import safeio
 from collrepro.versions import calibration
+from collrepro.versions import sequential
 
 SIZES = (1024, 16384, 65536, 262144)
 POINTS = [S.point(a, p=1, q=1, ka=m, kb=0, msg_bytes=m, cost_beta_bytes=(2.0 + i) * m)
@@ -320,7 +321,7 @@ def test_the_full_procedure_keeps_its_family_wise_false_changes_under_launch_mod
     families = 0
     for _ in range(80):
         judge = _simulated_family(rng, 12, first + rounds[-1], [0.0] * 12, modes=0.3)
-        final, _ = calibration.sequential_verdicts(judge, first, rounds, levels)
+        final, _ = sequential.sequential_verdicts(judge, first, rounds, levels)
         families += bool(final["verdict"].isin(["regression", "improvement"]).any())
     assert families <= 8, families            # P(more than 8 of 80 | 5 %) < 2 %
 

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from collrepro import safeio
 from collrepro.cliargs import ArgumentParser
+from collrepro.versions.sequential import CHANGED_WORDS
 
 PROG = "versions calibration"
 AA = "aa"
@@ -57,7 +58,6 @@ NO_MECHANISM = "none"  # A/A
 # (collrepro.installations.delay: the `native` points of these sizes; smaller ones are
 # scheduler-tick bound at 2 processes).
 DELAY_SIZES = ">=16KiB"
-CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower", "faster")
 SLOWER_WORDS = ("regression", "slower")
 # The detection target is stated for the injected points whose verdict's noise floor is at most
 # this (README: "quiet" points).
@@ -343,46 +343,17 @@ def shipped_table(base, other, alpha=0.05, threshold=0.05, per=None, first=None,
     their pooled rounds and the others on the first pass's). Returns (table, first-pass table)
     with `look` (0: the first pass) per point, or (None, None) when the runs are too short."""
     from collrepro.analysis.verdicts import trend
-    from collrepro.versions import run
-    first = first or run.DEFAULT_ROUNDS
-    rounds = run.look_rounds(run.DEFAULT_REMEASURE if first == run.DEFAULT_ROUNDS else 2 * first,
-                             looks or run.DEFAULT_LOOKS)
+    from collrepro.versions import sequential as seq
+    first = first or seq.DEFAULT_ROUNDS
+    rounds = seq.look_rounds(seq.DEFAULT_REMEASURE if first == seq.DEFAULT_ROUNDS else 2 * first,
+                             looks or seq.DEFAULT_LOOKS)
     if first + rounds[-1] > min(_launch_counts(base), _launch_counts(other)):
         return None, None
     per = trend.per_installation([base, other]) if per is None else per
 
     def judge(n, level):
         return verdict_table(base, other, level, threshold, n, 0, per)[0]
-    return sequential_verdicts(judge, first, rounds, run.look_levels(first, rounds), alpha)
-
-
-def sequential_verdicts(judge, first, rounds, levels, alpha=0.05):
-    """The composition `collrepro versions` ships, given `judge(n, alpha)`: the verdict table of a
-    family on its first n rounds at that alpha (one row per point, with library and point). The
-    first pass at `alpha`; its re-measure rows (versions' remeasure_rows) judged again at look k
-    on first + rounds[k] rounds at levels[k], each keeping the verdict of the look that settled
-    it. Returns (final table with `look`, first-pass table)."""
-    from collrepro.analysis.verdicts import stats
-    from collrepro.versions import run
-    table0 = judge(first, alpha)
-    final = table0.assign(look=0).reset_index(drop=True)
-    open_ = set(run.remeasure_rows(final).index)
-    for k, (n, level) in enumerate(zip(rounds, levels), 1):
-        if not open_:
-            break
-        by_point = {(r["library"], r["point"]): r for r in judge(first + n, level).to_dict("records")}
-        for i in sorted(open_):
-            r = by_point.get((final.at[i, "library"], final.at[i, "point"]))
-            if r is None:
-                continue
-            for c in ("verdict", "reason", "ratio", "ci_low", "ci_high", "p_value", "q_value", "threshold",
-                      "noise_floor", "n_before", "n_after"):
-                if c in final.columns and c in r:
-                    final.at[i, c] = r[c]
-            final.at[i, "look"] = k
-            if stats.settled(r["verdict"]):
-                open_.discard(i)
-    return final, table0
+    return seq.sequential_verdicts(judge, first, rounds, seq.look_levels(first, rounds), alpha)
 
 
 def _shipped(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, per):
@@ -405,7 +376,7 @@ def shipped_section(rows):
     over the experiments)."""
     import pandas as pd
     from collrepro.analysis.frames.tables import markdown_table
-    from collrepro.versions import run
+    from collrepro.versions import sequential as seq
     if rows is None or len(rows) == 0:
         return []
     frame = pd.DataFrame(rows)
@@ -420,13 +391,13 @@ def shipped_section(rows):
                     "first-pass detections kept": (f"{int(t['first_kept'])}/{int(t['first_detected'])}"
                                                    if pct else "–"),
                     "FDR": _pct(fdr(t["false_changes"], t["flagged"])) if pct else "–"})
-    rounds = run.look_rounds(run.DEFAULT_REMEASURE, run.DEFAULT_LOOKS)
-    levels = run.look_levels(run.DEFAULT_ROUNDS, rounds)
+    rounds = seq.look_rounds(seq.DEFAULT_REMEASURE, seq.DEFAULT_LOOKS)
+    levels = seq.look_levels(seq.DEFAULT_ROUNDS, rounds)
     return ["## The shipped procedure, end to end", "",
             f"The final verdicts of `collrepro versions`' default design, emulated on the calibration's "
-            f"rounds (`shipped_table`): the first pass on rounds 1-{run.DEFAULT_ROUNDS}; its tripped and "
+            f"rounds (`shipped_table`): the first pass on rounds 1-{seq.DEFAULT_ROUNDS}; its tripped and "
             f"undecided points judged again at {len(rounds)} looks on rounds 1-"
-            + ", 1-".join(str(run.DEFAULT_ROUNDS + n) for n in rounds)
+            + ", 1-".join(str(seq.DEFAULT_ROUNDS + n) for n in rounds)
             + f" (every round so far, pooled) at alpha {', '.join(f'{a:.3g}' for a in levels)} (spent "
             "over the rounds); each point keeps the verdict of the look that settled it. One block per "
             "setting (the runs' first 48 rounds), so each count below rests on one run of the procedure "

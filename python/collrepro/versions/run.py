@@ -35,11 +35,13 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from collrepro import design, paths, safeio
+from collrepro import paths, safeio
 from collrepro.launch import collrun, job_size, runs
 from collrepro.cliargs import ArgumentParser
 from collrepro.installations import cli as installations_cli
 from collrepro.installations import registry
+from collrepro.versions.sequential import (CHANGED_WORDS, DEFAULT_LOOKS, DEFAULT_REMEASURE, DEFAULT_ROUNDS,
+                                           LOOK_LEAST, look_levels, look_rounds, remeasure_rows, tripped_rows)
 
 PROG = "versions"
 DEFAULT_CONFIG = os.path.join("configs", "versions", "seed001.yaml")
@@ -47,18 +49,11 @@ DEFAULT_CONFIG = os.path.join("configs", "versions", "seed001.yaml")
 # finds the injected slowdowns): a first pass of DEFAULT_ROUNDS paired rounds, then re-measure
 # looks of as many rounds each for the tripped and undecided points, all within --budget
 # minutes of measuring.
-DEFAULT_ROUNDS = design.ROUNDS
-DEFAULT_REMEASURE = 2 * DEFAULT_ROUNDS
 DEFAULT_BUDGET_MIN = 10.0
 BUDGET_LIMIT_MIN = 7 * 24 * 60.0
 FIRST_SHARE = 0.6          # of the budget, at most, for the first pass; the rest for the re-measure
 ROUNDS_FILE = "rounds.json"  # <out>/: the measured time of a round (a re-run plans from it)
-DEFAULT_LOOKS = 2          # the re-measure's rounds in this many looks (each of at least LOOK_LEAST)
-LOOK_LEAST = 4             # rounds: the least a look's verdicts need (stats.min_launches at 0.05)
 CONFIG_LIMIT = safeio.MIB
-# The trend table's words for a change: the verdict labels of
-# python/collrepro/analysis/verdicts/verdicts.py, and the older slower / faster of a table without them.
-CHANGED_WORDS = ("regression", "improvement", "changed-not-comparable", "slower", "faster")
 # The columns that name one point apart from its index (a subset config numbers points anew).
 KEY_SKIP = ("point",)
 
@@ -147,39 +142,6 @@ def interleaved(names, np, launches, out, config, sets=(), dry_run=False):
 
 
 # ------------------------------------------------------------------ re-measure on trip
-
-def _truthy(value):
-    if isinstance(value, str):
-        return value.strip().lower() in ("true", "1", "yes")
-    try:
-        return bool(value) and not (isinstance(value, float) and math.isnan(value))
-    except (TypeError, ValueError):
-        return False
-
-
-def tripped_rows(table):
-    """The rows of a trend table (a DataFrame) whose point tripped the screen: its `tripped`
-    column, or, in a table without one, a changed verdict."""
-    if table is None or len(table) == 0:
-        return table.iloc[0:0] if table is not None else None
-    if "tripped" in table.columns:
-        return table[[_truthy(v) for v in table["tripped"]]]
-    return table[table["verdict"].astype(str).isin(CHANGED_WORDS)]
-
-
-def remeasure_rows(table):
-    """The rows a re-measure takes: the tripped ones (tripped_rows), and the undecided ones, whose
-    verdict is `inconclusive` between comparable sides with enough launches (more rounds can
-    settle them: a change, or `same`). A table without a `comparable` column: the tripped only."""
-    if table is None or len(table) == 0 or "comparable" not in table.columns:
-        return tripped_rows(table)
-    from collrepro.analysis.verdicts import stats
-    tripped = set(tripped_rows(table).index)
-    reasons = table["reason"].fillna("").astype(str) if "reason" in table.columns else ""
-    undecided = ((table["verdict"].astype(str) == "inconclusive") & table["comparable"].map(_truthy)
-                 & ~reasons.str.startswith(stats.REFUSED))
-    return table[[i in tripped or bool(u) for i, u in zip(table.index, undecided)]]
-
 
 def is_changed(verdict):
     return str(verdict) in CHANGED_WORDS
@@ -321,12 +283,6 @@ def _read_table(path):
         raise InputError(f"{path}: not a trend table: {safeio.excerpt(err)}") from None
 
 
-def look_rounds(launches, looks):
-    """The rounds measured by each look (cumulative): `launches` split into `looks` about equal
-    parts of at least LOOK_LEAST rounds (10, 2 -> [5, 10]; 6, 2 -> [6])."""
-    looks = max(1, min(looks, launches // LOOK_LEAST))
-    return [launches * k // looks for k in range(1, looks + 1)]
-
 
 def sequential_fresh(first, looks):
     """The fresh verdict table of a sequential re-measure: per point, the row of the first look
@@ -413,14 +369,6 @@ def _write_remeasure_report(reports, first, table, counts, launches, subset_path
     safeio.write_text(os.path.join(reports, "remeasure.md"), "\n".join(lines))
     safeio.write_csv(os.path.join(reports, "verdicts.csv"), table, index=False)
 
-
-def look_levels(first_rounds, rounds):
-    """The alpha of each look of one group-sequential design over all the rounds a point has: look
-    k judges the first pass's `first_rounds` and the re-measure's first rounds[k] together, at the
-    information fraction (first + rounds[k]) / (first + rounds[-1]) (stats.spending_levels)."""
-    from collrepro.analysis.verdicts import stats
-    total = first_rounds + rounds[-1]
-    return stats.spending_levels([(first_rounds + n) / total for n in rounds])
 
 
 def remeasure(config, names, np, launches, out, reports, dry_run=False, looks=DEFAULT_LOOKS, first_rounds=0):
