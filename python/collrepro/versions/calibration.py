@@ -35,6 +35,7 @@ own predicate (which points a rule slows), never by the data. Every figure in
 the README is computed here from DIR; nothing is typed in by hand.
 """
 
+import functools
 import gzip
 import math
 import os
@@ -286,6 +287,7 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
     `predicate(rule, row)` decides the injected subset of every mechanism (None: each
     mechanism's own, default_predicate)."""
     import pandas as pd
+    from collrepro.analysis.verdicts import trend
     by_experiment = {}
     for e in entries:
         by_experiment.setdefault(e.experiment, []).append(e)
@@ -315,14 +317,15 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
                 raise safeio.UserError(f"{experiment}: {other.installation.name} has no {mechanism} rule "
                                        f"({variable}) in its metadata or the registry")
             slows = predicate or default_predicate(mechanism)
-            row = _shipped(experiment, reference, other, tag, pct, rule, slows, alpha, threshold, None)
+            every = trend.per_installation([reference, other])
+            row = _shipped(experiment, reference, other, tag, pct, rule, slows, alpha, threshold, every)
             if row is not None:
                 shipped.append(row)
             for design in launch_counts:
                 if design[0] and design[0] > min(_launch_counts(reference), _launch_counts(other)):
                     continue  # more rounds than were measured: the `all` design says it
                 summary_row, rows = _setting(experiment, reference, other, tag, pct, rule, slows,
-                                             alpha, threshold, design)
+                                             alpha, threshold, design, every)
                 summary.append(summary_row)
                 points.append(rows)
     if not summary:
@@ -421,7 +424,7 @@ def _blocks(base, other, launches, blocks):
     return have if blocks is None else min(blocks, have)
 
 
-def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, design):
+def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshold, design, every=None):
     """(summary row, point rows) of one setting against its base, design = (N, B): in B disjoint
     blocks of N rounds a side (launches 1..N, N+1..2N, ...; N None: all launches, one block), each
     block judged as a run of its own; the counts are summed over the blocks."""
@@ -429,7 +432,7 @@ def _setting(experiment, base, other, tag, pct, rule, predicate, alpha, threshol
     import pandas as pd
     launches, blocks = design
     blocks = _blocks(base, other, launches, blocks)
-    every = trend.per_installation([base, other])
+    every = trend.per_installation([base, other]) if every is None else every
     tables, pers = [], []
     for block in range(blocks):
         table, per = verdict_table(base, other, alpha, threshold, launches, block, every)
@@ -676,16 +679,11 @@ def forecast_check(points, rate=None):
     return out.assign(gap=100 * (out["found"] - out["forecast"]))
 
 
+@functools.lru_cache(maxsize=None)
 def _cached_rate(change, sd, n, m):
     """stats.paired_detect_rate, once per (change, sd to 4 decimals, rounds, family size)."""
     from collrepro.analysis.verdicts import stats
-    key = (change, sd, n, m)
-    if key not in _RATES:
-        _RATES[key] = stats.paired_detect_rate(change, sd, n, m)
-    return _RATES[key]
-
-
-_RATES = {}
+    return stats.paired_detect_rate(change, sd, n, m)
 
 
 def forecast_section(check):
