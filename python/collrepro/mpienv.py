@@ -5,7 +5,7 @@
 - the environment these launches need on our machines: Open MPI run as root, idle ranks that
   yield the CPU when a node is oversubscribed (Open MPI's mpi_yield_when_idle, MPICH's
   MPIR_CVAR_POLLS_BEFORE_YIELD, which Debian's MPICH 4.0.2, a ch4:ucx build, ignores: it never
-  yields, so the MPICH build's tests preload tests/mpich_yield), and the topo/treematch workaround;
+  yields, so the MPICH build's tests and the fuzzer preload fuzz/mpich_yield.c), and the topo/treematch workaround;
 - the environment of the tests and of ./collrepro (ci_environment): the same, unconditionally,
   plus Open MPI's shared-memory single-copy mechanism off (btl_vader_single_copy_mechanism=none:
   containers lack cross-memory attach; it changes the timing of large messages, so a launch does

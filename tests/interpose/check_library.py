@@ -91,7 +91,7 @@ def launch_env_flags(variables):
 def mpirun(np, argv, variables=None, preload=True, timeout=TIMEOUT):
     """Runs argv on np processes; (returncode, stdout, stderr)."""
     variables = dict(variables or {})
-    if preload:  # before what the test environment preloads already (tests/mpich_yield under MPICH)
+    if preload:  # before what the test environment preloads already (fuzz/mpich_yield.c under MPICH)
         variables["LD_PRELOAD"] = " ".join(filter(None, (env("PMPI_LIBRARY"), os.environ.get("LD_PRELOAD"))))
     cmd = [env("MPIEXEC"), "-n", str(np), *os.environ.get("MPIEXEC_EXTRA", "").split(), *launch_env_flags(variables),
            *argv]

@@ -123,3 +123,30 @@ def test_store_resumes_and_drops_a_torn_line(tmp_path):
     assert "| i | blocking | project | 1 | 1 | 1 | 0 |" in summary
     assert "Stopped early" in summary and "Findings (0)" in summary
     assert (tmp_path / "failures.csv").read_text().startswith("index,installation,version,target")
+
+
+def _preload(argv):
+    """The LD_PRELOAD a launch command gives its ranks (-x K=V or -genv K V), or None."""
+    for i, word in enumerate(argv):
+        if word == "-x" and argv[i + 1].startswith("LD_PRELOAD="):
+            return argv[i + 1].split("=", 1)[1]
+        if word == "-genv" and argv[i + 1] == "LD_PRELOAD":
+            return argv[i + 2]
+    return None
+
+
+def test_mpich_launches_preload_the_idle_yield_library_and_others_do_not():
+    class Inst:
+        def __init__(self, kind):
+            self.kind, self.launcher, self.name = kind, f"/x/{kind}/mpiexec", kind
+
+        def environment(self):
+            return {}
+
+    mpich = run.Library(Inst("mpich"), "/p/intercase", "/l/pmpi.so", "/l/yield.so")
+    assert _preload(run.command(3, mpich, run.NATIVE, [])[0]) == "/l/yield.so"
+    assert _preload(run.command(3, mpich, run.DEFAULTS, [])[0]) == "/l/pmpi.so:/l/yield.so"
+    assert _preload(run.command(3, mpich, "halfduplex-fc", [])[0]) == "/l/pmpi.so:/l/yield.so"
+    ompi = run.Library(Inst("openmpi"), "/p/intercase", "/l/pmpi.so")
+    assert _preload(run.command(3, ompi, run.NATIVE, [])[0]) is None
+    assert _preload(run.command(3, ompi, run.DEFAULTS, [])[0]) == "/l/pmpi.so"

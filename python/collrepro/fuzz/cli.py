@@ -269,6 +269,7 @@ def fuzz(args):
     settings = {"seed": args.seed, "max_np": args.max_np, "host": _host(),
                 "command": "collrepro-py fuzz " + " ".join(shlex.quote(a) for a in argv_of(args))}
     libs = libraries(args, os.path.join(run.REPO, "build", "fuzz"))
+    settings["idle_yield"] = [lib.name for lib in libs if lib.idle_yield]
     algos, only = targets_asked(args.algorithms, algorithm_list())
     store = Store(out, settings)
     done = store.done()

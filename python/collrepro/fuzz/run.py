@@ -26,6 +26,7 @@ from . import cases
 
 REPO = collbench.REPO
 SOURCE = os.path.join(REPO, "fuzz", "intercase.c")
+YIELD_SOURCE = os.path.join(REPO, "fuzz", "mpich_yield.c")
 NATIVE, DEFAULTS = "native", "defaults"
 # How a launch ended.
 OK, MISMATCH, ERROR, HANG, CRASH = "ok", "mismatch", "error", "hang", "crash"
@@ -36,45 +37,62 @@ FAILURES = (MISMATCH, ERROR, HANG, CRASH)
 @dataclass
 class Library:
     """One installed MPI library the fuzzer runs: its installation, the case program built for
-    it, and its PMPI library ('' when none is built: the project's algorithms are then skipped)."""
+    it, and its PMPI library ('' when none is built: the project's algorithms are then skipped);
+    `idle_yield`, for an MPICH library, fuzz/mpich_yield.c built for it, which every launch
+    preloads so that waiting ranks give up the core ('' for other libraries)."""
     inst: object
     program: str
     pmpi: str
+    idle_yield: str = ""
 
     @property
     def name(self):
         return self.inst.name
 
 
-def program_for(inst, cache_dir):
-    """fuzz/intercase.c built with `inst`'s mpicc into cache_dir/<name>/ (kept while the source
-    is unchanged: the file name carries its hash)."""
-    with open(SOURCE, "rb") as f:
+def _built(inst, cache_dir, source, stem, flags):
+    """`source` compiled with `inst`'s mpicc and `flags` into cache_dir/<name>/<stem>-<hash> (kept
+    while the source is unchanged: the file name carries its hash)."""
+    with open(source, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:12]
     out_dir = os.path.join(cache_dir, inst.name)
-    exe = os.path.join(out_dir, f"intercase-{digest}")
-    if os.path.isfile(exe):
-        return exe
+    out = os.path.join(out_dir, f"{stem}-{digest}")
+    if os.path.isfile(out):
+        return out
     if not os.access(inst.mpicc, os.X_OK):
         raise EnvironmentProblem(f"{inst.name}: its C wrapper {inst.mpicc} is missing")
     os.makedirs(out_dir, exist_ok=True)
-    tmp = f"{exe}.tmp{os.getpid()}"
-    p = subprocess.run([inst.mpicc, "-O1", "-g", "-o", tmp, SOURCE], capture_output=True, text=True,
+    tmp = f"{out}.tmp{os.getpid()}"
+    p = subprocess.run([inst.mpicc, *flags, "-o", tmp, source], capture_output=True, text=True,
                        env=build_env(inst))
     if p.returncode != 0:
         if os.path.exists(tmp):
             os.remove(tmp)
-        raise EnvironmentProblem(f"{inst.name}: `{inst.mpicc} fuzz/intercase.c` failed: "
+        raise EnvironmentProblem(f"{inst.name}: `{inst.mpicc} {os.path.relpath(source, REPO)}` failed: "
                                  f"{(p.stderr.strip().splitlines() or ['no output'])[-1]}")
-    os.replace(tmp, exe)
-    return exe
+    os.replace(tmp, out)
+    return out
+
+
+def program_for(inst, cache_dir):
+    """fuzz/intercase.c built for `inst`."""
+    return _built(inst, cache_dir, SOURCE, "intercase", ["-O1", "-g"])
+
+
+def idle_yield_for(inst, cache_dir):
+    """fuzz/mpich_yield.c built for an MPICH installation (a shared library; '' for others)."""
+    if inst.kind != "mpich":
+        return ""
+    return _built(inst, cache_dir, YIELD_SOURCE, "libmpich_yield.so",
+                  ["-O2", "-shared", "-fPIC", "-ldl"])
 
 
 def library(inst, cache_dir, pmpi=None):
     """The Library of `inst`: its case program, and its PMPI library (`pmpi`, or the one built
     in this clone for it)."""
     path = pmpi if pmpi is not None else derived.pmpi_library(inst)
-    return Library(inst, program_for(inst, cache_dir), path if path and os.path.isfile(path) else "")
+    return Library(inst, program_for(inst, cache_dir), path if path and os.path.isfile(path) else "",
+                   idle_yield_for(inst, cache_dir))
 
 
 def algorithms(collbench_exe):
@@ -114,12 +132,15 @@ def command(np, lib, target, args, report=None):
     inst = lib.inst
     env = mpi_environment(inst.kind, oversubscribed=True, base=build_env(inst))
     variables = {}
+    preload = [lib.idle_yield] if lib.idle_yield else []
     if target != NATIVE:
-        variables["LD_PRELOAD"] = lib.pmpi
+        preload.insert(0, lib.pmpi)
         if target != DEFAULTS:
             variables["COLLREPRO_PMPI_FORCE"] = target
         if report:
             variables["COLLREPRO_PMPI_REPORT"] = report
+    if preload:
+        variables["LD_PRELOAD"] = ":".join(preload)
     head = [inst.launcher, "-n", str(np)] + OVERSUBSCRIBE_FLAGS.get(inst.kind, [])
     return head + _env_flags(inst.kind, variables) + [lib.program, *args], env
 

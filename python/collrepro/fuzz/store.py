@@ -89,6 +89,10 @@ class Store:
                  f"Command: `{settings['command']}`. Host: {settings['host']}.", ""]
         if stopped:
             lines += [f"Stopped early: {stopped}. The same command resumes.", ""]
+        if settings.get("idle_yield"):
+            lines += [f"Every launch of {', '.join(settings['idle_yield'])} preloaded `fuzz/mpich_yield.c`: its waiting "
+                      "ranks give up the core (MPICH's ch4 device spins), which changes when ready ranks run and "
+                      "touches no message. The reproducers run without it.", ""]
         lines += ["A case run is one case through one door: `native` is the MPI library's own call; `project` the",
                   "PMPI library under its defaults and each algorithm offering the form, forced. Every received",
                   "byte is checked; error: a call returned an error code; hang: no end within the timeout.", "",

@@ -41,6 +41,7 @@ import math
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 from collrepro import safeio
@@ -281,6 +282,21 @@ def _launch_counts(entry, launches=None):
     return min(n, launches) if launches else n
 
 
+class _Progress:
+    """One stderr line per setting judged: which, how many of all, the time so far and the ETA
+    (the settings' mean so far: each is judged in every design and the shipped emulation)."""
+
+    def __init__(self, total):
+        self.total, self.done, self.start = total, 0, time.monotonic()
+
+    def step(self, what):
+        spent = time.monotonic() - self.start
+        eta = f", ETA {spent / self.done * (self.total - self.done):.0f} s" if self.done else ""
+        self.done += 1
+        print(f"calibration: judging {what} ({self.done}/{self.total}; {spent:.0f} s so far{eta})",
+              file=sys.stderr, flush=True)
+
+
 def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=((None, 1),)):
     """(summary rows, point rows, shipped rows) of every (experiment, setting) in `entries`
     (inventory entries); shipped: the shipped procedure's final verdicts per setting (_shipped).
@@ -292,6 +308,7 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
     for e in entries:
         by_experiment.setdefault(e.experiment, []).append(e)
     summary, points, shipped = [], [], []
+    progress = _Progress(sum(len(g) - 1 for g in by_experiment.values()))
     for experiment, group in sorted(by_experiment.items()):
         bases = [e for e in group if setting_of(e.installation.name) is None]
         if len(bases) != 1:
@@ -317,6 +334,7 @@ def analyse(entries, predicate=None, alpha=0.05, threshold=0.05, launch_counts=(
                 raise safeio.UserError(f"{experiment}: {other.installation.name} has no {mechanism} rule "
                                        f"({variable}) in its metadata or the registry")
             slows = predicate or default_predicate(mechanism)
+            progress.step(f"{experiment} {other.installation.name}")
             every = trend.per_installation([reference, other])
             row = _shipped(experiment, reference, other, tag, pct, rule, slows, alpha, threshold, every)
             if row is not None:

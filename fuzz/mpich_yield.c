@@ -1,4 +1,4 @@
-/* libcollrepro_mpich_yield: idle MPICH ranks give up the CPU, for the test suite on a small machine.
+/* libcollrepro_mpich_yield: idle MPICH ranks give up the CPU, for the tests and the fuzzer on a small machine.
 
    Why. MPICH's ch4 device (Debian's MPICH 4.0.2 is ch4:ucx) waits by polling: a rank blocked in
    a call spins in its progress loop and never yields. The polls-before-yield setting that
@@ -18,8 +18,12 @@
    300 MPI_Allgather of 1 KiB beside other CPU-bound work: 5.5 s without, 0.35 s with it.
 
    Where. The MPICH build's MPI tests get it in their environment (tests/CMakeLists.txt,
-   COLLREPRO_MPI_TEST_ENV); the tests whose verdict depends on measured time (label timing) do
-   not: they run MPICH as its users do (COLLREPRO_MPI_TIMING_ENV). Measurements never use it.
+   COLLREPRO_MPI_TEST_ENV, built by tests/mpich_yield); the tests whose verdict depends on
+   measured time (label timing) do not: they run MPICH as its users do (COLLREPRO_MPI_TIMING_ENV).
+   The fuzzer builds it with each MPICH installation's C compiler and preloads it into every
+   launch of that library (python/collrepro/fuzz/run.py): it touches no message and changes only
+   when ready ranks run, which the fuzzer's arrival skew varies anyway; its reproducers run
+   without it. Measurements never use it.
    With COLLREPRO_MPICH_YIELD_REPORT set, a process that polled says at exit how often it did and
    how often it yielded (the ctest mpi.mpich.yield.np3 checks that MPICH's ranks do). */
 #define _GNU_SOURCE
