@@ -238,7 +238,11 @@ def run_round(store, libs, algos, only, indices, args, seen, done):
             for i, outcome in zip(batch, result.outcomes):
                 case = drawn[i]
                 batch_only = False
-                if outcome.kind in run.FAILURES and len(batch) > 1:  # confirm alone, in a fresh launch
+                known = outcome.kind in run.FAILURES and known_fault(lib, case, target)
+                if known:  # a fault of the library already characterised: a launch alone adds nothing
+                    outcome = run.Outcome(outcome.kind, outcome.seconds,
+                                          f"{outcome.detail} (a known fault: not run again alone)")
+                elif outcome.kind in run.FAILURES and len(batch) > 1:  # confirm alone, in a fresh launch
                     alone = run.launch_one(case, lib, target, args.timeout)
                     batch_only = alone.kind == run.OK
                     if alone.kind != outcome.kind:
