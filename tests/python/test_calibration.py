@@ -361,3 +361,23 @@ def test_injected_settings_are_judged_against_their_mechanisms_placebo(tmp_path)
     assert summary.loc["aa", "false_changes"] == 0
     assert "## placebo (pmpi-delay, +0 %)" in (out / "README.md").read_text()
     assert calibration.installation_names("openmpi-4.1.4", ("pmpi-delay",))[2] == "openmpi-4.1.4+slow0"
+
+
+def test_the_shipped_rows_and_the_forecast_are_written_as_data(tmp_path):
+    """A run long enough for the shipped design (16 rounds, then looks to 48) writes shipped.csv,
+    one row per setting, whose counts are the README's shipped table; a shorter one writes none."""
+    write_calibration(tmp_path / "runs", [("aa", 0, 1.0), ("slow50", 50, 1.5)], launches=48, noise=0.01)
+    out = tmp_path / "calibration"
+    calibration.main([str(tmp_path / "runs"), "-o", str(out), "--launches", "16,all"], predicate=rule_slows)
+    shipped = pd.read_csv(out / calibration.SHIPPED_FILE)
+    assert list(shipped["setting"]) == ["aa", "slow50"]
+    slow = shipped.set_index("setting").loc["slow50"]
+    text = (out / "README.md").read_text()
+    assert (f"| +50 % injected (pmpi-delay) | {len(POINTS)} | {slow['remeasured']} | "
+            f"{slow['false_changes']}/{slow['outside']} | {slow['detected']}/{slow['injected']} |") in text
+    assert slow["detected"] == slow["injected"] > 0 and shipped["false_changes"].sum() == 0
+    assert "`shipped.csv`" in text and "-o results/versions/calibration`" not in text  # its own output named
+    short = tmp_path / "short"
+    write_calibration(tmp_path / "runs-short", [("aa", 0, 1.0)], launches=6)
+    calibration.main([str(tmp_path / "runs-short"), "-o", str(short)], predicate=rule_slows)
+    assert not (short / calibration.SHIPPED_FILE).exists()
