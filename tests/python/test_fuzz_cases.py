@@ -2,6 +2,7 @@
 form, the minimiser's steps, the reproducer's text and the run directory's resume. No MPI run;
 the reproducer is compiled with Debian's mpicc where it is installed."""
 
+import gzip
 import json
 import os
 import shutil
@@ -122,7 +123,8 @@ def test_store_resumes_and_drops_a_torn_line(tmp_path):
     assert "| i | blocking | native | 1 | 1 | 1 | 0 |" in summary
     assert "| i | blocking | project | 1 | 1 | 1 | 0 |" in summary
     assert "Stopped early" in summary and "Findings (0)" in summary
-    assert (tmp_path / "failures.csv").read_text().startswith("index,installation,version,target")
+    assert gzip.decompress((tmp_path / "failures.csv.gz").read_bytes()).decode().startswith(
+        "index,installation,version,target")
 
 
 def _preload(argv):
