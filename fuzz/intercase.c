@@ -44,7 +44,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#if MPI_VERSION >= 4
+/* MPI-4's persistent collectives; Open MPI 5 has them but still says MPI_VERSION 3 (it claims
+   MPI 3.1), Open MPI 4.x has them as MPIX_ in mpi-ext.h, MPICH 3.4 not at all. */
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
 #define HAVE_PERSISTENT 1
 #define ALLGATHER_INIT MPI_Allgather_init
 #define ALLGATHERV_INIT MPI_Allgatherv_init
