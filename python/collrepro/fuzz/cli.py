@@ -137,6 +137,7 @@ def targets_asked(text, algos):
 
 
 @functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=None)
 def _known_faults():
     with open(KNOWN_FAULTS, encoding="utf-8") as f:
         return json.load(f)["faults"]
@@ -238,11 +239,11 @@ def run_round(store, libs, algos, only, indices, args, seen, done):
             for i, outcome in zip(batch, result.outcomes):
                 case = drawn[i]
                 batch_only = False
-                known = outcome.kind in run.FAILURES and known_fault(lib, case, target)
-                if known:  # a fault of the library already characterised: a launch alone adds nothing
+                failed = outcome.kind in run.FAILURES
+                if failed and known_fault(lib, case, target):  # already characterised: a launch alone adds nothing
                     outcome = run.Outcome(outcome.kind, outcome.seconds,
                                           f"{outcome.detail} (a known fault: not run again alone)")
-                elif outcome.kind in run.FAILURES and len(batch) > 1:  # confirm alone, in a fresh launch
+                elif failed and len(batch) > 1:  # confirm alone, in a fresh launch
                     alone = run.launch_one(case, lib, target, args.timeout)
                     batch_only = alone.kind == run.OK
                     if alone.kind != outcome.kind:
